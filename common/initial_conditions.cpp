@@ -1,0 +1,199 @@
+#include "initial_conditions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "error.hpp"
+#include "io.hpp"
+
+namespace nbody {
+
+std::uint64_t Rng::next() {
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+
+Vec3 Rng::in_unit_ball() {
+  for (;;) {
+    const Vec3 p{uniform(-1, 1), uniform(-1, 1), uniform(-1, 1)};
+    if (p.x * p.x + p.y * p.y + p.z * p.z <= 1) return p;
+  }
+}
+
+Vec3 Rng::on_unit_sphere() {
+  for (;;) {
+    const Vec3 p = in_unit_ball();
+    const double r = std::sqrt(p.x * p.x + p.y * p.y + p.z * p.z);
+    if (r > 1e-6) return {p.x / r, p.y / r, p.z / r};
+  }
+}
+
+namespace {
+
+Vec3 scaled(const Vec3& v, double s) { return {v.x * s, v.y * s, v.z * s}; }
+
+// Plummer sphere of total mass `mass`, scale a = 1 before the Hénon rescaling, following the
+// sampling of Aarseth, Hénon & Wielen (1974): radius from the inverted cumulative mass, speed by
+// rejection from g(q) = q^2 (1 - q^2)^(7/2), directions isotropic.
+void append_plummer(Bodies& b, std::size_t n, double mass, Rng& rng) {
+  // Hénon units (G = M = 1, E = -1/4): lengths x 3pi/16, velocities / sqrt(3pi/16); for mass M
+  // the same lengths and velocities x sqrt(M).
+  const double length = 3.0 * std::numbers::pi / 16.0;
+  const double speed = std::sqrt(mass / length);
+  for (std::size_t k = 0; k < n; ++k) {
+    double r;
+    do {  // X^(-2/3) - 1 with X in (0, 1); cut the rare far tail at r = 10 (a)
+      const double x = rng.uniform(1e-10, 1.0);
+      const double c = std::cbrt(x);
+      r = 1.0 / std::sqrt(1.0 / (c * c) - 1.0);
+    } while (r > 10.0);
+    double q, g;
+    do {
+      q = rng.uniform();
+      const double u = 1.0 - q * q;
+      g = q * q * u * u * u * std::sqrt(u);
+    } while (0.1 * rng.uniform() >= g);  // max of g is 0.092 < 0.1
+    const double v_escape = std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
+    const Vec3 p = scaled(rng.on_unit_sphere(), r * length);
+    const Vec3 v = scaled(rng.on_unit_sphere(), q * v_escape * speed);
+    b.pos.push_back({p.x, p.y, p.z, mass / static_cast<double>(n)});
+    b.vel.push_back(v);
+  }
+}
+
+Bodies reserved(std::size_t n) {
+  Bodies b;
+  b.pos.reserve(n);
+  b.vel.reserve(n);
+  return b;
+}
+
+}  // namespace
+
+Bodies plummer(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Bodies b = reserved(n);
+  append_plummer(b, n, 1.0, rng);
+  to_centre_of_mass_frame(b);
+  return b;
+}
+
+// The next three follow the shapes of the "random", "shell" and "expand" configurations of
+// NVIDIA's nbody sample, scaled to total mass 1 and G = 1 so a dt of 0.01 resolves them.
+Bodies uniform(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Bodies b = reserved(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec3 p = rng.in_unit_ball();
+    const Vec3 v = scaled(rng.in_unit_ball(), 0.1);
+    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
+    b.vel.push_back(v);
+  }
+  return b;
+}
+
+Bodies shell(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Bodies b = reserved(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec3 d = rng.on_unit_sphere();
+    const double r = rng.uniform(0.6, 1.0);
+    const Vec3 p = scaled(d, r);
+    // Rotation about z: v = omega x r, with omega chosen so the equator moves at 0.5.
+    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
+    b.vel.push_back({-0.5 * p.y, 0.5 * p.x, 0.0});
+  }
+  return b;
+}
+
+Bodies expand(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Bodies b = reserved(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec3 p = rng.in_unit_ball();
+    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
+    b.vel.push_back(scaled(p, 0.5));
+  }
+  return b;
+}
+
+Bodies collision(std::size_t n, std::uint64_t seed) {
+  Rng rng(seed);
+  Bodies b = reserved(n);
+  const std::size_t n1 = n / 2, n2 = n - n1;
+  append_plummer(b, n1, 0.5, rng);
+  append_plummer(b, n2, 0.5, rng);
+  // Separation d = 6 along x, impact parameter 1 along y, relative speed half the escape speed
+  // sqrt(2 M / d) of the pair: a bound orbit that brings them together within a few time units.
+  const double d = 6.0, rel = 0.5 * std::sqrt(2.0 * 1.0 / d);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double side = i < n1 ? -0.5 : 0.5;
+    b.pos[i].x += side * d;
+    b.pos[i].y += side * 1.0;
+    b.vel[i].x -= side * rel;
+  }
+  to_centre_of_mass_frame(b);
+  return b;
+}
+
+const std::vector<std::string>& generator_names() {
+  static const std::vector<std::string> names{"plummer", "uniform", "shell", "expand",
+                                              "collision"};
+  return names;
+}
+
+Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed) {
+  const bool is_name =
+      std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
+  if (is_name && n == 0) throw InputError("--bodies must be > 0 for a generated --ic");
+  if (spec == "plummer") return plummer(n, seed);
+  if (spec == "uniform") return uniform(n, seed);
+  if (spec == "shell") return shell(n, seed);
+  if (spec == "expand") return expand(n, seed);
+  if (spec == "collision") return collision(n, seed);
+
+  const std::string path(spec);
+  Bodies b;
+  if (ends_with_ci(path, ".csv"))
+    b = read_csv(path);
+  else if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std"))
+    b = read_tipsy(path);
+  else
+    throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
+                     "collision) nor a .bin (Tipsy) or .csv file");
+  if (n > b.size())
+    throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
+                     " bodies in " + path);
+  if (n > 0) b.resize(n);
+  return b;
+}
+
+void to_centre_of_mass_frame(Bodies& b) {
+  double m = 0;
+  Vec3 r, v;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double w = b.pos[i].w;
+    m += w;
+    r = {r.x + w * b.pos[i].x, r.y + w * b.pos[i].y, r.z + w * b.pos[i].z};
+    v = {v.x + w * b.vel[i].x, v.y + w * b.vel[i].y, v.z + w * b.vel[i].z};
+  }
+  if (m <= 0) return;
+  r = scaled(r, 1.0 / m);
+  v = scaled(v, 1.0 / m);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b.pos[i].x -= r.x;
+    b.pos[i].y -= r.y;
+    b.pos[i].z -= r.z;
+    b.vel[i].x -= v.x;
+    b.vel[i].y -= v.y;
+    b.vel[i].z -= v.z;
+  }
+}
+
+}  // namespace nbody

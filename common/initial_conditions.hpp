@@ -1,0 +1,46 @@
+// Initial conditions: the same bodies for a given seed on every machine and compiler. Random
+// numbers come from our own SplitMix64 and only + - * / sqrt cbrt act on them (no std::
+// distributions, whose algorithms differ between standard libraries).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bodies.hpp"
+
+namespace nbody {
+
+// SplitMix64 (Steele, Lea, Flood 2014): 64-bit state, passes BigCrush, trivially portable.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next();
+  double uniform();                    // [0, 1), 53 random bits
+  double uniform(double lo, double hi);
+  Vec3 in_unit_ball();                 // rejection from the cube
+  Vec3 on_unit_sphere();
+
+ private:
+  std::uint64_t state_;
+};
+
+// Synchronised velocities (v_0); the driver staggers them (leapfrog.hpp). Masses sum to 1.
+Bodies plummer(std::size_t n, std::uint64_t seed);    // Hénon units: E = -1/4, virial equilibrium
+Bodies uniform(std::size_t n, std::uint64_t seed);    // ball of radius 1, small random velocities
+Bodies shell(std::size_t n, std::uint64_t seed);      // shell 0.6 < r < 1, rotating about z
+Bodies expand(std::size_t n, std::uint64_t seed);     // ball, radial velocities v = r/2
+Bodies collision(std::size_t n, std::uint64_t seed);  // two Plummer spheres on a bound orbit
+
+// The names --ic accepts besides a file path.
+const std::vector<std::string>& generator_names();
+
+// `spec` is a generator name or a path to a Tipsy .bin or a .csv file. For a file, n = 0 takes
+// every body, n <= count takes the first n, n > count is an InputError. Throws InputError for an
+// unknown name or any bad file (see io.hpp).
+Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed);
+
+// Subtract the centre-of-mass position and velocity.
+void to_centre_of_mass_frame(Bodies& bodies);
+
+}  // namespace nbody

@@ -1,0 +1,160 @@
+#include "io.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "error.hpp"
+
+namespace nbody {
+
+namespace {
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+  std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+  return data;
+}
+
+template <typename T>
+T load(const char* p, bool swap) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  U u;
+  std::memcpy(&u, p, sizeof u);
+  if (swap) {
+    if constexpr (sizeof(T) == 4)
+      u = __builtin_bswap32(u);
+    else
+      u = __builtin_bswap64(u);
+  }
+  return std::bit_cast<T>(u);
+}
+
+}  // namespace
+
+bool ends_with_ci(const std::string& s, const std::string& suffix) {
+  if (suffix.size() > s.size()) return false;
+  return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+}
+
+void validate_bodies(const Bodies& b, const std::string& where) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w,
+                         b.vel[i].x, b.vel[i].y, b.vel[i].z};
+    for (double x : v)
+      if (!std::isfinite(x))
+        throw InputError(where + ": body " + std::to_string(i) + " has a non-finite value");
+    if (b.pos[i].w < 0)
+      throw InputError(where + ": body " + std::to_string(i) + " has negative mass " +
+                       std::to_string(b.pos[i].w));
+  }
+  if (b.size() == 0) throw InputError(where + ": no bodies");
+}
+
+Bodies read_tipsy(const std::string& path, TipsyCounts* counts_out) {
+  const std::vector<char> data = read_all(path);
+  constexpr std::size_t kHeader = 32, kGas = 48, kDark = 36, kStar = 44;
+  if (data.size() < kHeader)
+    throw InputError("'" + path + "' is truncated: " + std::to_string(data.size()) +
+                     " bytes, a Tipsy header needs 32");
+  TipsyCounts c;
+  c.big_endian = load<std::int32_t>(data.data() + 12, false) != 3 &&
+                 load<std::int32_t>(data.data() + 12, true) == 3;
+  const bool sw = c.big_endian;
+  c.nbodies = load<std::int32_t>(data.data() + 8, sw);
+  c.ndim = load<std::int32_t>(data.data() + 12, sw);
+  c.nsph = load<std::int32_t>(data.data() + 16, sw);
+  c.ndark = load<std::int32_t>(data.data() + 20, sw);
+  c.nstar = load<std::int32_t>(data.data() + 24, sw);
+  if (c.ndim != 3)
+    throw InputError("'" + path + "' is not a Tipsy file: ndim is " + std::to_string(c.ndim) +
+                     ", expected 3");
+  if (c.nsph < 0 || c.ndark < 0 || c.nstar < 0 ||
+      static_cast<long long>(c.nsph) + c.ndark + c.nstar != c.nbodies)
+    throw InputError("'" + path + "': Tipsy counts disagree: nbodies " + std::to_string(c.nbodies) +
+                     " != nsph " + std::to_string(c.nsph) + " + ndark " + std::to_string(c.ndark) +
+                     " + nstar " + std::to_string(c.nstar));
+  const std::size_t expected = kHeader + kGas * c.nsph + kDark * c.ndark + kStar * c.nstar;
+  if (data.size() != expected)
+    throw InputError("'" + path + "' is " + std::to_string(data.size()) + " bytes but its header (" +
+                     std::to_string(c.nsph) + " gas, " + std::to_string(c.ndark) + " dark, " +
+                     std::to_string(c.nstar) + " star) needs " + std::to_string(expected) +
+                     (data.size() < expected ? ": truncated" : ": trailing data"));
+  Bodies b;
+  b.pos.reserve(c.nbodies);
+  b.vel.reserve(c.nbodies);
+  std::size_t off = kHeader;
+  auto take = [&](int count, std::size_t stride) {
+    for (int k = 0; k < count; ++k, off += stride) {
+      const char* p = data.data() + off;  // mass, pos[3], vel[3] lead every particle type
+      const double m = load<float>(p, sw);
+      b.pos.push_back({load<float>(p + 4, sw), load<float>(p + 8, sw), load<float>(p + 12, sw), m});
+      b.vel.push_back({load<float>(p + 16, sw), load<float>(p + 20, sw), load<float>(p + 24, sw)});
+    }
+  };
+  take(c.nsph, kGas);
+  take(c.ndark, kDark);
+  take(c.nstar, kStar);
+  validate_bodies(b, "'" + path + "'");
+  if (counts_out) *counts_out = c;
+  return b;
+}
+
+Bodies read_csv(const std::string& path) {
+  const std::vector<char> data = read_all(path);
+  std::istringstream in(std::string(data.begin(), data.end()));
+  std::string line;
+  auto strip = [](std::string s) {
+    s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }),
+            s.end());
+    return s;
+  };
+  if (!std::getline(in, line) || strip(line) != "x,y,z,vx,vy,vz,m")
+    throw InputError("'" + path + "': the first line must be the header x,y,z,vx,vy,vz,m");
+  Bodies b;
+  for (int lineno = 2; std::getline(in, line); ++lineno) {
+    if (strip(line).empty()) continue;
+    std::vector<double> v;
+    std::istringstream row(line);
+    std::string cell;
+    while (std::getline(row, cell, ',')) {
+      const std::string t = strip(cell);
+      char* end = nullptr;
+      const double x = std::strtod(t.c_str(), &end);
+      if (t.empty() || *end != '\0')
+        throw InputError("'" + path + "' line " + std::to_string(lineno) + ": '" + t +
+                         "' is not a number");
+      v.push_back(x);
+    }
+    if (v.size() != 7)
+      throw InputError("'" + path + "' line " + std::to_string(lineno) + ": expected 7 values, got " +
+                       std::to_string(v.size()));
+    b.pos.push_back({v[0], v[1], v[2], v[6]});
+    b.vel.push_back({v[3], v[4], v[5]});
+  }
+  validate_bodies(b, "'" + path + "'");
+  return b;
+}
+
+void write_csv(const std::string& path, const Bodies& b) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
+  f.precision(17);
+  f << "x,y,z,vx,vy,vz,m\n";
+  for (std::size_t i = 0; i < b.size(); ++i)
+    f << b.pos[i].x << ',' << b.pos[i].y << ',' << b.pos[i].z << ',' << b.vel[i].x << ','
+      << b.vel[i].y << ',' << b.vel[i].z << ',' << b.pos[i].w << '\n';
+}
+
+}  // namespace nbody

@@ -1,0 +1,172 @@
+#include "reference.hpp"
+
+#include <cmath>
+#include <cstddef>
+
+namespace nbody {
+
+void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pos.size());
+  out.resize(pos.size());
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    const Vec4 pi = pos[i];
+    double ax = 0, ay = 0, az = 0;
+    for (std::ptrdiff_t j = 0; j < n; ++j) {
+      const double rx = pos[j].x - pi.x, ry = pos[j].y - pi.y, rz = pos[j].z - pi.z;
+      const double d2 = rx * rx + ry * ry + rz * rz + eps2;
+      if (d2 == 0) continue;  // only reachable with eps = 0 and j == i (or coincident bodies)
+      const double s = pos[j].w / (d2 * std::sqrt(d2));
+      ax += rx * s;
+      ay += ry * s;
+      az += rz * s;
+    }
+    out[i] = {ax, ay, az};
+  }
+}
+
+namespace {
+
+// Bodies per vector block: 16 floats fill an AVX-512 register and two AVX ones. Each lane owns one
+// body i and sums over j in order 0..n-1, exactly as one thread of GPU Gems 3 listing 31-3 does.
+constexpr std::ptrdiff_t kLanes = 16;
+
+void accel_block_fp32(const float* x, const float* y, const float* z, const float* m,
+                      std::ptrdiff_t n, std::ptrdiff_t i0, float eps2, float* ax, float* ay,
+                      float* az) {
+  float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+  for (std::ptrdiff_t l = 0; l < kLanes; ++l) {
+    const std::ptrdiff_t i = i0 + l < n ? i0 + l : n - 1;  // tail lanes repeat the last body
+    xi[l] = x[i];
+    yi[l] = y[i];
+    zi[l] = z[i];
+  }
+  for (std::ptrdiff_t j = 0; j < n; ++j) {
+#pragma omp simd
+    for (std::ptrdiff_t l = 0; l < kLanes; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];  // r_ij   [3 flops]
+      const float d2 = rx * rx + ry * ry + rz * rz + eps2;                   // |r|^2+e [6 flops]
+      const float d6 = d2 * d2 * d2;                                         //         [2 flops]
+      const float inv3 = 1.0f / std::sqrt(d6);                               //         [2 flops]
+      const float s = m[j] * inv3;                                           //         [1 flop]
+      sx[l] += rx * s;                                                       // a_i    [6 flops]
+      sy[l] += ry * s;
+      sz[l] += rz * s;
+    }
+  }
+  for (std::ptrdiff_t l = 0; l < kLanes && i0 + l < n; ++l) {
+    ax[i0 + l] = sx[l];
+    ay[i0 + l] = sy[l];
+    az[i0 + l] = sz[l];
+  }
+}
+
+void accelerations_soa(const std::vector<float>& x, const std::vector<float>& y,
+                       const std::vector<float>& z, const std::vector<float>& m, float eps2,
+                       std::vector<float>& ax, std::vector<float>& ay, std::vector<float>& az) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+  ax.resize(n);
+  ay.resize(n);
+  az.resize(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i0 = 0; i0 < n; i0 += kLanes)
+    accel_block_fp32(x.data(), y.data(), z.data(), m.data(), n, i0, eps2, ax.data(), ay.data(),
+                     az.data());
+}
+
+}  // namespace
+
+void accelerations_fp32(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out) {
+  const std::size_t n = pos.size();
+  std::vector<float> x(n), y(n), z(n), m(n), ax, ay, az;
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(pos[i].x);
+    y[i] = static_cast<float>(pos[i].y);
+    z[i] = static_cast<float>(pos[i].z);
+    m[i] = static_cast<float>(pos[i].w);
+  }
+  accelerations_soa(x, y, z, m, static_cast<float>(eps2), ax, ay, az);
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = {ax[i], ay[i], az[i]};
+}
+
+// ---- cpu64 ----------------------------------------------------------------------------------
+
+void Cpu64::load(const Bodies& bodies, const Params& params) {
+  state_ = bodies;
+  params_ = params;
+}
+
+void Cpu64::accelerations(std::vector<Vec3>& out) {
+  accelerations_fp64(state_.pos, params_.eps2(), out);
+}
+
+void Cpu64::step(int count) {
+  const double dt = params_.dt;
+  for (int s = 0; s < count; ++s) {
+    accelerations_fp64(state_.pos, params_.eps2(), acc_);
+    for (std::size_t i = 0; i < state_.size(); ++i) {
+      Vec3& v = state_.vel[i];
+      Vec4& p = state_.pos[i];
+      v.x += acc_[i].x * dt;  // kick
+      v.y += acc_[i].y * dt;
+      v.z += acc_[i].z * dt;
+      p.x += v.x * dt;  // drift
+      p.y += v.y * dt;
+      p.z += v.z * dt;
+    }
+  }
+}
+
+void Cpu64::read(Bodies& bodies) { bodies = state_; }
+
+// ---- cpu32 ----------------------------------------------------------------------------------
+
+void Cpu32::load(const Bodies& bodies, const Params& params) {
+  const std::size_t n = bodies.size();
+  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_}) v->resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x_[i] = static_cast<float>(bodies.pos[i].x);
+    y_[i] = static_cast<float>(bodies.pos[i].y);
+    z_[i] = static_cast<float>(bodies.pos[i].z);
+    m_[i] = static_cast<float>(bodies.pos[i].w);
+    vx_[i] = static_cast<float>(bodies.vel[i].x);
+    vy_[i] = static_cast<float>(bodies.vel[i].y);
+    vz_[i] = static_cast<float>(bodies.vel[i].z);
+  }
+  dt_ = static_cast<float>(params.dt);
+  eps2_ = static_cast<float>(params.eps2());
+}
+
+void Cpu32::accelerations(std::vector<Vec3>& out) {
+  std::vector<float> ax, ay, az;
+  accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az);
+  out.resize(x_.size());
+  for (std::size_t i = 0; i < x_.size(); ++i) out[i] = {ax[i], ay[i], az[i]};
+}
+
+void Cpu32::step(int count) {
+  std::vector<float> ax, ay, az;
+  for (int s = 0; s < count; ++s) {
+    accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az);
+    for (std::size_t i = 0; i < x_.size(); ++i) {
+      vx_[i] += ax[i] * dt_;
+      vy_[i] += ay[i] * dt_;
+      vz_[i] += az[i] * dt_;
+      x_[i] += vx_[i] * dt_;
+      y_[i] += vy_[i] * dt_;
+      z_[i] += vz_[i] * dt_;
+    }
+  }
+}
+
+void Cpu32::read(Bodies& bodies) {
+  const std::size_t n = x_.size();
+  bodies.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    bodies.pos[i] = {x_[i], y_[i], z_[i], m_[i]};
+    bodies.vel[i] = {vx_[i], vy_[i], vz_[i]};
+  }
+}
+
+}  // namespace nbody

@@ -1,0 +1,45 @@
+// The float64 reference (cpu64) and the float32 CPU peer (cpu32).
+#pragma once
+#include <vector>
+
+#include "bodies.hpp"
+#include "pipeline.hpp"
+
+namespace nbody {
+
+// a_i = sum_j m_j r_ij / (|r_ij|^2 + eps^2)^(3/2), r_ij = x_j - x_i, all j (self term is zero for
+// eps^2 > 0). Double accumulation, the exact formula, OpenMP over bodies i.
+void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out);
+
+// The same sum in float, j in the order of GPU Gems 3 listing 31-3 (0, 1, ..., n-1, sequential per
+// body), vectorised across bodies i so the order of each body's sum is unchanged.
+void accelerations_fp32(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out);
+
+class Cpu64 final : public Pipeline {
+ public:
+  void load(const Bodies& bodies, const Params& params) override;
+  void accelerations(std::vector<Vec3>& out) override;
+  void step(int count) override;
+  void read(Bodies& bodies) override;
+  std::string name() const override { return "cpu64"; }
+
+ private:
+  Bodies state_;
+  Params params_;
+  std::vector<Vec3> acc_;
+};
+
+class Cpu32 final : public Pipeline {
+ public:
+  void load(const Bodies& bodies, const Params& params) override;
+  void accelerations(std::vector<Vec3>& out) override;
+  void step(int count) override;
+  void read(Bodies& bodies) override;
+  std::string name() const override { return "cpu32"; }
+
+ private:
+  std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_;  // structure of arrays for the vector lanes
+  float dt_ = 0, eps2_ = 0;
+};
+
+}  // namespace nbody

@@ -1,0 +1,170 @@
+// nbody bench: validate each pipeline against cpu64 at small N, warm up, then time; one table row
+// per pipeline and N. Rates count N^2 interactions per step (GPU Gems 3 §31.4) and 20 flops per
+// interaction (30 for fp64).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "config.hpp"
+#include "device_names.hpp"
+#include "error.hpp"
+#include "initial_conditions.hpp"
+#include "leapfrog.hpp"
+#include "metrics.hpp"
+#include "reference.hpp"
+
+namespace nbody {
+
+namespace {
+
+struct BenchArgs {
+  Config cfg;
+  std::string pipelines = "cpu32";
+  std::string sizes = "1024,4096";
+  long long reps = 5;
+  long long validate_n = 1000;
+};
+
+std::vector<long long> parse_sizes(const std::string& s) {
+  std::vector<long long> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || item.empty())
+      throw InputError("--bodies '" + s + "': expected comma-separated integers");
+    if (v <= 0) throw InputError("--bodies " + item + ": must be > 0");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError("--bodies is empty");
+  return out;
+}
+
+bool is_fp64(const std::string& name) { return name == "cpu64" || name.ends_with("-fp64"); }
+
+// Accuracy a pipeline must reach against cpu64 before its time counts.
+double tolerance(const std::string& name, const PipelineOptions& o) {
+  if (is_fp64(name)) return 1e-12;
+  if (name.starts_with("gl:") && o.gl_precision == "half") return 1e-2;
+  return 1e-5;
+}
+
+struct Row {
+  std::string pipeline, status;
+  long long n = 0, steps = 0;
+  double ms = 0, rate = 0, gflops = 0, err = 0;
+};
+
+double time_steps(Pipeline& p, int steps) {
+  const auto t0 = std::chrono::steady_clock::now();
+  p.step(steps);
+  p.finish();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
+  Row row{name, "ok", n, a.cfg.steps};
+  const Params params = a.cfg.params();
+  // Validate at small N (not a multiple of any tile) before timing.
+  const Bodies small = [&] {
+    Bodies b = plummer(static_cast<std::size_t>(std::min(n, a.validate_n)), a.cfg.seed + 7);
+    stagger(b, params);
+    return b;
+  }();
+  auto p = make_pipeline(name, a.cfg.pipeline);
+  std::vector<Vec3> ref, acc;
+  accelerations_fp64(small.pos, params.eps2(), ref);
+  p->load(small, params);
+  p->accelerations(acc);
+  row.err = accel_error(acc, ref).rms_rel;
+  if (!(row.err <= tolerance(name, a.cfg.pipeline))) {
+    row.status = "FAILED validation";
+    return row;
+  }
+  Bodies b = plummer(static_cast<std::size_t>(n), a.cfg.seed);
+  stagger(b, params);
+  p->load(b, params);
+  time_steps(*p, 1);  // warm-up: shader compile, allocation, clocks
+  std::vector<double> ms;
+  for (long long r = 0; r < a.reps; ++r) ms.push_back(time_steps(*p, static_cast<int>(a.cfg.steps)));
+  std::sort(ms.begin(), ms.end());
+  row.ms = ms[ms.size() / 2] / static_cast<double>(a.cfg.steps);
+  row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
+  row.gflops = row.rate * (is_fp64(name) ? 30 : 20) * 1e-9;
+  return row;
+}
+
+int run_bench(BenchArgs& a) {
+  const std::vector<long long> sizes = parse_sizes(a.sizes);
+  const std::vector<std::string> names = parse_pipeline_list(a.pipelines);
+  for (long long n : sizes) {
+    a.cfg.n = n;
+    check_config(a.cfg, 1);
+  }
+  if (a.cfg.steps < 1) throw InputError("--steps " + std::to_string(a.cfg.steps) + ": must be >= 1");
+  if (a.reps < 1) throw InputError("--reps " + std::to_string(a.reps) + ": must be >= 1");
+  if (a.validate_n < 1)
+    throw InputError("--validate-n " + std::to_string(a.validate_n) + ": must be >= 1");
+
+  std::string reason;
+  std::string device = "cpu: " + cpu_model() + "; gl: " + gl_description();
+  const auto cuda = cuda_descriptions(reason);
+  device += "; cuda: " + (cuda.empty() ? "unavailable (" + reason + ")" : cuda[0]);
+  std::printf("device: %s\n", device.c_str());
+  std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n\n");
+  std::printf("%-18s %9s %11s %13s %10s %11s  %s\n", "pipeline", "N", "ms/step", "interact/s",
+              "GFLOP/s", "acc rms_rel", "status");
+
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& name : names)
+    for (long long n : sizes) {
+      Row row;
+      try {
+        row = bench_one(a, name, n);
+      } catch (const Unavailable& e) {
+        row = {name, std::string("skipped: ") + e.what(), n, a.cfg.steps};
+      }
+      std::printf("%-18s %9lld %11.4f %13.4e %10.2f %11.2e  %s\n", row.pipeline.c_str(), row.n,
+                  row.ms, row.rate, row.gflops, row.err, row.status.c_str());
+      std::fflush(stdout);
+      nlohmann::json j = {{"pipeline", row.pipeline}, {"n", row.n},       {"steps", row.steps},
+                          {"ms_per_step", row.ms},    {"interactions_per_s", row.rate},
+                          {"gflops", row.gflops},     {"accel_rms_rel", row.err},
+                          {"status", row.status}};
+      results.push_back(j);
+    }
+  write_json(a.cfg.json, {{"device", device}, {"results", results}});
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "bench", "Validate against cpu64, warm up, then time each pipeline at each N (median of --reps)");
+  auto a = std::make_shared<BenchArgs>();
+  a->cfg.steps = 10;
+  sub->add_option("--pipelines", a->pipelines, "Comma-separated pipelines")->capture_default_str();
+  sub->add_option("-n,--bodies", a->sizes, "Comma-separated body counts")->capture_default_str();
+  sub->add_option("--steps", a->cfg.steps, "Steps per timed repetition")->capture_default_str();
+  sub->add_option("--reps", a->reps, "Timed repetitions (the median is reported)")->capture_default_str();
+  sub->add_option("--validate-n", a->validate_n, "Bodies for the accuracy check before timing")
+      ->capture_default_str();
+  sub->add_option("--dt", a->cfg.dt, "Time step")->capture_default_str();
+  sub->add_option("--softening", a->cfg.softening, "Softening length eps (> 0)")->capture_default_str();
+  sub->add_option("--seed", a->cfg.seed, "Random seed (Plummer sphere)")->capture_default_str();
+  sub->add_option("--json", a->cfg.json, "Write the results as JSON to FILE");
+  add_pipeline_options(*sub, a->cfg.pipeline);
+  return [a] { return run_bench(*a); };
+}
+
+}  // namespace nbody

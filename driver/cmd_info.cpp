@@ -1,0 +1,50 @@
+// nbody info: what this build has, which devices it sees and which pipelines can run here.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "device_names.hpp"
+#include "error.hpp"
+#include "registry.hpp"
+
+namespace nbody {
+
+namespace {
+
+int run_info() {
+  std::printf("nbody %s\n", NBODY_VERSION);
+  std::printf("cpu:  %s\n", cpu_model().c_str());
+  std::printf("gl:   %s\n", gl_description().c_str());
+  std::string reason;
+  const auto cuda = cuda_descriptions(reason);
+  if (cuda.empty()) std::printf("cuda: unavailable: %s\n", reason.c_str());
+  for (std::size_t k = 0; k < cuda.size(); ++k) std::printf("cuda: [%zu] %s\n", k, cuda[k].c_str());
+  std::printf("\npipelines:\n");
+  const PipelineOptions defaults;
+  for (const auto& name : pipeline_names()) {
+    try {
+      make_pipeline(name, defaults);
+      std::printf("  %-18s available\n", name.c_str());
+    } catch (const Unavailable& e) {
+      std::printf("  %-18s unavailable: %s\n", name.c_str(), e.what());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_info(CLI::App& app) {
+  app.add_subcommand("info", "List devices, the GL renderer and which pipelines can run here");
+  return run_info;
+}
+
+Command add_view(CLI::App& app) {
+  app.add_subcommand("view", "Interactive window (not yet: use `nbody run --frames K --out DIR`)");
+  return [] {
+    std::fprintf(stderr, "nbody view: not yet implemented; `nbody run --pipeline gl --frames K "
+                         "--out DIR` writes PNG frames headless\n");
+    return 3;
+  };
+}
+
+}  // namespace nbody

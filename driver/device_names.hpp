@@ -1,0 +1,15 @@
+// One line per compute device this build can see, for `info` and the bench's "device" field.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace nbody {
+
+std::string cpu_model();
+// GL renderer and version, or why there is no GL.
+std::string gl_description();
+// One entry per CUDA device ("NVIDIA H100 80GB HBM3, 132 SMs, 1980 MHz, 79.1 GiB"), or empty
+// with `reason` set.
+std::vector<std::string> cuda_descriptions(std::string& reason);
+
+}  // namespace nbody

@@ -1,0 +1,45 @@
+// nbody: the driver. Parses the command line, runs one subcommand and decides the exit code:
+// 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+
+#include "commands.hpp"
+#include "error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*), "
+      "cross-checked against a float64 CPU reference (cpu64)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", NBODY_VERSION);
+  std::map<std::string, nbody::Command> commands{
+      {"info", nbody::add_info(app)},       {"run", nbody::add_run(app)},
+      {"compare", nbody::add_compare(app)}, {"bench", nbody::add_bench(app)},
+      {"view", nbody::add_view(app)}};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "nbody: %s (see --help)\n", e.what());
+    return 2;
+  }
+  const std::string name = app.get_subcommands().front()->get_name();
+  try {
+    return commands.at(name)();
+  } catch (const nbody::InputError& e) {
+    std::fprintf(stderr, "nbody %s: %s\n", name.c_str(), e.what());
+    return 2;
+  } catch (const nbody::Unavailable& e) {
+    std::fprintf(stderr, "nbody %s: unavailable: %s\n", name.c_str(), e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbody %s: error: %s\n", name.c_str(), e.what());
+    return 3;
+  }
+}

@@ -1,0 +1,34 @@
+// Pipeline names -> pipelines. Every name is recognised in every build; a pipeline that was not
+// built, has no device or has no GL context throws nbody::Unavailable with the reason.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace nbody {
+
+// Options the command line passes down to the pipelines that use them.
+struct PipelineOptions {
+  int gl_chunk = 0;                  // 0 = as large as the device allows
+  std::string gl_precision = "float";  // float | half
+  int cuda_block = 256;              // p, threads per block (GPU Gems 3 §31.4)
+  int cuda_unroll = 4;               // inner-loop unroll factor
+  int cuda_q = 1;                    // threads per body (§31.4.1)
+  int device = 0;                    // CUDA device index
+};
+
+// Every pipeline name, in ladder order.
+const std::vector<std::string>& pipeline_names();
+// "gl" -> "gl:forcequad", "cuda" -> "cuda:gems31"; throws InputError for an unknown name.
+std::string canonical_name(const std::string& name);
+// Parses "a,b,c" into canonical names (no duplicates); throws InputError.
+std::vector<std::string> parse_pipeline_list(const std::string& list);
+std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
+// Names whose pipeline can be made here (cheap: creates and drops each one).
+std::vector<std::string> available_pipelines(const PipelineOptions& options);
+// Validates the option values (ranges); throws InputError.
+void check_pipeline_options(const PipelineOptions& options);
+
+}  // namespace nbody

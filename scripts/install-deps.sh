@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nbody needs. Non-interactive, idempotent, and a quick no-op when
+# everything is already there. The CUDA toolkit is not a Debian package here: it is used when nvcc
+# is on PATH and skipped otherwise.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libegl-dev libgl-dev libglew-dev libglfw3-dev   # GL pipeline (EGL headless) and the viewer
+  libegl-mesa0 libgl1-mesa-dri                     # Mesa llvmpipe: GL where there is no GPU
+  libstb-dev                                       # stb_image_write for PNG frames
+  libcli11-dev nlohmann-json3-dev                  # command line and JSON
+  libgtest-dev                                     # tests
+  gnuplot-nox                                      # compare --plot
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
