@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -17,6 +18,9 @@ namespace nbody {
 namespace {
 
 std::vector<char> read_all(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError("cannot read '" + path + "': it is a folder");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
   std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

@@ -14,7 +14,7 @@ Distance position_distance(const std::vector<Vec4>& a, const std::vector<Vec4>& 
     const double r2 = dx * dx + dy * dy + dz * dz;
     sum2 += r2;
     // NaN compares false: make a NaN body the worst so it is never hidden.
-    if (!(r2 <= d.max * d.max)) {
+    if (!std::isnan(d.max) && !(r2 <= d.max * d.max)) {
       d.max = std::sqrt(r2);
       d.worst = i;
     }
@@ -33,7 +33,7 @@ AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref)
     num += dn * dn;
     den += rn * rn;
     const double rel = rn > 0 ? dn / rn : dn;
-    if (!(rel <= e.max_rel)) {
+    if (!std::isnan(e.max_rel) && !(rel <= e.max_rel)) {
       e.max_rel = rel;
       e.worst = i;
     }

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
       "nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*), "
       "cross-checked against a float64 CPU reference (cpu64)"};
   app.require_subcommand(1);
+  // A repeated option takes its last value (so scripts can override a preset's defaults).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", NBODY_VERSION);
   std::map<std::string, nbody::Command> commands{
       {"info", nbody::add_info(app)},       {"run", nbody::add_run(app)},

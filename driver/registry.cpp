@@ -17,7 +17,7 @@ namespace nbody {
 const std::vector<std::string>& pipeline_names() {
   static const std::vector<std::string> names{
       "cpu64",       "cpu32",        "gl:forcequad",       "gl:gather",  "gl:compute",
-      "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"};
+      "cuda:gems31", "cuda:gems31-fp64"};
   return names;
 }
 

@@ -1,0 +1,30 @@
+#include "context.hpp"
+#include "error.hpp"
+#include "rungs.hpp"
+
+namespace nbody::gl {
+
+const std::vector<std::string>& variants() {
+  static const std::vector<std::string> v{"forcequad", "gather", "compute"};
+  return v;
+}
+
+std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options) {
+  const ContextInfo& ctx = context();  // throws Unavailable with the EGL reason
+  if (variant == "forcequad") return make_forcequad(options);
+  if (variant == "gather") return make_gather(options);
+  if (variant == "compute") {
+    if (ctx.major * 10 + ctx.minor < 43)
+      throw Unavailable("gl:compute needs GL 4.3; this context is " + ctx.version);
+    return make_compute(options);
+  }
+  throw InputError("unknown GL variant '" + variant + "'");
+}
+
+std::string describe_context() {
+  const ContextInfo& c = context();
+  return c.renderer + ", OpenGL " + c.version + ", " + c.platform + ", max texture " +
+         std::to_string(c.max_texture);
+}
+
+}  // namespace nbody::gl

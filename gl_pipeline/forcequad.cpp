@@ -1,0 +1,137 @@
+// gl:forcequad — TR04-032 as published: an n x n force quad drawn by a fragment shader, a
+// log2(n) halving reduction, and (for n past the texture limit or the memory budget) the §5/§6
+// chunking that reuses one all-pairs texture and accumulates chunks before one reduction.
+#include <algorithm>
+#include <cmath>
+
+#include "context.hpp"
+#include "error.hpp"
+#include "rungs.hpp"
+
+namespace nbody::gl {
+
+namespace {
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+class ForceQuad final : public TexturedPipeline {
+ public:
+  explicit ForceQuad(const Options& o) : opt_(o) {}
+  std::string name() const override { return "gl:forcequad"; }
+
+ private:
+  GLenum quad_format() const { return opt_.half ? GL_RGBA16F : GL_RGBA32F; }
+  GLenum position_format() const override { return quad_format(); }
+  const Texture& acc() const override { return acc_; }
+  const Framebuffer& acc_fbo() const override { return acc_fbo_; }
+
+  void allocate(int n, int width, int /*height*/) override {
+    const ContextInfo& ctx = context();
+    n_ = n;
+    const double bpp = opt_.half ? 8.0 : 16.0;
+    // The force quad (C x C) and the reduction's scratch (C x ceil(C/2)): 1.5 C^2 texels.
+    auto quad_bytes = [bpp](double c) { return 1.5 * c * c * bpp; };
+    if (opt_.chunk > 0) {
+      chunk_ = std::min(opt_.chunk, n);
+      if (chunk_ > ctx.max_texture)
+        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " needs a " +
+                         std::to_string(chunk_) + "x" + std::to_string(chunk_) +
+                         " force quad; this GL allows " + std::to_string(ctx.max_texture) +
+                         " per side — use a smaller --gl-chunk");
+      if (quad_bytes(chunk_) > static_cast<double>(ctx.memory_budget))
+        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " needs " +
+                         gib(quad_bytes(chunk_)) + " for the force quad and its reduction; the "
+                         "budget is " + gib(static_cast<double>(ctx.memory_budget)) +
+                         " — use a smaller --gl-chunk");
+    } else {
+      const int by_memory = static_cast<int>(
+          std::sqrt(static_cast<double>(ctx.memory_budget) / (1.5 * bpp)));
+      chunk_ = std::min({n, ctx.max_texture, by_memory});
+    }
+    chunks_ = (n + chunk_ - 1) / chunk_;
+    if (chunks_ > ctx.max_texture)
+      throw InputError(std::to_string(n) + " bodies in chunks of " + std::to_string(chunk_) +
+                       " make " + std::to_string(chunks_) + " chunks; the accumulator texture "
+                       "allows " + std::to_string(ctx.max_texture) + " — use a larger --gl-chunk");
+
+    // Lookup texture (TR04-032 §3): texel (k, c) holds the body-texture texel of body c*C + k.
+    std::vector<float> lookup(2 * static_cast<std::size_t>(chunk_) * chunks_, 0.0f);
+    for (int i = 0; i < n; ++i) {
+      lookup[2 * static_cast<std::size_t>(i)] = static_cast<float>(i % width);
+      lookup[2 * static_cast<std::size_t>(i) + 1] = static_cast<float>(i / width);
+    }
+    lookup_ = Texture({"lookup", chunk_, chunks_, GL_RG32F, lookup.data()});
+    quad_ = Texture({"force quad", chunk_, chunk_, quad_format(), nullptr});
+    scratch_ = Texture({"reduction scratch", chunk_, std::max(1, (chunk_ + 1) / 2), quad_format(), nullptr});
+    acc_ = Texture({"accelerations", chunk_, chunks_, GL_RGBA32F, nullptr});
+    quad_fbo_ = Framebuffer(quad_);
+    scratch_fbo_ = Framebuffer(scratch_);
+    acc_fbo_ = Framebuffer(acc_);
+    force_ = Program(ProgramDesc{"force_quad", "quad.vert", "force_quad.frag", ""});
+    reduce_ = Program(ProgramDesc{"reduce_rows", "quad.vert", "reduce_rows.frag", ""});
+  }
+
+  void compute_accelerations(const Texture& positions) override {
+    const int rows = std::min(chunk_, n_);  // rows of the accumulated force quad
+    for (int c = 0; c < chunks_; ++c) {
+      const int ci = std::min(chunk_, n_ - c * chunk_);
+      // Force quads of every source chunk, summed pixel by pixel with additive blending (§5).
+      force_.use();
+      force_.sampler("bodies", 0, positions);
+      force_.sampler("lookup", 1, lookup_);
+      force_.set("eps2", eps2());
+      force_.set("i_chunk", c);
+      glBlendFunc(GL_ONE, GL_ONE);
+      for (int d = 0; d < chunks_; ++d) {
+        const int cj = std::min(chunk_, n_ - d * chunk_);
+        if (d == 0) glDisable(GL_BLEND); else glEnable(GL_BLEND);
+        quad_fbo_.bind(0, 0, ci, cj);
+        force_.set("j_chunk", d);
+        quad().draw();
+      }
+      glDisable(GL_BLEND);
+      reduce(c, ci, rows);
+    }
+  }
+
+  // log2(rows) halving passes, ping-ponging between the force quad and the scratch texture;
+  // the last pass writes row c of the accumulator.
+  void reduce(int c, int ci, int rows) {
+    reduce_.use();
+    const Texture* src = &quad_;
+    for (int h = rows;;) {
+      const int half = (h + 1) / 2;
+      reduce_.sampler("partial", 0, *src);
+      reduce_.set("h", h);
+      reduce_.set("half_h", half);
+      if (half == 1) {
+        acc_fbo_.bind(0, c, ci, 1);
+        reduce_.set("out_row", c);
+        quad().draw();
+        return;
+      }
+      const bool to_scratch = src == &quad_;
+      (to_scratch ? scratch_fbo_ : quad_fbo_).bind(0, 0, ci, half);
+      reduce_.set("out_row", 0);
+      quad().draw();
+      src = to_scratch ? &scratch_ : &quad_;
+      h = half;
+    }
+  }
+
+  Options opt_;
+  int n_ = 0, chunk_ = 0, chunks_ = 0;
+  Texture lookup_, quad_, scratch_, acc_;
+  Framebuffer quad_fbo_, scratch_fbo_, acc_fbo_;
+  Program force_, reduce_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_forcequad(const Options& o) { return std::make_unique<ForceQuad>(o); }
+
+}  // namespace nbody::gl

@@ -1,0 +1,177 @@
+#include "gl_objects.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace nbody::gl {
+
+namespace {
+
+const char* error_name(GLenum e) {
+  switch (e) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    default: return "unknown";
+  }
+}
+
+GLenum base_format(GLenum internal) {
+  switch (internal) {
+    case GL_RG32F: return GL_RG;
+    default: return GL_RGBA;
+  }
+}
+
+GLuint compile(GLenum stage, const std::string& label, const std::string& file,
+               const std::string& src) {
+  const GLuint s = glCreateShader(stage);
+  const char* text = src.c_str();
+  glShaderSource(s, 1, &text, nullptr);
+  glCompileShader(s);
+  GLint ok = GL_FALSE;
+  glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+  if (ok == GL_TRUE) return s;
+  GLint len = 0;
+  glGetShaderiv(s, GL_INFO_LOG_LENGTH, &len);
+  std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+  glGetShaderInfoLog(s, len, nullptr, log.data());
+  glDeleteShader(s);
+  throw std::runtime_error("shader '" + file + "' of program '" + label +
+                           "' failed to compile:\n" + log.c_str());
+}
+
+}  // namespace
+
+void check_gl(const std::string& what) {
+  const GLenum e = glGetError();
+  if (e == GL_NO_ERROR) return;
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  char code[16];
+  std::snprintf(code, sizeof code, "0x%04X", e);
+  throw std::runtime_error(std::string("GL error ") + code + " (" + error_name(e) + ") while " + what);
+}
+
+Texture::Texture(const TextureDesc& desc) : desc_(desc) {
+  glGenTextures(1, &id_);
+  glBindTexture(GL_TEXTURE_2D, id_);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(desc.format), desc.width, desc.height, 0,
+               base_format(desc.format), GL_FLOAT, desc.data);
+  check_gl("allocating texture '" + desc.label + "' (" + std::to_string(desc.width) + "x" +
+           std::to_string(desc.height) + ")");
+}
+
+Texture::~Texture() {
+  if (id_) glDeleteTextures(1, &id_);
+}
+
+void Texture::upload(const float* rgba) {
+  glBindTexture(GL_TEXTURE_2D, id_);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, desc_.width, desc_.height, base_format(desc_.format),
+                  GL_FLOAT, rgba);
+  check_gl("uploading texture '" + desc_.label + "'");
+}
+
+Framebuffer::Framebuffer(const Texture& target) : label_(target.label()) {
+  glGenFramebuffers(1, &id_);
+  glBindFramebuffer(GL_FRAMEBUFFER, id_);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.id(), 0);
+  const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE) {
+    char code[16];
+    std::snprintf(code, sizeof code, "0x%04X", status);
+    throw std::runtime_error("framebuffer for texture '" + label_ + "' is incomplete (status " +
+                             code + ")");
+  }
+}
+
+Framebuffer::~Framebuffer() {
+  if (id_) glDeleteFramebuffers(1, &id_);
+}
+
+void Framebuffer::bind(int x, int y, int w, int h) const {
+  glBindFramebuffer(GL_FRAMEBUFFER, id_);
+  glViewport(x, y, w, h);
+}
+
+void Framebuffer::read(int x, int y, int w, int h, float* rgba) const {
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, id_);
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(x, y, w, h, GL_RGBA, GL_FLOAT, rgba);
+  check_gl("reading framebuffer '" + label_ + "'");
+}
+
+Program::Program(const ProgramDesc& d)
+    : Program(d.label, d.vertex.empty() ? "" : std::string(shader_source(d.vertex)),
+              d.fragment.empty() ? "" : std::string(shader_source(d.fragment)),
+              d.compute.empty() ? "" : std::string(shader_source(d.compute)), d) {}
+
+Program::Program(const std::string& label, const std::string& vs, const std::string& fs,
+                 const std::string& cs, const ProgramDesc& files)
+    : label_(label) {
+  auto file = [&](const std::string& name, const char* ext) {
+    return name.empty() ? label + ext : name;
+  };
+  std::vector<GLuint> shaders;
+  try {
+    if (!vs.empty()) shaders.push_back(compile(GL_VERTEX_SHADER, label, file(files.vertex, ".vert"), vs));
+    if (!fs.empty()) shaders.push_back(compile(GL_FRAGMENT_SHADER, label, file(files.fragment, ".frag"), fs));
+    if (!cs.empty()) shaders.push_back(compile(GL_COMPUTE_SHADER, label, file(files.compute, ".comp"), cs));
+  } catch (...) {
+    for (GLuint s : shaders) glDeleteShader(s);
+    throw;
+  }
+  id_ = glCreateProgram();
+  for (GLuint s : shaders) glAttachShader(id_, s);
+  glLinkProgram(id_);
+  for (GLuint s : shaders) glDeleteShader(s);
+  GLint ok = GL_FALSE;
+  glGetProgramiv(id_, GL_LINK_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    GLint len = 0;
+    glGetProgramiv(id_, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(id_, len, nullptr, log.data());
+    glDeleteProgram(id_);
+    id_ = 0;
+    throw std::runtime_error("program '" + label + "' failed to link:\n" + log.c_str());
+  }
+}
+
+Program::~Program() {
+  if (id_) glDeleteProgram(id_);
+}
+
+void Program::sampler(const char* name, int unit, const Texture& texture) const {
+  glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
+  glBindTexture(GL_TEXTURE_2D, texture.id());
+  glUniform1i(uniform(name), unit);
+}
+
+QuadVao::QuadVao() { glGenVertexArrays(1, &id_); }
+QuadVao::~QuadVao() {
+  if (id_) glDeleteVertexArrays(1, &id_);
+}
+
+void QuadVao::draw() const {
+  glBindVertexArray(id_);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+}
+
+void QuadVao::draw_points(int count) const {
+  glBindVertexArray(id_);
+  glDrawArrays(GL_POINTS, 0, count);
+}
+
+}  // namespace nbody::gl

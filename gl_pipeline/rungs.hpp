@@ -1,0 +1,14 @@
+// The GL rungs of the ladder, each a TexturedPipeline with its own acceleration stage.
+#pragma once
+#include <memory>
+
+#include "gl_pipeline.hpp"
+#include "textured_pipeline.hpp"
+
+namespace nbody::gl {
+
+std::unique_ptr<Pipeline> make_forcequad(const Options& o);  // TR04-032 (2004)
+std::unique_ptr<Pipeline> make_gather(const Options& o);     // one fragment per body, loop over j
+std::unique_ptr<Pipeline> make_compute(const Options& o);    // GL 4.3 compute, shared-memory tiles
+
+}  // namespace nbody::gl

@@ -1,0 +1,59 @@
+// What every GL rung shares: bodies as textures (TR04-032 §3), the velocity and position fragment
+// programs, and render-to-texture ping-pong. A rung supplies only the acceleration stage, which
+// fills `acc()` with a_i at texel (i % acc_width, i / acc_width).
+//
+// GL stage          CUDA counterpart
+// body texture      global array of float4
+// texelFetch        load
+// fragment          thread
+// draw call         kernel launch
+// ping-pong FBOs    double-buffered arrays
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "pipeline.hpp"
+
+namespace nbody::gl {
+
+class TexturedPipeline : public Pipeline {
+ public:
+  void load(const Bodies& bodies, const Params& params) override;
+  void accelerations(std::vector<Vec3>& out) override;
+  void step(int count) override;
+  void read(Bodies& bodies) override;
+  void finish() override { glFinish(); }
+
+  // For FrameWriter: the current position and velocity textures and their layout.
+  const Texture& positions() const { return pos_[cur_]; }
+  const Texture& velocities() const { return vel_[cur_]; }
+  int body_count() const { return n_; }
+
+ protected:
+  // Called by load() once the body textures exist: allocate the rung's own textures.
+  virtual void allocate(int n, int width, int height) = 0;
+  // a(x) of `positions` into acc().
+  virtual void compute_accelerations(const Texture& positions) = 0;
+  virtual const Texture& acc() const = 0;
+  virtual const Framebuffer& acc_fbo() const = 0;
+  // Storage format of the positions (RGBA32F, or RGBA16F for --gl-precision half).
+  virtual GLenum position_format() const { return GL_RGBA32F; }
+
+  const QuadVao& quad() const { return quad_; }
+  float eps2() const { return eps2_; }
+
+ private:
+  int n_ = 0, width_ = 0, height_ = 0;
+  float dt_ = 0, eps2_ = 0;
+  Texture pos_[2], vel_[2];  // ping-pong pairs: xyz + mass in w; velocity xyz
+  Framebuffer pos_fbo_[2], vel_fbo_[2];
+  int cur_ = 0;
+  Program velocity_, position_;
+  QuadVao quad_;
+};
+
+// The body texture's 2-D shape for n texels: near square, any n (not a power of two).
+void body_texture_shape(int n, int max_texture, int& width, int& height);
+
+}  // namespace nbody::gl

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build (release), and run the main job: the default
+# comparison of every pipeline available here (GL on whatever GL there is, llvmpipe included;
+# CUDA reported unavailable with the reason where there is no GPU) against the CPU reference.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)"
+exec build/release/driver/nbody compare -n 2048 --steps 50 "$@"

@@ -1,0 +1,161 @@
+// The nbody executable as a user meets it: exit codes, one-line messages, no partial files, and
+// the JSON fields DESIGN.md names.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+fs::path scratch() {
+  const fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+Result nbody(const std::string& args) {
+  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const std::string cmd = std::string("'") + NBODY_EXE + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+int lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+TEST(Cli, HelpIsTrueAndExitsZero) {
+  for (const char* sub : {"", "run", "compare", "bench", "info", "view"}) {
+    const Result r = nbody(std::string(sub) + " --help");
+    EXPECT_EQ(r.code, 0) << sub;
+    EXPECT_NE(r.out.find("--"), std::string::npos) << sub;
+  }
+  const Result r = nbody("compare --help");
+  for (const char* opt : {"--bodies", "--steps", "--dt", "--softening", "--ic", "--seed", "--json",
+                          "--pipelines", "--every", "--csv", "--plot", "--fail-above"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+TEST(Cli, CompareWritesTheDesignFields) {
+  const fs::path json = scratch() / "out.json";
+  const Result r = nbody("compare --pipelines cpu64,cpu32 -n 1000 --steps 10 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  for (const char* key : {"n", "steps", "dt", "softening", "ic", "seed", "reference", "pipelines",
+                          "skipped", "accel_error", "divergence", "energy"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["n"], 1000);
+  EXPECT_EQ(j["reference"], "cpu64");
+  EXPECT_EQ(j["divergence"].size(), 10u);
+  const auto& last = j["divergence"].back();
+  EXPECT_EQ(last["step"], 10);
+  const double max = last["pairs"]["cpu64|cpu32"]["max"];
+  EXPECT_GT(max, 0.0);  // float and double do differ...
+  EXPECT_LT(max, 1e-4);  // ...by rounding only
+  EXPECT_LT(j["accel_error"]["cpu32"]["rms_rel"].get<double>(), 1e-6);
+  EXPECT_TRUE(j["energy"]["cpu32"].contains("rel_drift"));
+}
+
+TEST(Cli, RunWritesItsJson) {
+  const fs::path json = scratch() / "run.json";
+  const Result r = nbody("run --pipeline cpu32 -n 300 --steps 5 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  for (const char* key : {"pipeline", "n", "steps", "dt", "softening", "ic", "seed", "wall_s", "energy"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["pipeline"], "cpu32");
+}
+
+TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
+  const fs::path dir = scratch();
+  const fs::path trunc = dir / "trunc.bin", nan = dir / "nan.csv", neg = dir / "neg.csv";
+  write_file(nan, "x,y,z,vx,vy,vz,m\n1,2,nan,0,0,0,1\n");
+  write_file(neg, "x,y,z,vx,vy,vz,m\n1,2,3,0,0,0,-2\n");
+  const fs::path galaxy = fs::path(NBODY_SHARED_DATA) / "galaxy_20K.bin";
+  std::string bytes = slurp(galaxy);
+  write_file(trunc, bytes.substr(0, 1000));
+  bytes[8] = 1;  // nbodies no longer matches nsph + ndark + nstar
+  const fs::path counts = dir / "counts.bin";
+  write_file(counts, bytes);
+
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"-n 0", "--bodies 0"},
+      {"-n -5", "--bodies -5"},
+      {"-n 2000000000", "host memory"},
+      {"-n 3000000000", "32-bit body indices"},
+      {"--steps -1", "--steps -1"},
+      {"--dt 0", "--dt 0"},
+      {"--dt nan", "--dt nan"},
+      {"--dt inf", "--dt inf"},
+      {"--dt -0.1", "--dt -0.1"},
+      {"--softening -1", "--softening -1"},
+      {"--softening nan", "--softening nan"},
+      {"--pipelines cpu64,warp9", "unknown pipeline 'warp9'"},
+      {"--ic galaxy", "neither a generator"},
+      {"--ic /nonexistent.bin", "cannot open"},
+      {"--ic '" + trunc.string() + "'", "truncated"},
+      {"--ic '" + counts.string() + "'", "counts disagree"},
+      {"--ic '" + nan.string() + "'", "non-finite"},
+      {"--ic '" + neg.string() + "'", "negative mass"},
+      {"--every 0", "--every 0"},
+      {"--fail-above 1e-3", "DISTANCE@STEP"},
+      {"--fail-above 1e-3@500", "not a recorded step"},
+      {"--cuda-block 2000", "--cuda-block 2000"},
+      {"--gl-precision quarter", "--gl-precision"},
+      {"--json /nonexistent/dir/x.json", "does not exist"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const fs::path json = dir / "bad.json";
+    fs::remove(json);
+    const std::string extra = args.find("--json") == std::string::npos ? " --json '" + json.string() + "'" : "";
+    const Result r = nbody("compare --pipelines cpu64 -n 50 --steps 2 " + args + extra);
+    EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
+    EXPECT_FALSE(fs::exists(json)) << args << " left " << json;
+  }
+  const Result unknown = nbody("run --pipeline nope");
+  EXPECT_EQ(unknown.code, 2);
+  const Result parse = nbody("compare --steps many");
+  EXPECT_EQ(parse.code, 2);
+  EXPECT_EQ(lines(parse.err), 1) << parse.err;
+}
+
+TEST(Cli, FailAboveIsTheCiHook) {
+  const std::string base = "compare --pipelines cpu64,cpu32 -n 200 --steps 5 ";
+  const Result strict = nbody(base + "--fail-above 1e-15@5");
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("FAIL"), std::string::npos);
+  const Result loose = nbody(base + "--fail-above 1e-2@5");
+  EXPECT_EQ(loose.code, 0) << loose.out << loose.err;
+  EXPECT_NE(loose.out.find("PASS"), std::string::npos);
+}
+
+TEST(Cli, InfoNamesEveryPipeline) {
+  const Result r = nbody("info");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"cpu64", "cpu32", "gl:forcequad", "cuda:gems31"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+}  // namespace

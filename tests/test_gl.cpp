@@ -1,0 +1,176 @@
+// gl_pipeline on whatever GL there is (llvmpipe here, the NVIDIA driver on the GPU machine).
+#include <filesystem>
+
+#include "error.hpp"
+#include "gl_objects.hpp"
+#include "gl_pipeline.hpp"
+#include "helpers.hpp"
+#include "reference.hpp"
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb_image.h>
+
+namespace nbody {
+namespace {
+
+const Params kParams{0.01, 0.05};
+
+// Skips (with the reason) when this machine has no GL context at all.
+#define REQUIRE_GL()                                                  \
+  do {                                                                \
+    try {                                                             \
+      gl::describe_context();                                         \
+    } catch (const Unavailable& e) {                                  \
+      GTEST_SKIP() << "no GL context: " << e.what();                  \
+    }                                                                 \
+  } while (0)
+
+class GlVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GlVariant, AccelerationsMatchCpu64) {
+  REQUIRE_GL();
+  for (std::size_t n : {1u, 2u, 3u, 1000u, 1023u, 4097u}) {
+    const Bodies b = test::random_bodies(n, 10 + n);
+    std::vector<Vec3> ref, a = test::poisoned(n);
+    accelerations_fp64(b.pos, kParams.eps2(), ref);
+    auto p = gl::make(GetParam(), {});
+    p->load(b, kParams);
+    p->accelerations(a);
+    const AccelError e = accel_error(a, ref);
+    EXPECT_LE(e.rms_rel, 1e-5) << GetParam() << " n=" << n << " worst body " << e.worst;
+    if (n > 1) EXPECT_TRUE(test::all_close(a, ref, 1e-6, 1e-4)) << GetParam() << " n=" << n;
+    else EXPECT_EQ(norm(a[0]), 0.0) << "one body feels no force";
+  }
+}
+
+TEST_P(GlVariant, TwentyStepsFollowCpu64) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(1023, 20);
+  Cpu64 cpu;
+  auto gpu = gl::make(GetParam(), {});
+  cpu.load(b, kParams);
+  gpu->load(b, kParams);
+  cpu.step(20);
+  gpu->step(20);
+  Bodies x, y;
+  cpu.read(x);
+  gpu->read(y);
+  const Distance d = position_distance(x.pos, y.pos);
+  EXPECT_LE(d.max, 1e-4) << "worst body " << d.worst;
+  EXPECT_GT(position_distance(b.pos, y.pos).max, 1e-3) << "the bodies must have moved";
+  for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(y.pos[i].w, static_cast<float>(b.pos[i].w)) << i;
+}
+
+TEST_P(GlVariant, TwoRunsAreBitIdentical) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(777, 30);
+  Bodies r[2];
+  for (auto& out : r) {
+    auto p = gl::make(GetParam(), {});
+    p->load(b, kParams);
+    p->step(7);  // odd: ends on the other texture of each ping-pong pair
+    p->read(out);
+  }
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    ASSERT_EQ(r[0].pos[i].x, r[1].pos[i].x) << i;
+    ASSERT_EQ(r[0].vel[i].z, r[1].vel[i].z) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rungs, GlVariant, ::testing::Values("forcequad", "gather", "compute"));
+
+TEST(GlForceQuad, ChunkedAgreesWithUnchunked) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(1001, 40);
+  std::vector<Vec3> whole, chunked = test::poisoned(b.size()), ref;
+  accelerations_fp64(b.pos, kParams.eps2(), ref);
+  auto p = gl::make("forcequad", {});
+  p->load(b, kParams);
+  p->accelerations(whole);
+  for (int chunk : {1000, 333, 256, 1}) {  // uneven last chunk, many chunks, one body per chunk
+    auto c = gl::make("forcequad", {chunk, false});
+    c->load(b, kParams);
+    c->accelerations(chunked);
+    EXPECT_TRUE(test::all_close(chunked, whole, 1e-7, 2e-6)) << "chunk " << chunk;
+    EXPECT_LE(accel_error(chunked, ref).rms_rel, 1e-5) << "chunk " << chunk;
+  }
+  // and chunked stepping follows cpu64
+  auto c = gl::make("forcequad", {300, false});
+  Cpu64 cpu;
+  c->load(b, kParams);
+  cpu.load(b, kParams);
+  c->step(10);
+  cpu.step(10);
+  Bodies x, y;
+  c->read(x);
+  cpu.read(y);
+  EXPECT_LE(position_distance(x.pos, y.pos).max, 1e-4);
+}
+
+TEST(GlForceQuad, ChunkBeyondTheTextureLimitIsRefused) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(64, 41);
+  auto p = gl::make("forcequad", {1 << 20, false});
+  try {
+    p->load(test::random_bodies(70000, 42), kParams);
+    ADD_FAILURE() << "a 70000-body force quad loaded";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--gl-chunk"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GlForceQuad, HalfPrecisionIsWorseButBounded) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(1000, 50);
+  std::vector<Vec3> ref, full, half;
+  accelerations_fp64(b.pos, kParams.eps2(), ref);
+  auto f = gl::make("forcequad", {0, false});
+  auto h = gl::make("forcequad", {0, true});
+  f->load(b, kParams);
+  h->load(b, kParams);
+  f->accelerations(full);
+  h->accelerations(half);
+  const double ef = accel_error(full, ref).rms_rel, eh = accel_error(half, ref).rms_rel;
+  EXPECT_GT(eh, 10 * ef) << "half " << eh << " vs float " << ef;
+  EXPECT_LT(eh, 2e-2) << "RGBA16F has 11 significant bits";
+}
+
+TEST(GlObjects, BrokenShaderReportsItsLog) {
+  REQUIRE_GL();
+  const std::string vs = std::string(gl::shader_source("quad.vert"));
+  try {
+    gl::Program p("broken_test", vs, "#version 330 core\nout vec4 c;\nvoid main() { c = nope; }\n", "");
+    ADD_FAILURE() << "a broken shader compiled";
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("broken_test"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("failed to compile"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("nope"), std::string::npos) << "the driver's log names the bad identifier: " << msg;
+  }
+}
+
+TEST(GlFrames, PngDecodesAndIsNotBlank) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(2000, 60);
+  auto p = gl::make("forcequad", {});
+  p->load(b, kParams);
+  p->step(2);
+  gl::FrameWriter frames(b, 256);
+  const auto path = std::filesystem::temp_directory_path() / ("nbody-frame-" + std::to_string(::getpid()) + ".png");
+  frames.write(*p, path.string());
+  int w = 0, h = 0, c = 0;
+  unsigned char* img = stbi_load(path.c_str(), &w, &h, &c, 3);
+  ASSERT_NE(img, nullptr) << stbi_failure_reason();
+  EXPECT_EQ(w, 256);
+  EXPECT_EQ(h, 256);
+  int lit = 0;
+  for (int k = 0; k < w * h; ++k) lit += img[3 * k] + img[3 * k + 1] + img[3 * k + 2] > 30;
+  stbi_image_free(img);
+  EXPECT_GT(lit, 200) << "lit pixels";
+  EXPECT_LT(lit, w * h / 2) << "the background is dark";
+  Cpu64 cpu;
+  EXPECT_THROW(frames.write(cpu, path.string()), InputError);
+}
+
+}  // namespace
+}  // namespace nbody

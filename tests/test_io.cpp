@@ -1,0 +1,154 @@
+// Body files: the real Tipsy galaxy, and every kind of bad file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "error.hpp"
+#include "initial_conditions.hpp"
+#include "io.hpp"
+
+namespace nbody {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tmp(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("nbody-test-io-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d / name;
+}
+
+void write_bytes(const fs::path& p, const std::vector<char>& data) {
+  std::ofstream(p, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+std::vector<char> read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Expects InputError whose message contains `needle`.
+void expect_input_error(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no InputError; expected one mentioning '" << needle << "'";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+const fs::path kGalaxy = fs::path(NBODY_SHARED_DATA) / "galaxy_20K.bin";
+
+TEST(Tipsy, GalaxyCountsAndMass) {
+  ASSERT_TRUE(fs::exists(kGalaxy)) << kGalaxy << " missing: ../shared must sit beside the repo";
+  TipsyCounts c;
+  const Bodies b = read_tipsy(kGalaxy.string(), &c);
+  EXPECT_EQ(c.nbodies, 20000);
+  EXPECT_EQ(c.ndark, 2500);
+  EXPECT_EQ(c.nstar, 17500);
+  EXPECT_EQ(c.nsph, 0);
+  EXPECT_FALSE(c.big_endian);
+  ASSERT_EQ(b.size(), 20000u);
+  double m = 0;
+  for (const auto& p : b.pos) m += p.w;
+  EXPECT_NEAR(m, 130.917, 0.0005);  // computed outside this project (the issue gives 6 digits)
+}
+
+TEST(Tipsy, FirstNBodiesAndTooMany) {
+  const Bodies b = make_initial_conditions(kGalaxy.string(), 100, 1);
+  EXPECT_EQ(b.size(), 100u);
+  expect_input_error([] { make_initial_conditions(kGalaxy.string(), 20001, 1); }, "exceeds");
+}
+
+TEST(Tipsy, BigEndianCopyReadsTheSame) {
+  // Byte-swap every 4-byte field (and the 8-byte time) of the first 10 dark particles' file.
+  std::vector<char> d = read_bytes(kGalaxy);
+  const int ndark = 10;
+  std::vector<char> out(32 + 36 * ndark);
+  std::memcpy(out.data(), d.data(), out.size());
+  int32_t counts[5] = {ndark, 3, 0, ndark, 0};
+  std::memcpy(out.data() + 8, counts, sizeof counts);
+  for (std::size_t off = 8; off < out.size(); off += 4) std::reverse(out.begin() + off, out.begin() + off + 4);
+  const fs::path p = tmp("big.bin");
+  write_bytes(p, out);
+  TipsyCounts c;
+  const Bodies big = read_tipsy(p.string(), &c);
+  EXPECT_TRUE(c.big_endian);
+  const Bodies little = make_initial_conditions(kGalaxy.string(), ndark, 1);
+  ASSERT_EQ(big.size(), static_cast<std::size_t>(ndark));
+  for (int i = 0; i < ndark; ++i) EXPECT_EQ(big.pos[i].x, little.pos[i].x) << i;
+}
+
+TEST(Tipsy, BadFiles) {
+  const std::vector<char> good = read_bytes(kGalaxy);
+  expect_input_error([] { read_tipsy("/nonexistent/galaxy.bin"); }, "cannot open");
+
+  const fs::path trunc = tmp("trunc.bin");
+  write_bytes(trunc, std::vector<char>(good.begin(), good.end() - 10));
+  expect_input_error([&] { read_tipsy(trunc.string()); }, "truncated");
+
+  const fs::path tiny = tmp("tiny.bin");
+  write_bytes(tiny, std::vector<char>(good.begin(), good.begin() + 20));
+  expect_input_error([&] { read_tipsy(tiny.string()); }, "truncated");
+
+  std::vector<char> counts = good;
+  const int32_t wrong = 19999;
+  std::memcpy(counts.data() + 8, &wrong, 4);
+  const fs::path disagree = tmp("counts.bin");
+  write_bytes(disagree, counts);
+  expect_input_error([&] { read_tipsy(disagree.string()); }, "counts disagree");
+
+  std::vector<char> nan = good;
+  const float bad = NAN;
+  std::memcpy(nan.data() + 32 + 36 * 5 + 8, &bad, 4);  // y of dark particle 5
+  const fs::path nanf = tmp("nan.bin");
+  write_bytes(nanf, nan);
+  expect_input_error([&] { read_tipsy(nanf.string()); }, "body 5 has a non-finite value");
+
+  std::vector<char> neg = good;
+  const float m = -1.0f;
+  std::memcpy(neg.data() + 32 + 36 * 2500 + 44 * 3, &m, 4);  // mass of star particle 3
+  const fs::path negf = tmp("neg.bin");
+  write_bytes(negf, neg);
+  expect_input_error([&] { read_tipsy(negf.string()); }, "body 2503 has negative mass");
+
+  const fs::path unreadable = tmp("dir.bin");
+  fs::create_directories(unreadable);
+  expect_input_error([&] { read_tipsy(unreadable.string()); }, "cannot read");
+}
+
+TEST(Csv, RoundTripAndErrors) {
+  Bodies b;
+  b.pos = {{1, 2, 3, 0.5}, {-1, 0.25, 7, 2}};
+  b.vel = {{0.1, 0.2, 0.3}, {-0.5, 0, 1e-9}};
+  const fs::path p = tmp("ok.csv");
+  write_csv(p.string(), b);
+  const Bodies r = read_csv(p.string());
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r.pos[1].y, 0.25);
+  EXPECT_EQ(r.vel[1].z, 1e-9);
+  EXPECT_EQ(r.pos[0].w, 0.5);
+
+  auto csv = [](const std::string& name, const std::string& text) {
+    const fs::path f = tmp(name);
+    std::ofstream(f) << text;
+    return f.string();
+  };
+  expect_input_error([&] { read_csv(csv("h.csv", "a,b\n1,2\n")); }, "header");
+  expect_input_error([&] { read_csv(csv("s.csv", "x,y,z,vx,vy,vz,m\n1,2,3\n")); }, "line 2: expected 7");
+  expect_input_error([&] { read_csv(csv("w.csv", "x,y,z,vx,vy,vz,m\n1,2,3,4,5,6,x\n")); }, "not a number");
+  expect_input_error([&] { read_csv(csv("n.csv", "x,y,z,vx,vy,vz,m\n1,2,3,4,5,6,-1\n")); }, "negative mass");
+  expect_input_error([&] { read_csv(csv("i.csv", "x,y,z,vx,vy,vz,m\ninf,2,3,4,5,6,1\n")); }, "non-finite");
+  expect_input_error([&] { read_csv(csv("e.csv", "x,y,z,vx,vy,vz,m\n")); }, "no bodies");
+}
+
+TEST(InitialConditionsSpec, UnknownNameOrExtension) {
+  expect_input_error([] { make_initial_conditions("galaxy", 10, 1); }, "neither a generator");
+  expect_input_error([] { make_initial_conditions("plummer", 0, 1); }, "must be > 0");
+}
+
+}  // namespace
+}  // namespace nbody

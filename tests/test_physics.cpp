@@ -1,0 +1,142 @@
+// Physics with known answers, on cpu64 and cpu32.
+#include <cmath>
+#include <numbers>
+
+#include "helpers.hpp"
+#include "initial_conditions.hpp"
+#include "reference.hpp"
+
+namespace nbody {
+namespace {
+
+// Two equal masses on a circular orbit: separation d, each at speed v = sqrt(m / (2 d)) for
+// G = 1 (unsoftened; tiny eps). Period T = 2 pi sqrt(d^3 / (2 m)).
+TEST(Physics, TwoBodyCircularOrbitKeepsPeriodAndEnergy) {
+  const double m = 0.5, d = 1.0, eps = 1e-6;
+  const double v = std::sqrt(m / (2 * d));
+  const double period = 2 * std::numbers::pi * std::sqrt(d * d * d / (2 * m));
+  const int steps = 2000;
+  const double dt = period / steps;
+  Bodies b;
+  b.pos = {{-d / 2, 0, 0, m}, {d / 2, 0, 0, m}};
+  b.vel = {{0, -v, 0}, {0, v, 0}};
+  const Params p{dt, eps};
+  const Energy e0 = energy(b.pos, b.vel, p.eps2());
+  stagger(b, p);
+  Cpu64 cpu;
+  cpu.load(b, p);
+  cpu.step(steps);
+  cpu.read(b);
+  // After one period each body is back where it started (leapfrog phase error ~ (dt/T)^2).
+  EXPECT_NEAR(b.pos[0].x, -d / 2, 1e-4);
+  EXPECT_NEAR(b.pos[0].y, 0.0, 1e-4);
+  EXPECT_NEAR(b.pos[1].x, d / 2, 1e-4);
+  const Energy e1 = energy(b.pos, synchronise(b, p), p.eps2());
+  EXPECT_LT(relative_drift(e0.total(), e1.total()), 1e-6);
+  // and the orbit is not trivially still: halfway round the bodies swap sides.
+  Cpu64 half;
+  Bodies h;
+  h.pos = {{-d / 2, 0, 0, m}, {d / 2, 0, 0, m}};
+  h.vel = {{0, -v, 0}, {0, v, 0}};
+  stagger(h, p);
+  half.load(h, p);
+  half.step(steps / 2);
+  half.read(h);
+  EXPECT_NEAR(h.pos[0].x, d / 2, 1e-3);
+}
+
+TEST(Physics, NewtonsThirdLawTotalMomentumChangeIsRounding) {
+  const Bodies b = test::random_bodies(777, 1);
+  std::vector<Vec3> a;
+  accelerations_fp64(b.pos, 0.05 * 0.05, a);
+  Vec3 f, scale;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    f.x += b.pos[i].w * a[i].x;
+    f.y += b.pos[i].w * a[i].y;
+    f.z += b.pos[i].w * a[i].z;
+    scale.x += std::fabs(b.pos[i].w * a[i].x);
+  }
+  EXPECT_LT(norm(f), 1e-13 * scale.x) << "sum of m_i a_i must vanish";
+  // And over 10 steps on both CPU pipelines.
+  for (Pipeline* p : std::initializer_list<Pipeline*>{new Cpu64, new Cpu32}) {
+    std::unique_ptr<Pipeline> own(p);
+    Bodies s = b;
+    const Vec3 p0 = linear_momentum(s.pos, s.vel);
+    p->load(s, {0.01, 0.05});
+    p->step(10);
+    p->read(s);
+    const Vec3 p1 = linear_momentum(s.pos, s.vel);
+    const double tol = p->name() == "cpu64" ? 1e-15 : 1e-8;
+    EXPECT_LT(norm({p1.x - p0.x, p1.y - p0.y, p1.z - p0.z}), tol) << p->name();
+  }
+}
+
+TEST(Physics, Cpu32MatchesCpu64WithinFloatTolerance) {
+  for (std::size_t n : {1u, 3u, 33u, 1000u, 1023u}) {  // not multiples of the 16-lane blocks
+    const Bodies b = test::random_bodies(n, n);
+    std::vector<Vec3> ref, a = test::poisoned(n);
+    accelerations_fp64(b.pos, 0.05 * 0.05, ref);
+    Cpu32 cpu;
+    cpu.load(b, {0.01, 0.05});
+    cpu.accelerations(a);
+    EXPECT_TRUE(test::all_close(a, ref, 1e-7, 1e-5)) << "n = " << n;
+    EXPECT_LT(accel_error(a, ref).rms_rel, 1e-6) << "n = " << n;
+  }
+}
+
+TEST(Physics, SelfTermIsZeroAndSingleBodyFeelsNothing) {
+  Bodies b;
+  b.pos = {{0.3, -0.2, 0.1, 2.0}};
+  b.vel = {{0, 0, 0}};
+  std::vector<Vec3> a;
+  accelerations_fp64(b.pos, 0.01, a);
+  EXPECT_EQ(norm(a[0]), 0.0);
+}
+
+TEST(InitialConditions, PlummerIsInVirialEquilibriumWithUnitMassAndHenonEnergy) {
+  const Bodies b = plummer(4000, 42);
+  double m = 0;
+  for (const auto& p : b.pos) m += p.w;
+  EXPECT_NEAR(m, 1.0, 1e-12);
+  const Energy e = energy(b.pos, b.vel, 0.0);  // unsoftened, as the model is defined
+  EXPECT_NEAR(2 * e.kinetic / std::fabs(e.potential), 1.0, 0.08);
+  EXPECT_NEAR(e.total(), -0.25, 0.02);  // Hénon units
+  const Vec3 p = linear_momentum(b.pos, b.vel);
+  EXPECT_LT(norm(p), 1e-14);
+}
+
+TEST(InitialConditions, SameSeedSameBodiesDifferentSeedDifferentBodies) {
+  for (const std::string& ic : generator_names()) {
+    const Bodies a = make_initial_conditions(ic, 301, 7), b = make_initial_conditions(ic, 301, 7),
+                 c = make_initial_conditions(ic, 301, 8);
+    ASSERT_EQ(a.size(), 301u) << ic;
+    bool same = true, differ = false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      same &= a.pos[i].x == b.pos[i].x && a.pos[i].w == b.pos[i].w && a.vel[i].z == b.vel[i].z;
+      differ |= a.pos[i].x != c.pos[i].x;
+    }
+    EXPECT_TRUE(same) << ic;
+    EXPECT_TRUE(differ) << ic;
+  }
+}
+
+TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
+  std::vector<Vec4> a{{0, 0, 0, 1}, {1, 1, 1, 1}, {2, 0, 0, 1}}, b = a;
+  b[1].x += 3e-3;
+  b[2].y += 4e-3;
+  const Distance d = position_distance(a, b);
+  EXPECT_EQ(d.worst, 2u);
+  EXPECT_DOUBLE_EQ(d.max, 4e-3);
+  EXPECT_NEAR(d.rms, std::sqrt((9e-6 + 16e-6) / 3), 1e-15);
+  std::vector<Vec3> r{{1, 0, 0}, {0, 2, 0}}, x{{1, 0, 0}, {0, 2.2, 0}};
+  const AccelError e = accel_error(x, r);
+  EXPECT_EQ(e.worst, 1u);
+  EXPECT_NEAR(e.max_rel, 0.1, 1e-12);
+  EXPECT_NEAR(e.rms_rel, 0.2 / std::sqrt(5.0), 1e-12);
+  // A NaN is never hidden.
+  b[0].z = NAN;
+  EXPECT_EQ(position_distance(a, b).worst, 0u);
+}
+
+}  // namespace
+}  // namespace nbody
