@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the CUDA and GL tests,
+# compute-sanitizer, the compare runs and the benchmarks the issues ask for. Output goes to
+# stdout and to $OUT (when set). Usage: bash scripts/gpu-check.sh [bundle-dir]
+set -uo pipefail
+B=${1:-bundle}
+export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+N="$B/nbody"
+O=${OUT:-/tmp}
+section() { printf '\n==== %s\n' "$*"; }
+section info; "$N" info
+section test_cuda; "$B/test_cuda" 2>&1 | tail -n 15
+section test_gl; "$B/test_gl" 2>&1 | tail -n 15
+section sanitizer
+for tool in memcheck racecheck; do
+  compute-sanitizer --tool $tool --error-exitcode 9 "$N" compare --pipelines cpu64,cuda:gems31 -n 1000 --steps 2 >"$O/san_$tool.txt" 2>&1
+  echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_$tool.txt" | head -n 2 | tr '\n' ' ')"
+done
+section compare
+"$N" compare --pipelines cpu64,cuda:gems31,cuda:gems31-fp64,gl:forcequad -n 4096 --steps 20 | tail -n 12
+section gl bench
+"$N" bench --pipelines gl:forcequad -n 4096,16384 --steps 3 --reps 3 --json "$O/bench_gl.json"
+"$N" bench --pipelines gl:forcequad -n 65536 --gl-chunk 16384 --steps 1 --reps 2
+section cuda bench
+"$N" bench --pipelines cuda:gems31 -n 16384,65536,262144,1048576 --steps 5 --reps 3 --json "$O/bench_cuda.json"
+"$N" bench --pipelines cuda:gems31-fp64 -n 262144 --steps 3 --reps 3
+section sweep
+for n in 16384 262144; do
+  for p in 64 128 256 512; do for u in 1 4 16; do for q in 1 2 4; do
+    "$N" bench --pipelines cuda:gems31 -n $n --steps 5 --reps 3 --cuda-block $p --cuda-unroll $u --cuda-q $q \
+      | awk -v p=$p -v u=$u -v q=$q '/^cuda:/ {print "p=" p " unroll=" u " q=" q " " $0}'
+  done; done; done
+done | tee "$O/sweep.txt"
