@@ -9,6 +9,8 @@
 #include "compare.hpp"
 #include "config.hpp"
 #include "error.hpp"
+#include "explain.hpp"
+#include "initial_conditions.hpp"
 #include "leapfrog.hpp"
 #include "progress.hpp"
 
@@ -24,6 +26,9 @@ struct CompareArgs {
   long long every = 1;
   long long energy_every = 0;  // 0 = first and last step only
   std::string csv, plot, fail_above;
+  std::string preset;
+  bool explain = false;
+  CLI::App* app = nullptr;
 };
 
 struct Threshold {
@@ -56,9 +61,9 @@ Conserved conserved(const Bodies& b, const Params& p) {
 }
 
 std::vector<std::string> resolve_names(const CompareArgs& a) {
-  std::vector<std::string> names = a.pipelines.empty()
-                                       ? available_pipelines(a.cfg.pipeline)
-                                       : parse_pipeline_list(a.pipelines);
+  // Default: every pipeline; those that cannot run here are reported as skipped, with the reason.
+  std::vector<std::string> names =
+      a.pipelines.empty() ? pipeline_names() : parse_pipeline_list(a.pipelines);
   names.erase(std::remove(names.begin(), names.end(), kReference), names.end());
   names.insert(names.begin(), kReference);  // the reference always runs, first
   return names;
@@ -147,7 +152,58 @@ nlohmann::json to_json(const CompareArgs& a, const CompareResult& r, std::size_t
   return j;
 }
 
+int run_compare_once(CompareArgs& a);
+
+// TR04-032 §7.3 (Figure 9): 1000 steps of dt = 0.01, the max GPU-vs-CPU distance per step, for
+// N in {1024, 4096, 16384}. Our choice of bodies: a Plummer sphere (Hénon units), eps = 0.05.
+int run_fig9(CompareArgs& a) {
+  std::vector<long long> sizes{1024, 4096, 16384};
+  if (a.cfg.n_given) sizes = {a.cfg.n};
+  if (a.app->count("--steps") == 0) a.cfg.steps = 1000;
+  if (a.app->count("--dt") == 0) a.cfg.dt = 0.01;
+  if (a.app->count("--ic") == 0) a.cfg.ic = "plummer";
+  const std::string json = a.cfg.json;
+  nlohmann::json runs = nlohmann::json::array();
+  for (long long n : sizes) {
+    a.cfg.n = n;
+    a.cfg.json = "";
+    check_config(a.cfg, 3);
+    const CompareResult r = compare(a, resolve_names(a));
+    std::printf("\nTR04-032 Fig. 9 reproduced: n=%lld, dt=%g, eps=%g, ic=%s (paper: < 1e-3 for 15 "
+                "steps, < 1 until ~100; goal here: < 1e-5 and < 1e-3)\n%-28s %12s %12s %12s\n",
+                n, a.cfg.dt, a.cfg.softening, a.cfg.ic.c_str(), "pair", "max s<=15", "max s<=100",
+                "max at end");
+    for (std::size_t k = 0; k < (r.steps.empty() ? 0 : r.steps[0].pairs.size()); ++k) {
+      const auto& first = r.steps[0].pairs[k];
+      if (first.a != kReference && first.b != kReference) continue;
+      double m15 = 0, m100 = 0;
+      for (const auto& s : r.steps) {
+        if (s.step <= 15) m15 = std::max(m15, s.pairs[k].d.max);
+        if (s.step <= 100) m100 = std::max(m100, s.pairs[k].d.max);
+      }
+      std::printf("%-28s %12.3e %12.3e %12.3e  %s\n", pair_name(first).c_str(), m15, m100,
+                  r.steps.back().pairs[k].d.max,
+                  m15 < 1e-5 && m100 < 1e-3 ? "meets the goal" : "misses the goal");
+    }
+    runs.push_back(to_json(a, r, r.n));
+  }
+  write_json(json, {{"preset", "tr04-fig9"}, {"runs", runs}});
+  return 0;
+}
+
 int run_compare(CompareArgs& a) {
+  if (!a.preset.empty()) {
+    if (a.preset != "tr04-fig9")
+      throw InputError("--preset '" + a.preset + "': the only preset is tr04-fig9");
+    if (!a.fail_above.empty() || !a.csv.empty() || !a.plot.empty() || a.explain)
+      throw InputError("--preset tr04-fig9 writes its own table and --json; it takes no "
+                       "--fail-above, --csv, --plot or --explain");
+    return run_fig9(a);
+  }
+  return run_compare_once(a);
+}
+
+int run_compare_once(CompareArgs& a) {
   check_config(a.cfg, 3);
   if (a.every < 1) throw InputError("--every " + std::to_string(a.every) + ": must be >= 1");
   if (a.energy_every < 0)
@@ -169,7 +225,9 @@ int run_compare(CompareArgs& a) {
   print_summary(r, kReference);
 
   const std::size_t bodies = r.n;
-  write_json(a.cfg.json, to_json(a, r, bodies));
+  nlohmann::json j = to_json(a, r, bodies);
+  if (a.explain) j["explain"] = explain(initial_state(a.cfg), a.cfg.params(), a.cfg.steps);
+  write_json(a.cfg.json, j);
   if (!a.csv.empty()) write_text_atomically(a.csv, to_csv(r));
   if (!a.plot.empty())
     plot(r, a.plot, "nbody compare: n=" + std::to_string(bodies) + ", ic=" + a.cfg.ic);
@@ -211,6 +269,13 @@ Command add_compare(CLI::App& app) {
   sub->add_option("--fail-above", a->fail_above,
                   "DISTANCE@STEP: exit 1 if any pair with cpu64 is farther apart than DISTANCE at "
                   "STEP (the hook for a CI regression test)");
+  sub->add_option("--preset", a->preset,
+                  "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
+                  "(-n, --steps override), max distance to cpu64 per step");
+  sub->add_flag("--explain", a->explain,
+                "Explain the divergence: CPU float32 variants that differ in one factor each "
+                "(summation order, rsqrt, FMA, storage precision) and the e-folding time");
+  a->app = sub;
   return [a] { return run_compare(*a); };
 }
 

@@ -123,6 +123,11 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--cuda-block 2000", "--cuda-block 2000"},
       {"--gl-precision quarter", "--gl-precision"},
       {"--json /nonexistent/dir/x.json", "does not exist"},
+      {"--csv /nonexistent/dir/x.csv", "does not exist"},
+      {"--plot /nonexistent/dir/x.png", "does not exist"},
+      {"--energy-every -1", "--energy-every -1"},
+      {"--preset fig10", "--preset 'fig10'"},
+      {"--preset tr04-fig9 --explain", "takes no"},
   };
   for (const auto& [args, needle] : cases) {
     const fs::path json = dir / "bad.json";
@@ -149,6 +154,60 @@ TEST(Cli, FailAboveIsTheCiHook) {
   const Result loose = nbody(base + "--fail-above 1e-2@5");
   EXPECT_EQ(loose.code, 0) << loose.out << loose.err;
   EXPECT_NE(loose.out.find("PASS"), std::string::npos);
+}
+
+TEST(Cli, CompareWritesJsonCsvAndPlotWithEveryPairAtEveryStep) {
+  const fs::path dir = scratch();
+  const fs::path json = dir / "c.json", csv = dir / "c.csv", png = dir / "c.png";
+  const Result r = nbody("compare --pipelines cpu64,cpu32,gl:forcequad -n 300 --steps 12 --json '" +
+                         json.string() + "' --csv '" + csv.string() + "' --plot '" + png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  const std::size_t ran = j["pipelines"].size();
+  ASSERT_GE(ran, 2u);
+  const std::size_t pairs = ran * (ran - 1) / 2;
+  ASSERT_EQ(j["divergence"].size(), 12u);
+  for (const auto& s : j["divergence"]) EXPECT_EQ(s["pairs"].size(), pairs) << s.dump();
+  EXPECT_EQ(lines(slurp(csv)), static_cast<int>(1 + 12 * pairs));
+  const std::string img = slurp(png);
+  ASSERT_GT(img.size(), 1000u);
+  EXPECT_EQ(img.substr(1, 3), "PNG");
+  EXPECT_FALSE(fs::exists(png.string() + ".partial"));
+}
+
+TEST(Cli, ExplainNamesEveryFactor) {
+  const fs::path json = scratch() / "e.json";
+  const Result r = nbody("compare --pipelines cpu64 -n 200 --steps 30 --explain --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* cause : {"summation order: pairwise", "summation order: compensated",
+                            "inverse square root", "FMA contraction", "storage precision", "chaos"})
+    EXPECT_NE(r.out.find(cause), std::string::npos) << cause << "\n" << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["explain"].size(), 7u);
+  // Each factor changes the step-1 accelerations of the baseline (none is a no-op row)...
+  for (std::size_t k = 1; k < 6; ++k)
+    EXPECT_GT(j["explain"][k]["accel_rms_rel_vs_baseline"].get<double>(), 0.0) << j["explain"][k].dump();
+  // ...and the tree and compensated sums land closer to float64 than the sequential sum does.
+  const double base = j["explain"][0]["accel_rms_rel_vs_cpu64"];
+  EXPECT_LT(j["explain"][1]["accel_rms_rel_vs_cpu64"].get<double>(), base);
+  EXPECT_LT(j["explain"][2]["accel_rms_rel_vs_cpu64"].get<double>(), base);
+  EXPECT_GT(j["explain"][5]["accel_rms_rel_vs_cpu64"].get<double>(), 100 * base) << "fp16 storage";
+}
+
+TEST(Cli, Fig9PresetAtReducedN) {
+  const fs::path json = scratch() / "f9.json";
+  const Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu32,gl -n 256 --steps 20 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("TR04-032 Fig. 9"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["dt"], 0.01);
+  EXPECT_EQ(j["runs"][0]["divergence"].size(), 20u);
+  for (const auto& s : j["runs"][0]["divergence"])
+    if (s["step"].get<int>() <= 15) {
+      EXPECT_LT(s["pairs"]["cpu64|cpu32"]["max"].get<double>(), 1e-5);
+    }
 }
 
 TEST(Cli, InfoNamesEveryPipeline) {

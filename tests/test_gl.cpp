@@ -38,8 +38,11 @@ TEST_P(GlVariant, AccelerationsMatchCpu64) {
     p->accelerations(a);
     const AccelError e = accel_error(a, ref);
     EXPECT_LE(e.rms_rel, 1e-5) << GetParam() << " n=" << n << " worst body " << e.worst;
-    if (n > 1) EXPECT_TRUE(test::all_close(a, ref, 1e-6, 1e-4)) << GetParam() << " n=" << n;
-    else EXPECT_EQ(norm(a[0]), 0.0) << "one body feels no force";
+    if (n > 1) {
+      EXPECT_TRUE(test::all_close(a, ref, 1e-6, 1e-4)) << GetParam() << " n=" << n;
+    } else {
+      EXPECT_EQ(norm(a[0]), 0.0) << "one body feels no force";
+    }
   }
 }
 
