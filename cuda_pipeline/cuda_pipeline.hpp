@@ -10,13 +10,17 @@
 namespace nbody::cuda {
 
 struct Options {
-  int block = 256;  // p: threads (bodies) per block, one tile of p bodies in shared memory
-  int unroll = 4;   // inner-loop unroll factor (GPU Gems 3 §31.4.1, Figure 31-5)
-  int q = 1;        // threads per body: each row split into q segments (§31.4.1, Figure 31-8)
+  int block = 0;    // threads per block (one tile of that many bodies); 0 = the rung's default
+                    // (gems31: p = 256, tuned: 128)
+  int unroll = 4;   // gems31: inner-loop unroll factor (GPU Gems 3 §31.4.1, Figure 31-5)
+  int q = 1;        // gems31: threads per body, each row in q segments (§31.4.1, Figure 31-8)
   int device = 0;
+  int bodies = 0;   // tuned, symmetric: bodies per thread K; 0 = the rung's default
+  int split = 0;    // tuned: blocks per row (the j range in S parts); 0 = chosen for the device
 };
 
-// "gems31" (listing 31-3, float) and "gems31-fp64" (the same kernel templated on double).
+// "gems31" (listing 31-3, float), "gems31-fp64" (the same kernel templated on double), "tuned",
+// "tuned-fp64" (tuned_kernels.cuh) and "symmetric" (symmetric_kernels.cuh).
 const std::vector<std::string>& variants();
 
 // Throws Unavailable when there is no CUDA device ("no CUDA device: cudaGetDeviceCount returned
@@ -29,6 +33,11 @@ struct DeviceInfo {
   int sms = 0, clock_khz = 0, cc_major = 0, cc_minor = 0;
   std::size_t memory = 0;
   std::string describe() const;
+  // FP32 / FP64 fused multiply-add lanes per SM (results per clock), from the CUDA C++
+  // Programming Guide's table of arithmetic instruction throughput; 0 for an architecture not in
+  // the table (no bound is claimed).
+  int fp32_lanes() const;
+  int fp64_lanes() const;
 };
 
 // Every device, or none with `reason` saying why.

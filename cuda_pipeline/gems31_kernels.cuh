@@ -75,23 +75,4 @@ __global__ void calculate_forces(const Vec4T<T>* __restrict__ pos, Vec4T<T>* __r
   if (ty == 0 && i < n) acc[i] = Vec4T<T>{ai.x, ai.y, ai.z, 0};
 }
 
-// The leapfrog kick-drift (common/leapfrog.hpp): the velocity and position programs of the GL
-// pipeline in one kernel. Positions are double-buffered (the ping-pong textures' counterpart).
-template <typename T>
-__global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
-                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int n, T dt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  Vec4T<T> p = pos_in[i], v = vel[i];
-  const Vec4T<T> a = acc[i];
-  v.x += a.x * dt;
-  v.y += a.y * dt;
-  v.z += a.z * dt;
-  p.x += v.x * dt;
-  p.y += v.y * dt;
-  p.z += v.z * dt;
-  vel[i] = v;
-  pos_out[i] = p;
-}
-
 }  // namespace nbody::cuda

@@ -1,12 +1,16 @@
 // nbody bench: validate each pipeline against cpu64 at small N, warm up, then time; one table row
 // per pipeline and N. Rates count N^2 interactions per step (GPU Gems 3 §31.4) and 20 flops per
-// interaction (30 for fp64).
+// interaction (30 for fp64); cuda:symmetric computes half of them and is counted the same way.
+// Each row carries the fraction of a hardware bound where one applies (bounds.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <utility>
 
+#include "bounds.hpp"
 #include "commands.hpp"
 #include "config.hpp"
 #include "device_names.hpp"
@@ -59,9 +63,14 @@ double tolerance(const std::string& name, const PipelineOptions& o) {
 }
 
 struct Row {
+  Row() = default;
+  Row(std::string p, std::string s, long long n_, long long steps_)
+      : pipeline(std::move(p)), status(std::move(s)), n(n_), steps(steps_) {}
   std::string pipeline, status;
   long long n = 0, steps = 0;
   double ms = 0, rate = 0, gflops = 0, err = 0;
+  std::optional<Bound> bound;
+  double fraction() const { return bound ? rate / bound->interactions_per_s : 0; }
 };
 
 double time_steps(Pipeline& p, int steps) {
@@ -92,6 +101,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
   }
   // Timing needs realistic positions, not the exact leapfrog start: no O(N^2) CPU stagger here.
   p->load(plummer(static_cast<std::size_t>(n), a.cfg.seed), params);
+  row.bound = bound_for(name, *p, n, a.cfg.pipeline);
   time_steps(*p, 1);  // warm-up: shader compile, allocation, clocks
   std::vector<double> ms;
   for (long long r = 0; r < a.reps; ++r) ms.push_back(time_steps(*p, static_cast<int>(a.cfg.steps)));
@@ -119,9 +129,11 @@ int run_bench(BenchArgs& a) {
   const auto cuda = cuda_descriptions(reason);
   device += "; cuda: " + (cuda.empty() ? "unavailable (" + reason + ")" : cuda[0]);
   std::printf("device: %s\n", device.c_str());
-  std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n\n");
-  std::printf("%-18s %9s %11s %13s %10s %11s  %s\n", "pipeline", "N", "ms/step", "interact/s",
-              "GFLOP/s", "acc rms_rel", "status");
+  std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n");
+  std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32) or / 12 DP ops (fp64); "
+              "fill = the texels a step draws at the measured RGBA32F fill rate\n\n");
+  std::printf("%-18s %9s %11s %13s %10s %11s %6s %11s  %s\n", "pipeline", "N", "ms/step",
+              "interact/s", "GFLOP/s", "bound/s", "%bound", "acc rms_rel", "status");
 
   nlohmann::json results = nlohmann::json::array();
   for (const auto& name : names)
@@ -130,15 +142,27 @@ int run_bench(BenchArgs& a) {
       try {
         row = bench_one(a, name, n);
       } catch (const Unavailable& e) {
-        row = {name, std::string("skipped: ") + e.what(), n, a.cfg.steps};
+        row = Row(name, std::string("skipped: ") + e.what(), n, a.cfg.steps);
       }
-      std::printf("%-18s %9lld %11.4f %13.4e %10.2f %11.2e  %s\n", row.pipeline.c_str(), row.n,
-                  row.ms, row.rate, row.gflops, row.err, row.status.c_str());
+      char bound[32] = "-", fraction[16] = "-";
+      if (row.bound) {
+        std::snprintf(bound, sizeof bound, "%s %.2e", row.bound->kind.c_str(),
+                      row.bound->interactions_per_s);
+        std::snprintf(fraction, sizeof fraction, "%.1f", 100 * row.fraction());
+      }
+      std::printf("%-18s %9lld %11.4f %13.4e %10.2f %11s %6s %11.2e  %s\n", row.pipeline.c_str(),
+                  row.n, row.ms, row.rate, row.gflops, bound, fraction, row.err, row.status.c_str());
+      if (row.bound) std::printf("%-18s   bound: %s\n", "", row.bound->detail.c_str());
       std::fflush(stdout);
       nlohmann::json j = {{"pipeline", row.pipeline}, {"n", row.n},       {"steps", row.steps},
                           {"ms_per_step", row.ms},    {"interactions_per_s", row.rate},
                           {"gflops", row.gflops},     {"accel_rms_rel", row.err},
-                          {"status", row.status}};
+                          {"status", row.status},     {"bound", nullptr}};
+      if (row.bound)
+        j["bound"] = {{"kind", row.bound->kind},
+                      {"interactions_per_s", row.bound->interactions_per_s},
+                      {"fraction", row.fraction()},
+                      {"detail", row.bound->detail}};
       results.push_back(j);
     }
   write_json(a.cfg.json, {{"device", device}, {"results", results}});

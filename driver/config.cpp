@@ -38,11 +38,18 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
   app.add_option("--gl-precision", o.gl_precision,
                  "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)")
       ->capture_default_str();
-  app.add_option("--cuda-block", o.cuda_block, "CUDA threads per block p (32..1024)")
+  app.add_option("--cuda-block", o.cuda_block,
+                 "CUDA threads per block, a multiple of 32 (0: the rung's default, gems31 256, tuned 128)")
       ->capture_default_str();
   app.add_option("--cuda-unroll", o.cuda_unroll, "CUDA inner-loop unroll (1, 2, 4, ... 32)")
       ->capture_default_str();
   app.add_option("--cuda-q", o.cuda_q, "CUDA threads per body q (1, 2, 4, ... 32; p*q <= 1024)")
+      ->capture_default_str();
+  app.add_option("--cuda-bodies", o.cuda_bodies,
+                 "cuda:tuned / cuda:symmetric bodies per thread (1, 2, 4, 8; 0: the rung's default)")
+      ->capture_default_str();
+  app.add_option("--cuda-split", o.cuda_split,
+                 "cuda:tuned parts of the j range, one block each (0: chosen for the device)")
       ->capture_default_str();
   app.add_option("--device", o.device, "CUDA device index")->capture_default_str();
 }

@@ -26,7 +26,8 @@ struct Config {
 
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --json.
 void add_common_options(CLI::App& app, Config& c);
-// --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --device.
+// --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --cuda-bodies, --cuda-split,
+// --device.
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 
 // Throws InputError naming the value and the limit. `pipelines` is how many copies of the state

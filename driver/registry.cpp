@@ -16,14 +16,14 @@ namespace nbody {
 
 const std::vector<std::string>& pipeline_names() {
   static const std::vector<std::string> names{
-      "cpu64",       "cpu32",        "gl:forcequad",       "gl:gather",  "gl:compute",
-      "cuda:gems31", "cuda:gems31-fp64"};
+      "cpu64",      "cpu32",           "gl:forcequad",   "gl:gather",        "gl:compute",
+      "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"};
   return names;
 }
 
 std::string canonical_name(const std::string& name) {
   if (name == "gl") return "gl:forcequad";
-  if (name == "cuda") return "cuda:gems31";
+  if (name == "cuda") return "cuda:tuned";
   const auto& all = pipeline_names();
   if (std::find(all.begin(), all.end(), name) != all.end()) return name;
   std::string known;
@@ -67,6 +67,8 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
     c.unroll = o.cuda_unroll;
     c.q = o.cuda_q;
     c.device = o.device;
+    c.bodies = o.cuda_bodies;
+    c.split = o.cuda_split;
     return cuda::make(name.substr(5), c);
 #else
     throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
@@ -91,9 +93,9 @@ void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");
   if (o.gl_precision != "float" && o.gl_precision != "half")
     throw InputError("--gl-precision '" + o.gl_precision + "': must be float or half");
-  if (o.cuda_block < 32 || o.cuda_block > 1024 || o.cuda_block % 32 != 0)
+  if (o.cuda_block != 0 && (o.cuda_block < 32 || o.cuda_block > 1024 || o.cuda_block % 32 != 0))
     throw InputError("--cuda-block " + std::to_string(o.cuda_block) +
-                     ": must be a multiple of 32 in 32..1024");
+                     ": must be 0 (the rung's default) or a multiple of 32 in 32..1024");
   if (o.cuda_unroll < 1 || o.cuda_unroll > 32 || (o.cuda_unroll & (o.cuda_unroll - 1)) != 0)
     throw InputError("--cuda-unroll " + std::to_string(o.cuda_unroll) +
                      ": must be a power of two in 1..32");
@@ -103,6 +105,17 @@ void check_pipeline_options(const PipelineOptions& o) {
     throw InputError("--cuda-block " + std::to_string(o.cuda_block) + " x --cuda-q " +
                      std::to_string(o.cuda_q) + " = " + std::to_string(o.cuda_block * o.cuda_q) +
                      " threads per block; the limit is 1024");
+  if (o.cuda_block == 0 && 256 * o.cuda_q > 1024)
+    throw InputError("--cuda-q " + std::to_string(o.cuda_q) + " with gems31's default --cuda-block "
+                     "256 makes " + std::to_string(256 * o.cuda_q) + " threads per block; the limit "
+                     "is 1024 (give a smaller --cuda-block)");
+  if (o.cuda_bodies != 0 && o.cuda_bodies != 1 && o.cuda_bodies != 2 && o.cuda_bodies != 4 &&
+      o.cuda_bodies != 8)
+    throw InputError("--cuda-bodies " + std::to_string(o.cuda_bodies) +
+                     ": must be 0 (the rung's default), 1, 2, 4 or 8");
+  if (o.cuda_split < 0 || o.cuda_split > 65535)
+    throw InputError("--cuda-split " + std::to_string(o.cuda_split) +
+                     ": must be 0 (chosen for the device) or 1..65535");
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
 }
 

@@ -13,15 +13,17 @@ namespace nbody {
 struct PipelineOptions {
   int gl_chunk = 0;                  // 0 = as large as the device allows
   std::string gl_precision = "float";  // float | half
-  int cuda_block = 256;              // p, threads per block (GPU Gems 3 §31.4)
-  int cuda_unroll = 4;               // inner-loop unroll factor
-  int cuda_q = 1;                    // threads per body (§31.4.1)
+  int cuda_block = 0;                // threads per block; 0 = the rung's default
+  int cuda_unroll = 4;               // gems31: inner-loop unroll factor
+  int cuda_q = 1;                    // gems31: threads per body (§31.4.1)
+  int cuda_bodies = 0;               // tuned, symmetric: bodies per thread; 0 = the rung's default
+  int cuda_split = 0;                // tuned: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
 };
 
 // Every pipeline name, in ladder order.
 const std::vector<std::string>& pipeline_names();
-// "gl" -> "gl:forcequad", "cuda" -> "cuda:gems31"; throws InputError for an unknown name.
+// "gl" -> "gl:forcequad", "cuda" -> "cuda:tuned"; throws InputError for an unknown name.
 std::string canonical_name(const std::string& name);
 // Parses "a,b,c" into canonical names (no duplicates); throws InputError.
 std::vector<std::string> parse_pipeline_list(const std::string& list);

@@ -9,26 +9,20 @@ namespace nbody::gl {
 
 namespace {
 
-class Compute final : public TexturedPipeline {
+class Compute final : public BodyShapedRung {
  public:
-  explicit Compute(const Options& o) : opt_(o) {}
+  explicit Compute(const Options& o) : BodyShapedRung(o.half) {}
   std::string name() const override { return "gl:compute"; }
 
  private:
   static constexpr int kTile = 256;  // local_size_x of compute.comp
-  GLenum position_format() const override { return opt_.half ? GL_RGBA16F : GL_RGBA32F; }
-  const Texture& acc() const override { return acc_; }
-  const Framebuffer& acc_fbo() const override { return acc_fbo_; }
 
   void allocate(int n, int width, int height) override {
     const ContextInfo& ctx = context();
     if (ctx.major * 10 + ctx.minor < 43)
       throw Unavailable("gl:compute needs GL 4.3 compute shaders; this context is " +
                         std::to_string(ctx.major) + "." + std::to_string(ctx.minor));
-    n_ = n;
-    width_ = width;
-    acc_ = Texture({"accelerations", width, height, GL_RGBA32F, nullptr});
-    acc_fbo_ = Framebuffer(acc_);
+    allocate_acc(n, width, height);
     compute_ = Program(ProgramDesc{"compute", "", "", "compute.comp"});
   }
 
@@ -38,16 +32,12 @@ class Compute final : public TexturedPipeline {
     compute_.set("n", n_);
     compute_.set("body_width", width_);
     compute_.set("eps2", eps2());
-    glBindImageTexture(0, acc_.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
+    glBindImageTexture(0, acc().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
     glDispatchCompute(static_cast<GLuint>((n_ + kTile - 1) / kTile), 1, 1);
     // The velocity program fetches the result as a texture; read() takes it through an FBO.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
   }
 
-  Options opt_;
-  int n_ = 0, width_ = 0;
-  Texture acc_;
-  Framebuffer acc_fbo_;
   Program compute_;
 };
 

@@ -89,9 +89,8 @@ class ForceQuad final : public TexturedPipeline {
       for (int d = 0; d < chunks_; ++d) {
         const int cj = std::min(chunk_, n_ - d * chunk_);
         if (d == 0) glDisable(GL_BLEND); else glEnable(GL_BLEND);
-        quad_fbo_.bind(0, 0, ci, cj);
         force_.set("j_chunk", d);
-        quad().draw();
+        draw(quad_fbo_, 0, 0, ci, cj);
       }
       glDisable(GL_BLEND);
       reduce(c, ci, rows);
@@ -109,15 +108,13 @@ class ForceQuad final : public TexturedPipeline {
       reduce_.set("h", h);
       reduce_.set("half_h", half);
       if (half == 1) {
-        acc_fbo_.bind(0, c, ci, 1);
         reduce_.set("out_row", c);
-        quad().draw();
+        draw(acc_fbo_, 0, c, ci, 1);
         return;
       }
       const bool to_scratch = src == &quad_;
-      (to_scratch ? scratch_fbo_ : quad_fbo_).bind(0, 0, ci, half);
       reduce_.set("out_row", 0);
-      quad().draw();
+      draw(to_scratch ? scratch_fbo_ : quad_fbo_, 0, 0, ci, half);
       src = to_scratch ? &scratch_ : &quad_;
       h = half;
     }

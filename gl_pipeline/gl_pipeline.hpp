@@ -22,6 +22,20 @@ std::unique_ptr<Pipeline> make(const std::string& variant, const Options& option
 // "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6, max texture 16384"
 std::string describe_context();
 
+// The texels (fragments) one step of a gl:* pipeline draws, counted by running one step (the
+// state advances). Throws InputError for a pipeline that is not a GL one.
+long long fragments_per_step(Pipeline& pipeline);
+
+// The RGBA32F fill rate of this GL: a trivial fragment shader drawn `draws` times over a side x
+// side target, about `texels` texels in all; the median of `reps` timed runs after a warm-up,
+// each ended by glFinish.
+struct FillRate {
+  int side = 0;
+  long long draws = 0;
+  double texels_per_s = 0;
+};
+FillRate measure_fill_rate(long long texels, int reps = 3);
+
 // Renders the bodies of a gl:* pipeline into an offscreen framebuffer and writes PNGs: point
 // sprites, additive blending, coloured by speed, a fixed camera that frames the initial cloud.
 class FrameWriter {

@@ -62,13 +62,18 @@ void TexturedPipeline::accelerations(std::vector<Vec3>& out) {
   }
 }
 
+void TexturedPipeline::draw(const Framebuffer& target, int x, int y, int w, int h) {
+  target.bind(x, y, w, h);
+  quad_.draw();
+  fragments_ += static_cast<long long>(w) * h;
+}
+
 void TexturedPipeline::step(int count) {
   for (int s = 0; s < count; ++s) {
     const int next = 1 - cur_;
     compute_accelerations(pos_[cur_]);
     // Velocity program (kick): v' = v + a dt, rendered into the other velocity texture.
     glDisable(GL_BLEND);
-    vel_fbo_[next].bind(0, 0, width_, height_);
     velocity_.use();
     velocity_.sampler("velocities", 0, vel_[cur_]);
     velocity_.sampler("accel", 1, acc());
@@ -76,14 +81,13 @@ void TexturedPipeline::step(int count) {
     velocity_.set("n", n_);
     velocity_.set("body_width", width_);
     velocity_.set("acc_width", acc().width());
-    quad_.draw();
+    draw(vel_fbo_[next], 0, 0, width_, height_);
     // Position program (drift): x' = x + v' dt, rendered into the other position texture.
-    pos_fbo_[next].bind(0, 0, width_, height_);
     position_.use();
     position_.sampler("positions", 0, pos_[cur_]);
     position_.sampler("velocities", 1, vel_[next]);
     position_.set("dt", dt_);
-    quad_.draw();
+    draw(pos_fbo_[next], 0, 0, width_, height_);
     cur_ = next;
   }
 }

@@ -29,6 +29,9 @@ class TexturedPipeline : public Pipeline {
   const Texture& positions() const { return pos_[cur_]; }
   const Texture& velocities() const { return vel_[cur_]; }
   int body_count() const { return n_; }
+  // Fragments drawn so far (the sum of w x h over every draw): the texels a step writes, for the
+  // bench's fill-rate bound. Compute dispatches draw nothing and are not counted.
+  long long fragments_drawn() const { return fragments_; }
 
  protected:
   // Called by load() once the body textures exist: allocate the rung's own textures.
@@ -40,7 +43,9 @@ class TexturedPipeline : public Pipeline {
   // Storage format of the positions (RGBA32F, or RGBA16F for --gl-precision half).
   virtual GLenum position_format() const { return GL_RGBA32F; }
 
-  const QuadVao& quad() const { return quad_; }
+  // Draws the viewport-filling quad into the w x h rectangle at (x, y) of `target` with the
+  // program in use: one fragment per texel, counted.
+  void draw(const Framebuffer& target, int x, int y, int w, int h);
   float eps2() const { return eps2_; }
 
  private:
@@ -49,8 +54,31 @@ class TexturedPipeline : public Pipeline {
   Texture pos_[2], vel_[2];  // ping-pong pairs: xyz + mass in w; velocity xyz
   Framebuffer pos_fbo_[2], vel_fbo_[2];
   int cur_ = 0;
+  long long fragments_ = 0;
   Program velocity_, position_;
   QuadVao quad_;
+};
+
+// A rung whose acceleration stage writes a texture of the body texture's shape (gl:gather,
+// gl:compute): the texture and its framebuffer, held here once.
+class BodyShapedRung : public TexturedPipeline {
+ protected:
+  explicit BodyShapedRung(bool half) : half_(half) {}
+  GLenum position_format() const override { return half_ ? GL_RGBA16F : GL_RGBA32F; }
+  const Texture& acc() const override { return acc_; }
+  const Framebuffer& acc_fbo() const override { return acc_fbo_; }
+  // Allocates the acceleration texture; the rung then makes its program.
+  void allocate_acc(int n, int width, int height) {
+    n_ = n, width_ = width, height_ = height;
+    acc_ = Texture({"accelerations", width, height, GL_RGBA32F, nullptr});
+    acc_fbo_ = Framebuffer(acc_);
+  }
+  int n_ = 0, width_ = 0, height_ = 0;
+
+ private:
+  bool half_;
+  Texture acc_;
+  Framebuffer acc_fbo_;
 };
 
 // The body texture's 2-D shape for n texels: near square, any n (not a power of two).

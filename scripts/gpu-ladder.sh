@@ -1,14 +1,42 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (see scripts/gpu-check.sh): the GL rungs' bench and the TR04-032 Fig. 9
-# preset with every GPU pipeline against cpu64.
+# Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the tests, the SASS
+# report, compute-sanitizer on the new rungs, the ladder table, and the cuda:tuned sweeps.
+# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-ladder.sh [bundle-dir]
 set -uo pipefail
 B=${1:-bundle}
 export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 N="$B/nbody"
 O=${OUT:-/tmp}
-"$N" bench --pipelines gl:forcequad,gl:gather,gl:compute,cuda:gems31 -n 16384 --steps 3 --reps 3 --json "$O/ladder_16k.json"
-"$N" bench --pipelines gl:gather,gl:compute -n 262144 --steps 1 --reps 2 --json "$O/ladder_262k.json"
-for n in 1024 4096; do
-  "$N" compare --preset tr04-fig9 -n $n --pipelines cpu64,cuda:gems31,cuda:gems31-fp64,gl:forcequad,gl:gather,gl:compute \
-    --json "$O/fig9_$n.json" | grep -A8 "TR04-032"
+section() { printf '\n==== %s\n' "$*"; }
+section info; "$N" info | head -n 20
+section test_cuda; "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|error|rms|tests ran" | head -n 40
+section test_gl; "$B/test_gl" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20
+section sass; bash scripts/sass-report.sh 2>&1
+section sanitizer
+for v in tuned tuned-fp64 symmetric; do
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 "$N" compare --pipelines cpu64,cuda:$v -n 1000 --steps 2 >"$O/san_${v}_$tool.txt" 2>&1
+    echo "$v $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_${v}_$tool.txt" | head -n 2 | tr '\n' ' ')"
+  done
 done
+section ladder
+"$N" bench --pipelines gl:forcequad,gl:gather,gl:compute,cuda:gems31,cuda:tuned,cuda:symmetric -n 16384 --steps 5 --reps 3 --json "$O/ladder_16k.json"
+"$N" bench --pipelines gl:compute,cuda:gems31,cuda:tuned,cuda:symmetric -n 65536,262144 --steps 5 --reps 3 --json "$O/ladder_big.json"
+"$N" bench --pipelines cuda:gems31,cuda:tuned,cuda:symmetric -n 1048576 --steps 2 --reps 3 --json "$O/ladder_1m.json"
+"$N" bench --pipelines cuda:gems31-fp64,cuda:tuned-fp64 -n 262144 --steps 3 --reps 3 --json "$O/ladder_fp64.json"
+section sweep
+for n in 16384 262144; do
+  for b in 64 128 256; do for k in 1 2 4 8; do
+    "$N" bench --pipelines cuda:tuned -n $n --steps 5 --reps 3 --cuda-block $b --cuda-bodies $k \
+      | awk -v b=$b -v k=$k '/^cuda:/ {print "block=" b " bodies=" k " " $0}'
+  done; done
+done | tee "$O/sweep_tuned.txt"
+for s in 1 2 4 8 16 32 64; do
+  "$N" bench --pipelines cuda:tuned -n 16384 --steps 5 --reps 3 --cuda-split $s | awk -v s=$s '/^cuda:/ {print "split=" s " " $0}'
+done | tee "$O/sweep_split.txt"
+for k in 1 2 4 8; do
+  "$N" bench --pipelines cuda:tuned-fp64 -n 262144 --steps 2 --reps 3 --cuda-bodies $k | awk -v k=$k '/^cuda:/ {print "fp64 bodies=" k " " $0}'
+done | tee "$O/sweep_fp64.txt"
+for k in 1 2 4; do
+  "$N" bench --pipelines cuda:symmetric -n 262144 --steps 3 --reps 3 --cuda-bodies $k | awk -v k=$k '/^cuda:/ {print "symmetric bodies=" k " " $0}'
+done | tee "$O/sweep_symmetric.txt"

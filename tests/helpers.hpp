@@ -12,6 +12,14 @@
 #include "leapfrog.hpp"
 #include "metrics.hpp"
 
+// Skips the test, naming the reason, when `why` (an expression giving a string) is not empty:
+// a GPU test on a machine without the GPU says so instead of passing.
+#define NBODY_SKIP_UNLESS_AVAILABLE(why)          \
+  do {                                            \
+    const std::string why_ = (why);               \
+    if (!why_.empty()) GTEST_SKIP() << why_;      \
+  } while (0)
+
 namespace nbody::test {
 
 // A fresh seed per test run (printed, so a failure can be replayed with NBODY_TEST_SEED).

@@ -121,6 +121,8 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--fail-above 1e-3", "DISTANCE@STEP"},
       {"--fail-above 1e-3@500", "not a recorded step"},
       {"--cuda-block 2000", "--cuda-block 2000"},
+      {"--cuda-bodies 3", "--cuda-bodies 3"},
+      {"--cuda-split -1", "--cuda-split -1"},
       {"--gl-precision quarter", "--gl-precision"},
       {"--json /nonexistent/dir/x.json", "does not exist"},
       {"--csv /nonexistent/dir/x.csv", "does not exist"},
@@ -213,8 +215,47 @@ TEST(Cli, Fig9PresetAtReducedN) {
 TEST(Cli, InfoNamesEveryPipeline) {
   const Result r = nbody("info");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* name : {"cpu64", "cpu32", "gl:forcequad", "cuda:gems31"})
+  for (const char* name : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
+                           "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+// The done criterion for this machine: every rung listed with a positive rate, and the
+// force quad's row carrying its fill-rate bound (measured in the same run).
+TEST(Cli, BenchListsEveryRungWithItsBound) {
+  const fs::path json = scratch() / "bench.json";
+  const Result r = nbody("bench --pipelines cpu32,gl:forcequad,gl:gather,gl:compute,cuda:tuned -n 1024 "
+                         "--steps 3 --reps 2 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), 5u);
+  for (const auto& row : j["results"]) {
+    const std::string name = row["pipeline"], status = row["status"];
+    if (status.starts_with("skipped")) {
+      EXPECT_TRUE(name.starts_with("gl:") || name.starts_with("cuda:")) << name << ": " << status;
+      continue;
+    }
+    ASSERT_EQ(status, "ok") << name;
+    EXPECT_GT(row["interactions_per_s"].get<double>(), 0) << name;
+    EXPECT_NEAR(row["gflops"].get<double>(), row["interactions_per_s"].get<double>() * 20e-9,
+                1e-6 * row["gflops"].get<double>()) << name;
+    if (name == "cpu32") {
+      EXPECT_TRUE(row["bound"].is_null());
+    }
+    if (name == "gl:forcequad") {
+      ASSERT_TRUE(row["bound"].is_object()) << row.dump();
+      EXPECT_EQ(row["bound"]["kind"], "fill");
+      const double f = row["bound"]["fraction"];
+      EXPECT_GT(f, 0);
+      EXPECT_NEAR(f, row["interactions_per_s"].get<double>() /
+                         row["bound"]["interactions_per_s"].get<double>(), 1e-9 * f);
+    }
+    if (name.starts_with("cuda:")) {
+      ASSERT_TRUE(row["bound"].is_object()) << row.dump();
+      EXPECT_EQ(row["bound"]["kind"], "sm");
+    }
+  }
+  EXPECT_NE(r.out.find("bound"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // cuda_pipeline. On a machine without a CUDA device every test skips, naming the reason.
+#include <cmath>
+
 #include "cuda_pipeline.hpp"
+#include "split_plan.hpp"
 #include "error.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
@@ -9,11 +12,11 @@ namespace {
 
 const Params kParams{0.01, 0.05};
 
-#define REQUIRE_CUDA()                                        \
-  do {                                                        \
-    std::string reason_;                                      \
-    if (cuda::devices(reason_).empty()) GTEST_SKIP() << reason_; \
-  } while (0)
+std::string cuda_unavailable() {
+  std::string reason;
+  return cuda::devices(reason).empty() ? reason : "";
+}
+#define REQUIRE_CUDA() NBODY_SKIP_UNLESS_AVAILABLE(cuda_unavailable())
 
 double tolerance(const std::string& variant) { return variant.ends_with("fp64") ? 1e-12 : 1e-5; }
 
@@ -36,25 +39,48 @@ TEST_P(CudaVariant, AccelerationsMatchCpu64) {
   }
 }
 
-TEST_P(CudaVariant, IndependentOfBlockUnrollAndQ) {
-  REQUIRE_CUDA();
-  const Bodies b = test::random_bodies(4097, 200);  // not a multiple of any p
-  std::vector<Vec3> ref, a;
-  accelerations_fp64(b.pos, kParams.eps2(), ref);
-  for (int p : {64, 128, 256, 512})
-    for (int unroll : {1, 4, 16})
-      for (int q : {1, 2, 4}) {
-        if (p * q > 1024) continue;
-        auto k = cuda::make(GetParam(), {p, unroll, q, 0});
-        k->load(b, kParams);
-        a = test::poisoned(b.size());
-        k->accelerations(a);
-        EXPECT_LE(accel_error(a, ref).rms_rel, tolerance(GetParam()))
-            << "p=" << p << " unroll=" << unroll << " q=" << q;
-      }
+// Every launch shape the rung accepts gives the same answer, to the rung's tolerance.
+std::vector<cuda::Options> launch_shapes(const std::string& variant) {
+  std::vector<cuda::Options> out;
+  auto with = [](int block, int unroll, int q, int bodies, int split) {
+    cuda::Options o;
+    o.block = block, o.unroll = unroll, o.q = q, o.bodies = bodies, o.split = split;
+    return o;
+  };
+  if (variant.starts_with("gems31")) {
+    for (int p : {64, 128, 256, 512})
+      for (int unroll : {1, 4, 16})
+        for (int q : {1, 2, 4})
+          if (p * q <= 1024) out.push_back(with(p, unroll, q, 0, 0));
+  } else if (variant.starts_with("tuned")) {
+    for (int block : {32, 128, 256})
+      for (int bodies : {1, 2, 4, 8})
+        for (int split : {0, 1, 3, 7}) out.push_back(with(block, 4, 1, bodies, split));
+  } else {
+    for (int bodies : {1, 2, 4}) out.push_back(with(0, 4, 1, bodies, 0));
+  }
+  return out;
 }
 
-TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeatBitForBit) {
+TEST_P(CudaVariant, IndependentOfLaunchShape) {
+  REQUIRE_CUDA();
+  const Bodies b = test::random_bodies(4097, 200);  // not a multiple of any block or tile
+  std::vector<Vec3> ref, a;
+  accelerations_fp64(b.pos, kParams.eps2(), ref);
+  for (const cuda::Options& o : launch_shapes(GetParam())) {
+    auto k = cuda::make(GetParam(), o);
+    k->load(b, kParams);
+    a = test::poisoned(b.size());
+    k->accelerations(a);
+    EXPECT_LE(accel_error(a, ref).rms_rel, tolerance(GetParam()))
+        << "block=" << o.block << " unroll=" << o.unroll << " q=" << o.q << " bodies=" << o.bodies
+        << " split=" << o.split;
+  }
+}
+
+// cuda:symmetric adds with atomics, in an order that varies: it repeats to its tolerance, every
+// other rung bit for bit.
+TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeat) {
   REQUIRE_CUDA();
   const Bodies b = test::random_bodies(1000, 300);
   Cpu64 cpu;
@@ -70,17 +96,61 @@ TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeatBitForBit) {
   }
   const Distance d = position_distance(ref.pos, r[0].pos);
   EXPECT_LE(d.max, GetParam().ends_with("fp64") ? 1e-12 : 1e-4) << "worst " << d.worst;
+  if (GetParam() == "symmetric") {
+    EXPECT_LE(position_distance(r[0].pos, r[1].pos).max, 1e-4);
+    return;
+  }
   for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(r[0].pos[i].x, r[1].pos[i].x) << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, CudaVariant, ::testing::Values("gems31", "gems31-fp64"));
+INSTANTIATE_TEST_SUITE_P(Rungs, CudaVariant,
+                         ::testing::Values("gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric"));
+
+// Larger and odder N than the shared test, where the tile walk of cuda:symmetric crosses many
+// rows per warp and cuda:tuned splits the j range.
+TEST(CudaRungs, LargeNMatchesCpu64) {
+  REQUIRE_CUDA();
+  for (std::size_t n : {20000u, 65537u}) {
+    const Bodies b = test::random_bodies(n, 500 + n);
+    std::vector<Vec3> ref;
+    accelerations_fp64(b.pos, kParams.eps2(), ref);
+    for (const char* v : {"tuned", "tuned-fp64", "symmetric"}) {
+      std::vector<Vec3> a = test::poisoned(n);
+      auto p = cuda::make(v, {});
+      p->load(b, kParams);
+      p->accelerations(a);
+      EXPECT_LE(accel_error(a, ref).rms_rel, tolerance(v)) << v << " n=" << n;
+    }
+  }
+}
+
+// The j-range split planner (plain C++, runs everywhere).
+TEST(SplitPlan, FillsTheSmsWhenNIsSmallAndStaysWholeWhenLarge) {
+  // N = 16384, 128 threads x 4 bodies: 32 row blocks of 128 tiles on 132 SMs.
+  const int s = cuda::choose_splits(32, 128, 132, 4);
+  EXPECT_GE(32 * s, 132) << "every SM gets a block";
+  const double busiest = std::ceil(128.0 / s) * std::ceil(32.0 * s / 132);
+  EXPECT_LE(busiest, 1.1 * 128 * 32 / 132.0) << "within 10% of a perfect spread, S=" << s;
+  // N = 1048576: 2048 row blocks already fill 132 SMs many times over; a few splits at most, to
+  // even out the last wave.
+  const int big = cuda::choose_splits(2048, 8192, 132, 4);
+  EXPECT_LE(big, 4);
+  EXPECT_LE(std::ceil(8192.0 / big) * std::ceil(2048.0 * big / 132), 1.03 * 8192 * 2048 / 132.0)
+      << "S=" << big;
+  // One tile: nothing to split.
+  EXPECT_EQ(cuda::choose_splits(1, 1, 132, 4), 1);
+  // A forced upper limit holds.
+  EXPECT_LE(cuda::choose_splits(1, 100000, 132, 1, 8, 16), 16);
+}
 
 TEST(Cuda, NoDeviceIsReportedWithTheReason) {
   std::string reason;
   const auto devs = cuda::devices(reason);
   if (!devs.empty()) {
     EXPECT_GT(devs[0].sms, 0);
-    EXPECT_THROW(cuda::make("gems31", {256, 4, 1, static_cast<int>(devs.size())}), InputError);
+    cuda::Options bad;
+    bad.device = static_cast<int>(devs.size());
+    EXPECT_THROW(cuda::make("gems31", bad), InputError);
     GTEST_SKIP() << "a device exists (" << devs[0].describe() << "): the no-device path is not testable here";
   }
   EXPECT_NE(reason.find("cudaGetDeviceCount returned"), std::string::npos) << reason;

@@ -1,4 +1,5 @@
 // gl_pipeline on whatever GL there is (llvmpipe here, the NVIDIA driver on the GPU machine).
+#include <cmath>
 #include <filesystem>
 
 #include "error.hpp"
@@ -16,14 +17,15 @@ namespace {
 const Params kParams{0.01, 0.05};
 
 // Skips (with the reason) when this machine has no GL context at all.
-#define REQUIRE_GL()                                                  \
-  do {                                                                \
-    try {                                                             \
-      gl::describe_context();                                         \
-    } catch (const Unavailable& e) {                                  \
-      GTEST_SKIP() << "no GL context: " << e.what();                  \
-    }                                                                 \
-  } while (0)
+std::string gl_unavailable() {
+  try {
+    gl::describe_context();
+    return "";
+  } catch (const Unavailable& e) {
+    return std::string("no GL context: ") + e.what();
+  }
+}
+#define REQUIRE_GL() NBODY_SKIP_UNLESS_AVAILABLE(gl_unavailable())
 
 class GlVariant : public ::testing::TestWithParam<std::string> {};
 
@@ -173,6 +175,42 @@ TEST(GlFrames, PngDecodesAndIsNotBlank) {
   EXPECT_LT(lit, w * h / 2) << "the background is dark";
   Cpu64 cpu;
   EXPECT_THROW(frames.write(cpu, path.string()), InputError);
+}
+
+// The bench's fill bound counts the texels a step draws. TR04-032's step for n bodies in one chunk:
+// the n x n force quad, reduction passes of ceil(h/2) rows each until one row is left (n x 1
+// in all but the first), then the velocity and position programs over the body texture.
+TEST(GlFillBound, FragmentsPerStepFollowTheMethod) {
+  REQUIRE_GL();
+  for (int n : {1000, 1024}) {
+    long long expect = static_cast<long long>(n) * n;
+    for (int h = n; h > 1;) {
+      h = (h + 1) / 2;
+      expect += static_cast<long long>(n) * h;
+    }
+    const int w = static_cast<int>(std::ceil(std::sqrt(n)));
+    const long long body_texels = static_cast<long long>(w) * ((n + w - 1) / w);
+    expect += 2 * body_texels;
+    auto p = gl::make("forcequad", {});
+    p->load(test::random_bodies(static_cast<std::size_t>(n), 70), kParams);
+    EXPECT_EQ(gl::fragments_per_step(*p), expect) << "n=" << n;
+    auto g = gl::make("gather", {});
+    g->load(test::random_bodies(static_cast<std::size_t>(n), 71), kParams);
+    EXPECT_EQ(gl::fragments_per_step(*g), 3 * body_texels) << "gather, n=" << n;
+  }
+  Cpu64 cpu;
+  EXPECT_THROW(gl::fragments_per_step(cpu), InputError);
+}
+
+TEST(GlFillBound, FillRateCoversTheTexelsAsked) {
+  REQUIRE_GL();
+  const long long texels = 3'000'000;
+  const gl::FillRate f = gl::measure_fill_rate(texels, 1);
+  EXPECT_GT(f.texels_per_s, 0);
+  EXPECT_LE(f.side, 4096);
+  const double drawn = static_cast<double>(f.draws) * f.side * f.side;
+  EXPECT_NEAR(drawn, static_cast<double>(texels), 0.5 * static_cast<double>(texels)) << f.draws << " x " << f.side;
+  EXPECT_THROW(gl::measure_fill_rate(0), InputError);
 }
 
 }  // namespace

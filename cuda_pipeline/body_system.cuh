@@ -1,0 +1,115 @@
+// What every CUDA rung shares (host side): bodies as arrays of Vec4 (xyz + mass in w) padded with
+// zero-mass bodies to the rung's multiple, double-buffered positions, the integrate kernel, and
+// the copies in and out. A rung supplies only the force stage: launch_forces() fills
+// splits() partial accelerations, padded_n() apart, that sum to a_i.
+//
+// The GL pipeline's textured_pipeline.hpp is the same shape: body texture <-> global array,
+// ping-pong FBOs <-> pos_[2], velocity/position programs <-> integrate.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "device_buffer.cuh"
+#include "integrate_kernels.cuh"
+#include "pipeline.hpp"
+
+namespace nbody::cuda {
+
+template <typename T>
+class BodySystem : public Pipeline {
+ public:
+  explicit BodySystem(int device) : device_(device) { CUDA_CHECK(cudaSetDevice(device)); }
+
+  void load(const Bodies& b, const Params& params) override {
+    CUDA_CHECK(cudaSetDevice(device_));
+    n_ = static_cast<int>(b.size());
+    const int m = pad_multiple();
+    npad_ = (n_ + m - 1) / m * m;
+    dt_ = static_cast<T>(params.dt);
+    eps2_ = static_cast<T>(params.eps2());
+    std::vector<Vec4T<T>> pos(n_), vel(n_);
+    for (int i = 0; i < n_; ++i) {
+      pos[i] = {static_cast<T>(b.pos[i].x), static_cast<T>(b.pos[i].y), static_cast<T>(b.pos[i].z),
+                static_cast<T>(b.pos[i].w)};
+      vel[i] = {static_cast<T>(b.vel[i].x), static_cast<T>(b.vel[i].y), static_cast<T>(b.vel[i].z), 0};
+    }
+    for (auto& buf : pos_) buf = DeviceBuffer<Vec4T<T>>(npad_);
+    vel_ = DeviceBuffer<Vec4T<T>>(npad_);
+    prepare(npad_);
+    acc_ = DeviceBuffer<Vec4T<T>>(static_cast<std::size_t>(splits()) * npad_);
+    pos_[0].upload(pos);
+    vel_.upload(vel);
+    cur_ = 0;
+  }
+
+  // The partial sums are added on the host in the integrate kernel's order and precision, so
+  // these are the accelerations a step uses, bit for bit.
+  void accelerations(std::vector<Vec3>& out) override {
+    launch_forces(pos_[cur_].get(), acc_.get());
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<Vec4T<T>> a;
+    acc_.download(a);
+    out.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      Vec4T<T> s = a[i];
+      for (int k = 1; k < splits(); ++k) {
+        const Vec4T<T>& b = a[static_cast<std::size_t>(k) * npad_ + i];
+        s.x += b.x;
+        s.y += b.y;
+        s.z += b.z;
+      }
+      out[i] = {s.x, s.y, s.z};
+    }
+  }
+
+  void step(int count) override {
+    constexpr int kBlock = 256;
+    const int blocks = (n_ + kBlock - 1) / kBlock;
+    for (int s = 0; s < count; ++s) {
+      launch_forces(pos_[cur_].get(), acc_.get());
+      CUDA_CHECK(cudaGetLastError());
+      integrate<T><<<blocks, kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(),
+                                       n_, splits(), npad_, dt_);
+      CUDA_CHECK(cudaGetLastError());
+      cur_ = 1 - cur_;
+    }
+  }
+
+  void read(Bodies& b) override {
+    std::vector<Vec4T<T>> pos, vel;
+    pos_[cur_].download(pos);
+    vel_.download(vel);
+    b.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      b.pos[i] = {static_cast<double>(pos[i].x), static_cast<double>(pos[i].y),
+                  static_cast<double>(pos[i].z), static_cast<double>(pos[i].w)};
+      b.vel[i] = {static_cast<double>(vel[i].x), static_cast<double>(vel[i].y),
+                  static_cast<double>(vel[i].z)};
+    }
+  }
+
+  void finish() override { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+ protected:
+  // Bodies are padded to a multiple of this (zero mass at the origin: they add exactly 0).
+  virtual int pad_multiple() const { return 1; }
+  // Called by load() once padded_n() is known, before the acceleration buffer is sized.
+  virtual void prepare(int /*padded_n*/) {}
+  // How many partial accelerations launch_forces() writes.
+  virtual int splits() const { return 1; }
+  // The force stage: positions in, splits() partial accelerations out (padded_n() apart).
+  virtual void launch_forces(const Vec4T<T>* pos, Vec4T<T>* acc) = 0;
+
+  int n() const { return n_; }
+  int padded_n() const { return npad_; }
+  T eps2() const { return eps2_; }
+  int device() const { return device_; }
+
+ private:
+  int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;
+  T dt_ = 0, eps2_ = 0;
+  DeviceBuffer<Vec4T<T>> pos_[2], vel_, acc_;
+};
+
+}  // namespace nbody::cuda

@@ -1,0 +1,89 @@
+// The CUDA pipeline's factory and device queries.
+#include <cstdio>
+
+#include "cuda_check.hpp"
+#include "cuda_pipeline.hpp"
+#include "error.hpp"
+#include "rungs.hpp"
+
+namespace nbody::cuda {
+
+const std::vector<std::string>& variants() {
+  static const std::vector<std::string> v{"gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric"};
+  return v;
+}
+
+std::string DeviceInfo::describe() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s, cc %d.%d, %d SMs, %.0f MHz, %.1f GiB", name.c_str(), cc_major,
+                cc_minor, sms, clock_khz / 1000.0, static_cast<double>(memory) / (1 << 30));
+  return buf;
+}
+
+namespace {
+struct Lanes {
+  int major, minor, fp32, fp64;
+};
+// Results per clock per SM (CUDA C++ Programming Guide, "Arithmetic Instructions").
+constexpr Lanes kLanes[] = {{6, 0, 64, 32},  {7, 0, 64, 32},  {7, 5, 64, 2},  {8, 0, 64, 32},
+                            {8, 6, 128, 2},  {8, 9, 128, 2},  {9, 0, 128, 64}};
+const Lanes* lanes_of(int major, int minor) {
+  for (const Lanes& l : kLanes)
+    if (l.major == major && l.minor == minor) return &l;
+  return nullptr;
+}
+}  // namespace
+
+int DeviceInfo::fp32_lanes() const {
+  const Lanes* l = lanes_of(cc_major, cc_minor);
+  return l ? l->fp32 : 0;
+}
+
+int DeviceInfo::fp64_lanes() const {
+  const Lanes* l = lanes_of(cc_major, cc_minor);
+  return l ? l->fp64 : 0;
+}
+
+std::vector<DeviceInfo> devices(std::string& reason) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    reason = "no CUDA device: cudaGetDeviceCount returned " + std::to_string(static_cast<int>(e)) +
+             " (" + cudaGetErrorString(e) + ")";
+    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    return {};
+  }
+  std::vector<DeviceInfo> out;
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp prop{};
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+    DeviceInfo info;
+    info.index = d;
+    info.name = prop.name;
+    info.sms = prop.multiProcessorCount;
+    CUDA_CHECK(cudaDeviceGetAttribute(&info.clock_khz, cudaDevAttrClockRate, d));
+    info.cc_major = prop.major;
+    info.cc_minor = prop.minor;
+    info.memory = prop.totalGlobalMem;
+    out.push_back(info);
+  }
+  return out;
+}
+
+std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
+  std::string reason;
+  const auto devs = devices(reason);
+  if (devs.empty()) throw Unavailable(reason);
+  if (o.device < 0 || o.device >= static_cast<int>(devs.size()))
+    throw InputError("--device " + std::to_string(o.device) + ": this machine has " +
+                     std::to_string(devs.size()) + " CUDA device(s), 0.." +
+                     std::to_string(devs.size() - 1));
+  if (variant == "gems31") return make_gems31(o, false);
+  if (variant == "gems31-fp64") return make_gems31(o, true);
+  if (variant == "tuned") return make_tuned(o, false);
+  if (variant == "tuned-fp64") return make_tuned(o, true);
+  if (variant == "symmetric") return make_symmetric(o);
+  throw InputError("unknown CUDA variant '" + variant + "'");
+}
+
+}  // namespace nbody::cuda

@@ -1,0 +1,44 @@
+// An owning device array: cudaMalloc in the constructor, cudaFree in the destructor, moves only.
+#pragma once
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "cuda_check.hpp"
+
+namespace nbody::cuda {
+
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) : n_(n) {
+    CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
+    CUDA_CHECK(cudaMemset(p_, 0, n * sizeof(T)));  // padding bodies are zero mass at the origin
+  }
+  ~DeviceBuffer() {
+    if (p_) cudaFree(p_);  // no throw from a destructor; a failure here would be reported later
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(o.n_) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  // The first h.size() elements.
+  void upload(const std::vector<T>& h) {
+    CUDA_CHECK(cudaMemcpy(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(std::vector<T>& h) const {
+    h.resize(n_);
+    CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+}  // namespace nbody::cuda

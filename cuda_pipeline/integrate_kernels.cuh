@@ -1,0 +1,34 @@
+// The leapfrog kick-drift (common/leapfrog.hpp): the velocity and position programs of the GL
+// pipeline in one kernel. Positions are double-buffered (the ping-pong textures' counterpart).
+// Rungs that split the j range write `splits` partial accelerations, `stride` apart; they are
+// summed here in the order s = 0, 1, ..., so a step is deterministic.
+#pragma once
+#include "vec.cuh"
+
+namespace nbody::cuda {
+
+template <typename T>
+__global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
+                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int n,
+                          int splits, int stride, T dt) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  Vec4T<T> p = pos_in[i], v = vel[i];
+  Vec4T<T> a = acc[i];
+  for (int s = 1; s < splits; ++s) {
+    const Vec4T<T> b = acc[static_cast<long long>(s) * stride + i];
+    a.x += b.x;
+    a.y += b.y;
+    a.z += b.z;
+  }
+  v.x += a.x * dt;
+  v.y += a.y * dt;
+  v.z += a.z * dt;
+  p.x += v.x * dt;
+  p.y += v.y * dt;
+  p.z += v.z * dt;
+  vel[i] = v;
+  pos_out[i] = p;
+}
+
+}  // namespace nbody::cuda

@@ -1,0 +1,22 @@
+#include "split_plan.hpp"
+
+#include <algorithm>
+
+namespace nbody::cuda {
+
+int choose_splits(long long blocks_i, long long tiles, int sms, int warps_per_block,
+                  int saturating_warps, int max_splits) {
+  const long long limit = std::min<long long>(max_splits, std::max<long long>(tiles, 1));
+  auto cost = [&](long long s) {
+    const long long per_sm = (blocks_i * s + sms - 1) / sms;
+    const double busy = std::min(1.0, static_cast<double>(per_sm * warps_per_block) / saturating_warps);
+    return static_cast<double>((tiles + s - 1) / s) * static_cast<double>(per_sm) / busy;
+  };
+  double best = cost(1);
+  for (long long s = 2; s <= limit; ++s) best = std::min(best, cost(s));
+  for (long long s = 1; s <= limit; ++s)
+    if (cost(s) <= best * 1.02) return static_cast<int>(s);
+  return 1;
+}
+
+}  // namespace nbody::cuda

@@ -1,0 +1,73 @@
+// cuda:tuned and cuda:tuned-fp64: the host side of tuned_kernels.cuh.
+#include "body_system.cuh"
+#include "cuda_pipeline.hpp"
+#include "error.hpp"
+#include "rungs.hpp"
+#include "split_plan.hpp"
+#include "tuned_kernels.cuh"
+
+namespace nbody::cuda {
+
+namespace {
+
+template <typename T>
+using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T);
+
+template <typename T>
+TunedKernel<T> tuned_kernel(int k) {
+  switch (k) {
+    case 1: return tuned_forces<T, 1>;
+    case 2: return tuned_forces<T, 2>;
+    case 4: return tuned_forces<T, 4>;
+    case 8: return tuned_forces<T, 8>;
+    default:
+      throw InputError("--cuda-bodies " + std::to_string(k) + ": must be 1, 2, 4 or 8");
+  }
+}
+
+template <typename T>
+class Tuned final : public BodySystem<T> {
+ public:
+  // Defaults from the H100 sweep in docs/measurements/ (B = 128, K = 4 fp32; K = 2 fp64).
+  explicit Tuned(const Options& o)
+      : BodySystem<T>(o.device), block_(o.block > 0 ? o.block : 128),
+        k_(o.bodies > 0 ? o.bodies : (sizeof(T) == 8 ? 2 : 4)), split_(o.split),
+        kernel_(tuned_kernel<T>(k_)) {
+    if (block_ % 32 != 0 || block_ < 32 || block_ > 256)  // __launch_bounds__(256)
+      throw InputError("--cuda-block " + std::to_string(block_) +
+                       ": cuda:tuned takes a multiple of 32 in 32..256");
+    if (split_ < 0) throw InputError("--cuda-split " + std::to_string(split_) + ": must be >= 0");
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
+  }
+
+  std::string name() const override { return sizeof(T) == 8 ? "cuda:tuned-fp64" : "cuda:tuned"; }
+
+ private:
+  int pad_multiple() const override { return block_ * k_; }
+
+  void prepare(int npad) override {
+    const long long blocks_i = npad / (block_ * k_), tiles = npad / block_;
+    splits_ = split_ > 0 ? static_cast<int>(std::min<long long>(split_, tiles))
+                         : choose_splits(blocks_i, tiles, sms_, block_ / 32);
+  }
+
+  int splits() const override { return splits_; }
+
+  void launch_forces(const Vec4T<T>* pos, Vec4T<T>* acc) override {
+    const int npad = this->padded_n();
+    const dim3 grid(npad / (block_ * k_), splits_);
+    kernel_<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2());
+  }
+
+  int block_, k_, split_, splits_ = 1, sms_ = 0;
+  TunedKernel<T> kernel_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pipeline> make_tuned(const Options& o, bool fp64) {
+  if (fp64) return std::make_unique<Tuned<double>>(o);
+  return std::make_unique<Tuned<float>>(o);
+}
+
+}  // namespace nbody::cuda

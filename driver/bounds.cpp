@@ -1,0 +1,69 @@
+#include "bounds.hpp"
+
+#include <cstdio>
+
+#include "device_names.hpp"
+#ifdef NBODY_HAVE_GL
+#include "gl_pipeline.hpp"
+#endif
+#ifdef NBODY_HAVE_CUDA
+#include "cuda_pipeline.hpp"
+#endif
+
+namespace nbody {
+
+namespace {
+
+#ifdef NBODY_HAVE_CUDA
+std::optional<Bound> sm_bound(int device, bool fp64) {
+  std::string reason;
+  const auto devs = cuda::devices(reason);
+  if (device < 0 || device >= static_cast<int>(devs.size())) return std::nullopt;
+  const cuda::DeviceInfo& d = devs[device];
+  const int lanes = fp64 ? d.fp64_lanes() : d.fp32_lanes();
+  if (lanes == 0) return std::nullopt;
+  const int slots = fp64 ? 12 : 13;
+  Bound b;
+  b.kind = "sm";
+  b.interactions_per_s = static_cast<double>(d.sms) * lanes * (d.clock_khz * 1e3) / slots;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%d SMs x %d %s lanes x %.0f MHz / %d", d.sms, lanes,
+                fp64 ? "FP64" : "FP32", d.clock_khz / 1e3, slots);
+  b.detail = buf;
+  return b;
+}
+#endif
+
+}  // namespace
+
+std::optional<Bound> bound_for(const std::string& name, [[maybe_unused]] Pipeline& p,
+                               [[maybe_unused]] long long n,
+                               [[maybe_unused]] const PipelineOptions& options) {
+#ifdef NBODY_HAVE_CUDA
+  if (name.starts_with("cuda:")) return sm_bound(options.device, name.ends_with("-fp64"));
+  if (name == "gl:compute") {
+    std::string reason;
+    const auto devs = cuda::devices(reason);
+    if (!devs.empty() && gl_description().find(devs[0].name) != std::string::npos)
+      return sm_bound(0, false);
+  }
+#endif
+#ifdef NBODY_HAVE_GL
+  if (name == "gl:forcequad") {
+    const long long texels = gl::fragments_per_step(p);
+    const gl::FillRate f = gl::measure_fill_rate(texels);
+    const double bound_s = static_cast<double>(texels) / f.texels_per_s;
+    Bound b;
+    b.kind = "fill";
+    b.interactions_per_s = static_cast<double>(n) * static_cast<double>(n) / bound_s;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%lld texels/step at %.3e RGBA32F texels/s (%lld draws of %dx%d) = %.4g ms",
+                  texels, f.texels_per_s, f.draws, f.side, f.side, bound_s * 1e3);
+    b.detail = buf;
+    return b;
+  }
+#endif
+  return std::nullopt;
+}
+
+}  // namespace nbody

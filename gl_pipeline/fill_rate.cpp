@@ -1,0 +1,53 @@
+// The fill-rate bound of the bench: how fast this GL writes RGBA32F texels with a trivial shader,
+// measured over as many texels as a step of the pipeline draws.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "context.hpp"
+#include "error.hpp"
+#include "gl_pipeline.hpp"
+#include "textured_pipeline.hpp"
+
+namespace nbody::gl {
+
+long long fragments_per_step(Pipeline& pipeline) {
+  auto* p = dynamic_cast<TexturedPipeline*>(&pipeline);
+  if (!p) throw InputError(pipeline.name() + " is not a GL pipeline");
+  const long long before = p->fragments_drawn();
+  p->step(1);
+  p->finish();
+  return p->fragments_drawn() - before;
+}
+
+FillRate measure_fill_rate(long long texels, int reps) {
+  const ContextInfo& ctx = context();
+  if (texels < 1 || reps < 1) throw InputError("fill-rate probe: texels and reps must be >= 1");
+  FillRate r;
+  r.side = static_cast<int>(std::min<double>(
+      {4096.0, static_cast<double>(ctx.max_texture), std::ceil(std::sqrt(static_cast<double>(texels)))}));
+  const long long per_draw = static_cast<long long>(r.side) * r.side;
+  r.draws = std::max<long long>(1, (texels + per_draw / 2) / per_draw);
+  const Texture target({"fill-rate target", r.side, r.side, GL_RGBA32F, nullptr});
+  const Framebuffer fbo(target);
+  const Program fill(ProgramDesc{"fill", "quad.vert", "fill.frag", ""});
+  const QuadVao quad;
+  glDisable(GL_BLEND);
+  fbo.bind(0, 0, r.side, r.side);
+  fill.use();
+  auto run = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long long d = 0; d < r.draws; ++d) quad.draw();
+    glFinish();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  run();  // warm-up: compile, allocate, clocks
+  std::vector<double> s;
+  for (int k = 0; k < reps; ++k) s.push_back(run());
+  std::sort(s.begin(), s.end());
+  r.texels_per_s = static_cast<double>(r.draws * per_draw) / s[s.size() / 2];
+  check_gl("fill-rate probe");
+  return r;
+}
+
+}  // namespace nbody::gl
