@@ -25,8 +25,9 @@ SymmetricKernel symmetric_kernel(int k) {
 
 class Symmetric final : public BodySystem<float> {
  public:
+  // Default K = 4: the fastest in the H100 sweep (docs/measurements/h100-2026-11-22-tuned-sweeps.txt).
   explicit Symmetric(const Options& o)
-      : BodySystem<float>(o.device), k_(o.bodies > 0 ? o.bodies : 2), kernel_(symmetric_kernel(k_)) {
+      : BodySystem<float>(o.device), k_(o.bodies > 0 ? o.bodies : 4), kernel_(symmetric_kernel(k_)) {
     int sms = 0, per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, o.device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, kBlock, 0));

@@ -28,10 +28,10 @@ TunedKernel<T> tuned_kernel(int k) {
 template <typename T>
 class Tuned final : public BodySystem<T> {
  public:
-  // Defaults from the H100 sweep in docs/measurements/ (B = 128, K = 4 fp32; K = 2 fp64).
+  // Defaults from the H100 sweep in docs/measurements/ (B = 128; K = 8 fp32, K = 2 fp64).
   explicit Tuned(const Options& o)
       : BodySystem<T>(o.device), block_(o.block > 0 ? o.block : 128),
-        k_(o.bodies > 0 ? o.bodies : (sizeof(T) == 8 ? 2 : 4)), split_(o.split),
+        k_(o.bodies > 0 ? o.bodies : (sizeof(T) == 8 ? 2 : 8)), split_(o.split),
         kernel_(tuned_kernel<T>(k_)) {
     if (block_ % 32 != 0 || block_ < 32 || block_ > 256)  // __launch_bounds__(256)
       throw InputError("--cuda-block " + std::to_string(block_) +

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the tests, the SASS
-# report, compute-sanitizer on the new rungs, the ladder table, and the cuda:tuned sweeps.
+# report, compute-sanitizer on the new rungs, the ladder table, and the j-split sweep. (The block
+# and bodies-per-thread sweeps of docs/measurements/h100-2026-11-22-tuned-sweeps.txt ran from an earlier
+# version of this script: the same bench lines over --cuda-block 64,128,256 x --cuda-bodies 1..8.)
 # Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-ladder.sh [bundle-dir]
 set -uo pipefail
 B=${1:-bundle}
@@ -22,21 +24,9 @@ done
 section ladder
 "$N" bench --pipelines gl:forcequad,gl:gather,gl:compute,cuda:gems31,cuda:tuned,cuda:symmetric -n 16384 --steps 5 --reps 3 --json "$O/ladder_16k.json"
 "$N" bench --pipelines gl:compute,cuda:gems31,cuda:tuned,cuda:symmetric -n 65536,262144 --steps 5 --reps 3 --json "$O/ladder_big.json"
-"$N" bench --pipelines cuda:gems31,cuda:tuned,cuda:symmetric -n 1048576 --steps 2 --reps 3 --json "$O/ladder_1m.json"
+"$N" bench --pipelines gl:compute,cuda:gems31,cuda:tuned,cuda:symmetric -n 1048576 --steps 2 --reps 3 --json "$O/ladder_1m.json"
 "$N" bench --pipelines cuda:gems31-fp64,cuda:tuned-fp64 -n 262144 --steps 3 --reps 3 --json "$O/ladder_fp64.json"
 section sweep
-for n in 16384 262144; do
-  for b in 64 128 256; do for k in 1 2 4 8; do
-    "$N" bench --pipelines cuda:tuned -n $n --steps 5 --reps 3 --cuda-block $b --cuda-bodies $k \
-      | awk -v b=$b -v k=$k '/^cuda:/ {print "block=" b " bodies=" k " " $0}'
-  done; done
-done | tee "$O/sweep_tuned.txt"
-for s in 1 2 4 8 16 32 64; do
+for s in 0 1 4 8 16 32 64; do
   "$N" bench --pipelines cuda:tuned -n 16384 --steps 5 --reps 3 --cuda-split $s | awk -v s=$s '/^cuda:/ {print "split=" s " " $0}'
 done | tee "$O/sweep_split.txt"
-for k in 1 2 4 8; do
-  "$N" bench --pipelines cuda:tuned-fp64 -n 262144 --steps 2 --reps 3 --cuda-bodies $k | awk -v k=$k '/^cuda:/ {print "fp64 bodies=" k " " $0}'
-done | tee "$O/sweep_fp64.txt"
-for k in 1 2 4; do
-  "$N" bench --pipelines cuda:symmetric -n 262144 --steps 3 --reps 3 --cuda-bodies $k | awk -v k=$k '/^cuda:/ {print "symmetric bodies=" k " " $0}'
-done | tee "$O/sweep_symmetric.txt"
