@@ -3,8 +3,15 @@
 // the copies in and out. A rung supplies only the force stage: launch_forces() fills
 // splits() partial accelerations, padded_n() apart, that sum to a_i.
 //
-// The GL pipeline's textured_pipeline.hpp is the same shape: body texture <-> global array,
-// ping-pong FBOs <-> pos_[2], velocity/position programs <-> integrate.
+// The GL pipeline's textured_pipeline.hpp is the same shape (docs/ladder.md has the full table):
+//
+// CUDA                     GL stage
+// global array of Vec4     body texture
+// load                     texelFetch
+// thread                   fragment
+// kernel launch            draw call
+// pos_[2]                  ping-pong FBOs
+// integrate kernel         velocity and position programs
 #pragma once
 #include <string>
 #include <vector>
