@@ -173,7 +173,8 @@ int run_bench(BenchArgs& a) {
 
 Command add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "bench", "Validate against cpu64, warm up, then time each pipeline at each N (median of --reps)");
+      "bench", "Validate against cpu64, warm up, then time each pipeline at each N (median of --reps); "
+              "each row shows its fraction of a hardware bound where one applies (SM issue rate, GL fill rate)");
   auto a = std::make_shared<BenchArgs>();
   a->cfg.steps = 10;
   sub->add_option("--pipelines", a->pipelines, "Comma-separated pipelines")->capture_default_str();

@@ -41,12 +41,12 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
   app.add_option("--cuda-block", o.cuda_block,
                  "CUDA threads per block, a multiple of 32 (0: the rung's default, gems31 256, tuned 128)")
       ->capture_default_str();
-  app.add_option("--cuda-unroll", o.cuda_unroll, "CUDA inner-loop unroll (1, 2, 4, ... 32)")
+  app.add_option("--cuda-unroll", o.cuda_unroll, "cuda:gems31 inner-loop unroll (1, 2, 4, ... 32)")
       ->capture_default_str();
-  app.add_option("--cuda-q", o.cuda_q, "CUDA threads per body q (1, 2, 4, ... 32; p*q <= 1024)")
+  app.add_option("--cuda-q", o.cuda_q, "cuda:gems31 threads per body q (1, 2, 4, ... 32; p*q <= 1024)")
       ->capture_default_str();
   app.add_option("--cuda-bodies", o.cuda_bodies,
-                 "cuda:tuned / cuda:symmetric bodies per thread (1, 2, 4, 8; 0: the rung's default)")
+                 "Bodies per thread: cuda:tuned 1, 2, 4, 8; cuda:symmetric 1, 2, 4 (0: the rung's default)")
       ->capture_default_str();
   app.add_option("--cuda-split", o.cuda_split,
                  "cuda:tuned parts of the j range, one block each (0: chosen for the device)")

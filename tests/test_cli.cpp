@@ -258,4 +258,14 @@ TEST(Cli, BenchListsEveryRungWithItsBound) {
   EXPECT_NE(r.out.find("bound"), std::string::npos) << r.out;
 }
 
+// DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.
+TEST(Cli, CudaAliasIsTheTunedRung) {
+  const fs::path json = scratch() / "alias.json";
+  const Result r = nbody("compare --pipelines cpu64,cuda -n 64 --steps 1 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string doc = slurp(json);
+  EXPECT_NE(doc.find("\"cuda:tuned\""), std::string::npos) << doc;
+  EXPECT_EQ(doc.find("\"cuda:gems31\""), std::string::npos) << doc;
+}
+
 }  // namespace
