@@ -1,7 +1,8 @@
 // What every CUDA rung shares (host side): bodies as arrays of Vec4 (xyz + mass in w) padded with
 // zero-mass bodies to the rung's multiple, double-buffered positions, the integrate kernel, and
-// the copies in and out. A rung supplies only the force stage: launch_forces() fills
-// splits() partial accelerations, padded_n() apart, that sum to a_i.
+// the copies in and out. A rung supplies only the acceleration stage, compute_accelerations() as in
+// the GL rungs (textured_pipeline.hpp): it fills splits() partial accelerations, padded_n() apart,
+// that sum to a_i.
 //
 // The GL pipeline's textured_pipeline.hpp is the same shape (docs/ladder.md has the full table):
 //
@@ -53,7 +54,7 @@ class BodySystem : public Pipeline {
   // The partial sums are added on the host in the integrate kernel's order and precision, so
   // these are the accelerations a step uses, bit for bit.
   void accelerations(std::vector<Vec3>& out) override {
-    launch_forces(pos_[cur_].get(), acc_.get());
+    compute_accelerations(pos_[cur_].get(), acc_.get());
     CUDA_CHECK(cudaGetLastError());
     std::vector<Vec4T<T>> a;
     acc_.download(a);
@@ -74,7 +75,7 @@ class BodySystem : public Pipeline {
     constexpr int kBlock = 256;
     const int blocks = (n_ + kBlock - 1) / kBlock;
     for (int s = 0; s < count; ++s) {
-      launch_forces(pos_[cur_].get(), acc_.get());
+      compute_accelerations(pos_[cur_].get(), acc_.get());
       CUDA_CHECK(cudaGetLastError());
       integrate<T><<<blocks, kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(),
                                        n_, splits(), npad_, dt_);
@@ -103,10 +104,10 @@ class BodySystem : public Pipeline {
   virtual int pad_multiple() const { return 1; }
   // Called by load() once padded_n() is known, before the acceleration buffer is sized.
   virtual void prepare(int /*padded_n*/) {}
-  // How many partial accelerations launch_forces() writes.
+  // How many partial accelerations compute_accelerations() writes.
   virtual int splits() const { return 1; }
   // The force stage: positions in, splits() partial accelerations out (padded_n() apart).
-  virtual void launch_forces(const Vec4T<T>* pos, Vec4T<T>* acc) = 0;
+  virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) = 0;
 
   int n() const { return n_; }
   int padded_n() const { return npad_; }

@@ -39,7 +39,7 @@ class Gems31 final : public BodySystem<T> {
   std::string name() const override { return sizeof(T) == 8 ? "cuda:gems31-fp64" : "cuda:gems31"; }
 
  private:
-  void launch_forces(const Vec4T<T>* pos, Vec4T<T>* acc) override {
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) override {
     const dim3 block(p_, q_), grid((this->n() + p_ - 1) / p_);
     const std::size_t smem = sizeof(Vec4T<T>) * p_ * q_;
     kernel_<<<grid, block, smem>>>(pos, acc, this->n(), this->eps2());

@@ -40,7 +40,7 @@ class Symmetric final : public BodySystem<float> {
   static constexpr int kBlock = 128;
   int pad_multiple() const override { return 32 * k_; }
 
-  void launch_forces(const Vec4T<float>* pos, Vec4T<float>* acc) override {
+  void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc) override {
     const int tiles = padded_n() / (32 * k_);
     const long long pairs = static_cast<long long>(tiles) * (tiles + 1) / 2;
     // One resident wave of warps, each with an equal share of the tile pairs.

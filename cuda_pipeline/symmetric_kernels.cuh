@@ -22,6 +22,13 @@ namespace nbody::cuda {
 
 __device__ __forceinline__ float shfl(float v, int src) { return __shfl_sync(0xffffffffu, v, src); }
 
+// Adds a partial sum to body i's acceleration in global memory (three REDG.ADD.F32).
+__device__ __forceinline__ void add_to(Vec4T<float>* acc, int i, float x, float y, float z) {
+  atomicAdd(&acc[i].x, x);
+  atomicAdd(&acc[i].y, y);
+  atomicAdd(&acc[i].z, z);
+}
+
 // First pair index of row I: rows 0..I-1 hold T, T-1, ..., T-I+1 pairs.
 __device__ __forceinline__ long long row_start(long long I, long long T) {
   return I * T - I * (I - 1) / 2;
@@ -61,12 +68,7 @@ __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __re
   };
   auto flush_i = [&] {
 #pragma unroll
-    for (int a = 0; a < K; ++a) {
-      Vec4T<float>& o = acc[(I * K + a) * 32 + lane];
-      atomicAdd(&o.x, axi[a]);
-      atomicAdd(&o.y, ayi[a]);
-      atomicAdd(&o.z, azi[a]);
-    }
+    for (int a = 0; a < K; ++a) add_to(acc, (I * K + a) * 32 + lane, axi[a], ayi[a], azi[a]);
   };
   load_i();
   for (; p < p_end; ++p) {
@@ -107,12 +109,7 @@ __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __re
     }
     if (!diagonal) {
 #pragma unroll
-      for (int b = 0; b < K; ++b) {
-        Vec4T<float>& o = acc[(J * K + b) * 32 + lane];
-        atomicAdd(&o.x, axj[b]);
-        atomicAdd(&o.y, ayj[b]);
-        atomicAdd(&o.z, azj[b]);
-      }
+      for (int b = 0; b < K; ++b) add_to(acc, (J * K + b) * 32 + lane, axj[b], ayj[b], azj[b]);
     }
     if (++J == tiles || p + 1 == p_end) {
       flush_i();

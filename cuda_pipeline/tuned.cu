@@ -53,7 +53,7 @@ class Tuned final : public BodySystem<T> {
 
   int splits() const override { return splits_; }
 
-  void launch_forces(const Vec4T<T>* pos, Vec4T<T>* acc) override {
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) override {
     const int npad = this->padded_n();
     const dim3 grid(npad / (block_ * k_), splits_);
     kernel_<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2());

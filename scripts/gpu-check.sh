@@ -3,11 +3,7 @@
 # compute-sanitizer, the compare runs and the benchmarks the issues ask for. Output goes to
 # stdout and to $OUT (when set). Usage: bash scripts/gpu-check.sh [bundle-dir]
 set -uo pipefail
-B=${1:-bundle}
-export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-N="$B/nbody"
-O=${OUT:-/tmp}
-section() { printf '\n==== %s\n' "$*"; }
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
 section info; "$N" info
 section test_cuda; "$B/test_cuda" 2>&1 | tail -n 15
 section test_gl; "$B/test_gl" 2>&1 | tail -n 15

@@ -5,11 +5,7 @@
 # version of this script: the same bench lines over --cuda-block 64,128,256 x --cuda-bodies 1..8.)
 # Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-ladder.sh [bundle-dir]
 set -uo pipefail
-B=${1:-bundle}
-export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-N="$B/nbody"
-O=${OUT:-/tmp}
-section() { printf '\n==== %s\n' "$*"; }
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
 section info; "$N" info | head -n 20
 section test_cuda; "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|error|rms|tests ran" | head -n 40
 section test_gl; "$B/test_gl" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20

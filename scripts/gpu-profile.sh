@@ -4,11 +4,7 @@
 # Compute's scheduler, pipe and stall figures for one force launch of each CUDA rung at N = 262144
 # with --clock-control none (the clock the application gets, not ncu's locked base clock).
 set -uo pipefail
-B=${1:-bundle}
-export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-N="$B/nbody"
-O=${OUT:-/tmp}
-section() { printf '\n==== %s\n' "$*"; }
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
 section clocks
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,power.draw,temperature.gpu --format=csv
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader -lms 100 >"$O/smi.csv" 2>&1 &

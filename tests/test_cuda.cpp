@@ -72,8 +72,9 @@ TEST_P(CudaVariant, IndependentOfLaunchShape) {
     k->load(b, kParams);
     a = test::poisoned(b.size());
     k->accelerations(a);
-    EXPECT_LE(accel_error(a, ref).rms_rel, tolerance(GetParam()))
-        << "block=" << o.block << " unroll=" << o.unroll << " q=" << o.q << " bodies=" << o.bodies
+    const AccelError e = accel_error(a, ref);
+    EXPECT_LE(e.rms_rel, tolerance(GetParam()))
+        << "worst " << e.worst << " block=" << o.block << " unroll=" << o.unroll << " q=" << o.q << " bodies=" << o.bodies
         << " split=" << o.split;
   }
 }
@@ -119,7 +120,8 @@ TEST(CudaRungs, LargeNMatchesCpu64) {
       auto p = cuda::make(v, {});
       p->load(b, kParams);
       p->accelerations(a);
-      EXPECT_LE(accel_error(a, ref).rms_rel, tolerance(v)) << v << " n=" << n;
+      const AccelError e = accel_error(a, ref);
+      EXPECT_LE(e.rms_rel, tolerance(v)) << v << " n=" << n << " worst " << e.worst;
     }
   }
 }
