@@ -14,7 +14,8 @@
 
 namespace nbody {
 
-// v_0 -> v_{-1/2}, with float64 accelerations.
+// v_0 -> v_{-1/2}, with float64 accelerations on the CPU (fp64_engine.hpp has the versions that
+// take an engine and give the energy from the same pass).
 void stagger(Bodies& bodies, const Params& params);
 
 // v_{n-1/2} -> v_n (returned; the state is untouched), with float64 accelerations.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fp64_engine.hpp"
 #include "pipeline.hpp"
 
 namespace nbody::cuda {
@@ -42,5 +43,9 @@ struct DeviceInfo {
 
 // Every device, or none with `reason` saying why.
 std::vector<DeviceInfo> devices(std::string& reason);
+
+// The float64 engine on `device` (fp64_engine_kernels.cuh: one fused pass for acc and phi,
+// deterministic). name() "cuda:tuned-fp64", where() the device's describe(). Throws like make().
+std::unique_ptr<Fp64Engine> make_fp64_engine(int device);
 
 }  // namespace nbody::cuda

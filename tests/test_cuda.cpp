@@ -1,9 +1,11 @@
 // cuda_pipeline. On a machine without a CUDA device every test skips, naming the reason.
 #include <cmath>
+#include <cstring>
 
 #include "cuda_pipeline.hpp"
 #include "split_plan.hpp"
 #include "error.hpp"
+#include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
 
@@ -157,6 +159,64 @@ TEST(Cuda, NoDeviceIsReportedWithTheReason) {
   }
   EXPECT_NE(reason.find("cudaGetDeviceCount returned"), std::string::npos) << reason;
   EXPECT_THROW(cuda::make("gems31", {}), Unavailable);
+}
+
+// The float64 engine (fp64_engine.hpp) against cpu64's: one pass gives acc and phi, bit for bit
+// the same on every call and whichever outputs are asked for.
+template <typename T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+TEST(CudaFp64Engine, MatchesCpu64AndRepeatsBitForBit) {
+  REQUIRE_CUDA();
+  auto gpu = cuda::make_fp64_engine(0);
+  EXPECT_EQ(gpu->name(), "cuda:tuned-fp64");
+  for (std::size_t n : {1u, 31u, 1000u, 4097u}) {
+    const Bodies b = test::random_bodies(n, 700 + n);
+    std::vector<Vec3> ref_a, a[2];
+    std::vector<double> ref_phi, phi[2];
+    make_cpu64_engine()->evaluate(b.pos, kParams.eps2(), &ref_a, &ref_phi);
+    for (int c = 0; c < 2; ++c) {
+      a[c] = test::poisoned(n);
+      phi[c].assign(n, NAN);
+      gpu->evaluate(b.pos, kParams.eps2(), &a[c], &phi[c]);
+    }
+    const AccelError e = accel_error(a[0], ref_a);
+    EXPECT_LE(e.rms_rel, 1e-12) << "n=" << n << " worst " << e.worst;
+    std::size_t wi = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double excess = std::abs(phi[0][i] - ref_phi[i]) - 1e-12 * std::abs(ref_phi[i]);
+      if (!(excess <= worst)) worst = excess, wi = i;
+    }
+    EXPECT_LE(worst, 0.0) << "n=" << n << " phi[" << wi << "] " << phi[0][wi] << " want "
+                          << ref_phi[wi];
+    const double w = potential_energy(b.pos, phi[0]), ref_w = potential_energy(b.pos, ref_phi);
+    EXPECT_LE(std::abs(w - ref_w), 1e-13 * std::abs(ref_w))
+        << "n=" << n << " W " << w << " want " << ref_w;
+    EXPECT_TRUE(same_bits(a[0], a[1]) && same_bits(phi[0], phi[1])) << "n=" << n;
+    std::vector<Vec3> a_only = test::poisoned(n);
+    std::vector<double> phi_only(n, NAN);
+    gpu->evaluate(b.pos, kParams.eps2(), &a_only, nullptr);
+    gpu->evaluate(b.pos, kParams.eps2(), nullptr, &phi_only);
+    EXPECT_TRUE(same_bits(a_only, a[0])) << "acc only, n=" << n;
+    EXPECT_TRUE(same_bits(phi_only, phi[0])) << "phi only, n=" << n;
+    if (n == 1) {
+      EXPECT_EQ(norm(a[0][0]), 0.0);
+      EXPECT_EQ(phi[0][0], 0.0);
+    }
+  }
+}
+
+TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
+  std::string reason;
+  const auto devs = cuda::devices(reason);
+  if (!devs.empty()) {
+    EXPECT_THROW(cuda::make_fp64_engine(static_cast<int>(devs.size())), InputError);
+    GTEST_SKIP() << "a device exists (" << devs[0].describe() << "): the no-device path is not testable here";
+  }
+  EXPECT_THROW(cuda::make_fp64_engine(0), Unavailable);
 }
 
 }  // namespace

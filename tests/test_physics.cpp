@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "initial_conditions.hpp"
 #include "reference.hpp"
@@ -136,6 +137,37 @@ TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
   // A NaN is never hidden.
   b[0].z = NAN;
   EXPECT_EQ(position_distance(a, b).worst, 0u);
+}
+
+}  // namespace
+}  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// The cpu64 float64 engine: one pass gives the reference's accelerations and the potential of
+// metrics.hpp's energy(), and stagger/synchronise with energy agree with the separate functions.
+TEST(Fp64Engine, Cpu64PassMatchesTheReferenceAndTheEnergy) {
+  const Bodies b = test::random_bodies(1237, 91);
+  const Params p{0.01, 0.05};
+  auto engine = make_cpu64_engine();
+  std::vector<Vec3> acc = test::poisoned(b.size()), ref;
+  std::vector<double> phi(b.size(), NAN);
+  engine->evaluate(b.pos, p.eps2(), &acc, &phi);
+  accelerations_fp64(b.pos, p.eps2(), ref);
+  EXPECT_TRUE(test::all_close(acc, ref, 0, 1e-13));
+  const Synchronised s = synchronise(b, p, *engine, true);
+  const Energy e = energy(b.pos, synchronise(b, p), p.eps2());
+  EXPECT_NEAR(s.energy.potential, e.potential, 1e-13 * std::fabs(e.potential));
+  EXPECT_NEAR(s.energy.kinetic, e.kinetic, 1e-13 * e.kinetic);
+  EXPECT_NEAR(potential_energy(b.pos, phi), e.potential, 1e-13 * std::fabs(e.potential));
+  // stagger() with energy: E_0 of the synchronised input, and the same v_{-1/2} as without.
+  Bodies x = b, y = b;
+  const Energy e0 = stagger(x, p, *engine, true);
+  stagger(y, p, *engine, false);
+  EXPECT_EQ(x.vel[17].x, y.vel[17].x);
+  EXPECT_NEAR(e0.total(), energy(b.pos, b.vel, p.eps2()).total(), 1e-13);
+  EXPECT_EQ(engine->name(), "cpu64");
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+// The float64 engine: the all-pairs work of start-up and diagnostics (DESIGN.md, "Numerical
+// contract"). The leapfrog's half-step stagger, synchronise and the potential energy are each one
+// O(N^2) float64 pass; they run on the fastest float64 engine the machine has (the CUDA one,
+// cuda_pipeline.hpp, where there is a device; cpu64 elsewhere), never as a hidden host loop
+// around a GPU run. One pass gives the accelerations and the potential of the same positions.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bodies.hpp"
+#include "metrics.hpp"
+
+namespace nbody {
+
+class Fp64Engine {
+ public:
+  virtual ~Fp64Engine() = default;
+  Fp64Engine() = default;
+  Fp64Engine(const Fp64Engine&) = delete;
+  Fp64Engine& operator=(const Fp64Engine&) = delete;
+
+  // For every body i, in float64 with j summed in index order:
+  //   acc[i] = sum_j m_j r_ij / (|r_ij|^2 + eps^2)^(3/2)       (the contract's a_i)
+  //   phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2)      (the softened potential at i)
+  // Either output may be null (not wanted). Outputs are resized to pos.size().
+  virtual void evaluate(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>* acc,
+                        std::vector<double>* phi) = 0;
+  // "cpu64" or "cuda:tuned-fp64" (the JSON's "fp64_engine").
+  virtual std::string name() const = 0;
+  // Where the engine runs, for humans: "NVIDIA H100 80GB HBM3" or the CPU model.
+  virtual std::string where() const { return ""; }
+  // Called with (bodies done, bodies in all) during a long pass, from the calling thread.
+  std::function<void(std::size_t, std::size_t)> on_progress;
+};
+
+// The float64 CPU engine: OpenMP over bodies, the exact formula (reference.hpp's cpu64).
+std::unique_ptr<Fp64Engine> make_cpu64_engine();
+
+// W = 1/2 sum_i m_i phi_i, summed in index order.
+double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>& phi);
+
+// Bodies with synchronised velocities v_0 -> staggered v_{-1/2} = v_0 - a(x_0) dt/2 (leapfrog.hpp),
+// with one pass of `engine`. Returns E_0 = K(v_0) + W(x_0) from the same pass when `energy` is
+// true (otherwise an Energy of zeros and no potential is computed).
+Energy stagger(Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy);
+
+// State with v_{n-1/2} -> synchronised v_n = v_{n-1/2} + a(x_n) dt/2 and, when `energy` is true,
+// E_n, with one pass of `engine`.
+struct Synchronised {
+  std::vector<Vec3> vel;
+  Energy energy;
+};
+Synchronised synchronise(const Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy);
+
+}  // namespace nbody
