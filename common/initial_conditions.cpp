@@ -148,7 +148,54 @@ const std::vector<std::string>& generator_names() {
   return names;
 }
 
-Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed) {
+namespace {
+
+// n of the bodies, each of the consecutive groups `groups` (counts summing to b.size()) in
+// proportion to its size (largest remainders), drawn by Floyd's algorithm; masses scaled so the
+// total is unchanged.
+Bodies random_subset(const Bodies& b, std::vector<std::size_t> groups, std::size_t n,
+                     std::uint64_t seed) {
+  const std::size_t total = b.size();
+  std::vector<std::size_t> take(groups.size());
+  std::vector<std::pair<double, std::size_t>> remainder;
+  std::size_t given = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double exact = static_cast<double>(n) * static_cast<double>(groups[g]) / static_cast<double>(total);
+    take[g] = static_cast<std::size_t>(exact);
+    given += take[g];
+    remainder.push_back({exact - static_cast<double>(take[g]), g});
+  }
+  std::sort(remainder.begin(), remainder.end(), [](const auto& a, const auto& c) {
+    return a.first != c.first ? a.first > c.first : a.second < c.second;
+  });
+  for (std::size_t k = 0; given < n; ++k, ++given) ++take[remainder[k % remainder.size()].second];
+  Rng rng(seed);
+  std::vector<char> chosen(total, 0);
+  std::size_t first = 0;
+  for (std::size_t g = 0; g < groups.size(); first += groups[g], ++g)
+    for (std::size_t j = groups[g] - take[g]; j < groups[g]; ++j) {  // Floyd: take[g] of groups[g]
+      const std::size_t t = static_cast<std::size_t>(rng.uniform() * static_cast<double>(j + 1));
+      const std::size_t pick = chosen[first + std::min(t, j)] ? j : std::min(t, j);
+      chosen[first + pick] = 1;
+    }
+  double m_all = 0, m_sub = 0;
+  Bodies out;
+  for (std::size_t i = 0; i < total; ++i) {
+    m_all += b.pos[i].w;
+    if (!chosen[i]) continue;
+    m_sub += b.pos[i].w;
+    out.pos.push_back(b.pos[i]);
+    out.vel.push_back(b.vel[i]);
+  }
+  if (m_sub > 0)
+    for (auto& p : out.pos) p.w *= m_all / m_sub;
+  return out;
+}
+
+}  // namespace
+
+Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
+                               Subset subset) {
   const bool is_name =
       std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
   if (is_name && n == 0) throw InputError("--bodies must be > 0 for a generated --ic");
@@ -160,17 +207,24 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
 
   const std::string path(spec);
   Bodies b;
-  if (ends_with_ci(path, ".csv"))
+  std::vector<std::size_t> species;
+  if (ends_with_ci(path, ".csv")) {
     b = read_csv(path);
-  else if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std"))
-    b = read_tipsy(path);
-  else
+    species = {b.size()};
+  } else if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std")) {
+    TipsyCounts c;
+    b = read_tipsy(path, &c);
+    for (int count : {c.nsph, c.ndark, c.nstar})
+      if (count > 0) species.push_back(static_cast<std::size_t>(count));
+  } else
     throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
                      "collision) nor a .bin (Tipsy) or .csv file");
   if (n > b.size())
     throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
                      " bodies in " + path);
-  if (n > 0) b.resize(n);
+  if (n == 0 || n == b.size()) return b;
+  if (subset == Subset::Random) return random_subset(b, species, n, seed);
+  b.resize(n);
   return b;
 }
 

@@ -35,10 +35,19 @@ Bodies collision(std::size_t n, std::uint64_t seed);  // two Plummer spheres on 
 // The names --ic accepts besides a file path.
 const std::vector<std::string>& generator_names();
 
+// How n bodies are taken from a file that holds more (--subset).
+//  First:  bodies 0..n-1, in file order (a Tipsy file lists gas, then dark matter, then stars, so
+//          this can be one species only).
+//  Random: n bodies drawn without replacement with `seed`, each species (Tipsy gas, dark, star;
+//          a CSV is one species) in proportion to its count; masses are scaled so the subset's
+//          total mass is the file's. File order is kept.
+enum class Subset { First, Random };
+
 // `spec` is a generator name or a path to a Tipsy .bin or a .csv file. For a file, n = 0 takes
-// every body, n <= count takes the first n, n > count is an InputError. Throws InputError for an
-// unknown name or any bad file (see io.hpp).
-Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed);
+// every body, n <= count takes n by `subset`, n > count is an InputError. Throws InputError for
+// an unknown name or any bad file (see io.hpp).
+Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
+                               Subset subset = Subset::First);
 
 // Subtract the centre-of-mass position and velocity.
 void to_centre_of_mass_frame(Bodies& bodies);

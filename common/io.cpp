@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -9,9 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "error.hpp"
+#include "output.hpp"
 
 namespace nbody {
 
@@ -23,7 +26,10 @@ std::vector<char> read_all(const std::string& path) {
     throw InputError("cannot read '" + path + "': it is a folder");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<char> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<char> data;
+  char chunk[1 << 16];
+  while (f.read(chunk, sizeof chunk) || f.gcount() > 0)
+    data.insert(data.end(), chunk, chunk + f.gcount());
   if (f.bad()) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
   return data;
 }
@@ -117,33 +123,51 @@ Bodies read_tipsy(const std::string& path, TipsyCounts* counts_out) {
 
 Bodies read_csv(const std::string& path) {
   const std::vector<char> data = read_all(path);
-  std::istringstream in(std::string(data.begin(), data.end()));
-  std::string line;
-  auto strip = [](std::string s) {
-    s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }),
-            s.end());
-    return s;
+  const std::string_view all(data.data(), data.size());
+  // One pass over the buffer, no stream per line: 10^6 bodies read in well under a second.
+  auto trim = [](std::string_view t) {
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    return t;
   };
-  if (!std::getline(in, line) || strip(line) != "x,y,z,vx,vy,vz,m")
+  std::size_t at = 0;
+  auto next_line = [&](std::string_view& line) {
+    if (at >= all.size()) return false;
+    const std::size_t end = std::min(all.find('\n', at), all.size());
+    line = all.substr(at, end - at);
+    at = end + 1;
+    return true;
+  };
+  std::string_view line;
+  std::string header;
+  if (next_line(line))
+    for (char ch : line)
+      if (!std::isspace(static_cast<unsigned char>(ch))) header += ch;
+  if (header != "x,y,z,vx,vy,vz,m")
     throw InputError("'" + path + "': the first line must be the header x,y,z,vx,vy,vz,m");
   Bodies b;
-  for (int lineno = 2; std::getline(in, line); ++lineno) {
-    if (strip(line).empty()) continue;
-    std::vector<double> v;
-    std::istringstream row(line);
-    std::string cell;
-    while (std::getline(row, cell, ',')) {
-      const std::string t = strip(cell);
-      char* end = nullptr;
-      const double x = std::strtod(t.c_str(), &end);
-      if (t.empty() || *end != '\0')
-        throw InputError("'" + path + "' line " + std::to_string(lineno) + ": '" + t +
+  for (int lineno = 2; next_line(line); ++lineno) {
+    if (trim(line).empty()) continue;
+    double v[7];
+    int count = 0;
+    for (std::size_t from = 0;;) {
+      const std::size_t comma = std::min(line.find(',', from), line.size());
+      const std::string_view t = trim(line.substr(from, comma - from));
+      const std::string_view u = t.starts_with('+') ? t.substr(1) : t;  // from_chars takes no '+'
+      double x = 0;
+      const auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), x);
+      if (t.empty() || u.starts_with('-') != t.starts_with('-') || ec != std::errc() ||
+          end != u.data() + u.size())
+        throw InputError("'" + path + "' line " + std::to_string(lineno) + ": '" + std::string(t) +
                          "' is not a number");
-      v.push_back(x);
+      if (count < 7) v[count] = x;
+      ++count;
+      if (comma == line.size()) break;
+      from = comma + 1;
     }
-    if (v.size() != 7)
+    if (count != 7)
       throw InputError("'" + path + "' line " + std::to_string(lineno) + ": expected 7 values, got " +
-                       std::to_string(v.size()));
+                       std::to_string(count));
     b.pos.push_back({v[0], v[1], v[2], v[6]});
     b.vel.push_back({v[3], v[4], v[5]});
   }
@@ -152,13 +176,21 @@ Bodies read_csv(const std::string& path) {
 }
 
 void write_csv(const std::string& path, const Bodies& b) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-  f.precision(17);
-  f << "x,y,z,vx,vy,vz,m\n";
-  for (std::size_t i = 0; i < b.size(); ++i)
-    f << b.pos[i].x << ',' << b.pos[i].y << ',' << b.pos[i].z << ',' << b.vel[i].x << ','
-      << b.vel[i].y << ',' << b.vel[i].z << ',' << b.pos[i].w << '\n';
+  Output out(path);
+  out.write("x,y,z,vx,vy,vz,m\n");
+  std::string line;
+  char num[32];
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    line.clear();
+    // Shortest round-trip form: reading the file back gives the same doubles.
+    for (double v : {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.vel[i].x, b.vel[i].y, b.vel[i].z, b.pos[i].w}) {
+      if (!line.empty()) line += ',';
+      line.append(num, std::to_chars(num, num + sizeof num, v).ptr);
+    }
+    line += '\n';
+    out.write(line);
+  }
+  out.commit();
 }
 
 }  // namespace nbody

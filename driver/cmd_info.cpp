@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "config.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
 #include "registry.hpp"
@@ -18,6 +19,11 @@ int run_info() {
   const auto cuda = cuda_descriptions(reason);
   if (cuda.empty()) std::printf("cuda: unavailable: %s\n", reason.c_str());
   for (std::size_t k = 0; k < cuda.size(); ++k) std::printf("cuda: [%zu] %s\n", k, cuda[k].c_str());
+  {
+    const auto engine = make_engine(PipelineOptions{});
+    std::printf("fp64 engine: %s (%s): the float64 stagger, synchronise and energy passes\n",
+                engine->name().c_str(), engine->where().c_str());
+  }
   std::printf("\npipelines:\n");
   const PipelineOptions defaults;
   for (const auto& name : pipeline_names()) {

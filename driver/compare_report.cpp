@@ -1,5 +1,7 @@
 #include "compare.hpp"
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include "error.hpp"
+#include "output.hpp"
 
 namespace nbody {
 
@@ -60,37 +63,78 @@ bool have_program(const char* name) {
   return false;
 }
 
+// A column header gnuplot reads as one quoted string: quotes and control characters become '?'.
+std::string header(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+  return out + "\"";
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Runs `gnuplot -c plot.gp ARGS...` in `dir` without a shell; stderr goes to dir/err.txt.
+int run_gnuplot(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv_s{"gnuplot", "-c", "plot.gp"};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    const int err = open((dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err >= 0) dup2(err, STDERR_FILENO);
+    if (chdir(dir.c_str()) != 0) _exit(126);
+    execvp("gnuplot", argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace
 
-void plot(const CompareResult& r, const std::string& png_path, const std::string& title) {
+void check_plot_tool() {
   if (!have_program("gnuplot"))
     throw InputError("--plot needs gnuplot, which is not on PATH (scripts/install-deps.sh installs "
                      "gnuplot-nox)");
+}
+
+void plot(const CompareResult& r, const std::string& png_path, const std::string& title) {
+  check_plot_tool();
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("nbody-plot-" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  std::string tmpl = (fs::temp_directory_path() / "nbody-plot-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a folder for gnuplot's files");
+  const fs::path dir(tmpl);
   struct Cleanup {
     fs::path d;
     ~Cleanup() { std::error_code ec; fs::remove_all(d, ec); }
   } cleanup{dir};
 
-  // One data file per pair (step, max) and per pipeline (step, energy drift).
+  // The script is fixed text: file names are ours (pairK.dat, energyK.dat), curve titles are the
+  // files' column headers, the page title is ARG2 and the output ARG1.
   std::ostringstream script;
   script << "set terminal pngcairo size 1100,800 font ',10'\n"
-         << "set output '" << png_path << ".partial'\n"
-         << "set multiplot layout 2,1 title '" << title << "'\n"
-         << "set logscale y\nset format y '10^{%L}'\nset grid\nset key outside right\n"
+         << "set output ARG1\n"
+         << "set multiplot layout 2,1 title ARG2 noenhanced\n"
+         << "set logscale y\nset format y '10^{%L}'\nset grid\nset key outside right noenhanced\n"
          << "set ylabel 'max Euclidean distance'\nset xlabel 'step'\n";
   std::vector<std::string> curves;
   if (!r.steps.empty()) {
     for (std::size_t k = 0; k < r.steps.front().pairs.size(); ++k) {
-      const fs::path f = dir / ("pair" + std::to_string(k) + ".dat");
-      std::ofstream out(f);
+      const std::string f = "pair" + std::to_string(k) + ".dat";
+      std::ofstream out(dir / f);
       out.precision(9);
+      out << "step " << header(pair_name(r.steps.front().pairs[k])) << '\n';
       for (const auto& s : r.steps)
         if (s.pairs[k].d.max > 0) out << s.step << ' ' << s.pairs[k].d.max << '\n';
-      curves.push_back("'" + f.string() + "' using 1:2 with lines lw 2 title '" +
-                       pair_name(r.steps.front().pairs[k]) + "'");
+      curves.push_back("'" + f + "' using 1:2 with lines lw 2 title columnheader(2)");
     }
   }
   script << "plot ";
@@ -100,28 +144,29 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
   std::vector<std::string> energy;
   for (const auto& name : r.pipelines) {
     const double e0 = r.initial.at(name).e.total();
-    const fs::path f = dir / ("energy" + std::to_string(energy.size()) + ".dat");
-    std::ofstream out(f);
+    const std::string f = "energy" + std::to_string(energy.size()) + ".dat";
+    std::ofstream out(dir / f);
     out.precision(9);
-    out << 0 << ' ' << 1e-17 << '\n';
+    out << "step " << header(name) << '\n' << 0 << ' ' << 1e-17 << '\n';
     for (const auto& s : r.steps)
       if (auto it = s.energy.find(name); it != s.energy.end())
         out << s.step << ' ' << std::max(relative_drift(e0, it->second), 1e-17) << '\n';
-    energy.push_back("'" + f.string() + "' using 1:2 with linespoints lw 2 title '" + name + "'");
+    energy.push_back("'" + f + "' using 1:2 with linespoints lw 2 title columnheader(2)");
   }
   script << "plot ";
   for (std::size_t k = 0; k < energy.size(); ++k) script << (k ? ", " : "") << energy[k];
   script << "\nunset multiplot\n";
-  const fs::path gp = dir / "plot.gp";
-  std::ofstream(gp) << script.str();
-  const std::string cmd = "gnuplot '" + gp.string() + "' 2>'" + (dir / "err.txt").string() + "'";
-  if (std::system(cmd.c_str()) != 0) {
-    std::ifstream err(dir / "err.txt");
-    std::string msg((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-    std::remove((png_path + ".partial").c_str());
-    throw std::runtime_error("gnuplot failed: " + msg);
-  }
-  fs::rename(png_path + ".partial", png_path);
+  std::ofstream(dir / "plot.gp") << script.str();
+  const int rc = run_gnuplot(dir, {"out.png", title});
+  // gnuplot can exit 0 with a cut file (a full disk): take only a PNG that ends with its IEND chunk.
+  const std::string png = slurp(dir / "out.png");
+  static const std::string kEnd("IEND\xae\x42\x60\x82", 8);
+  const bool whole = png.size() > 16 && png.compare(1, 3, "PNG") == 0 &&
+                     png.compare(png.size() - kEnd.size(), kEnd.size(), kEnd) == 0;
+  if (rc != 0 || !whole)
+    throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + (whole ? "" : ", no complete PNG") +
+                             "): " + slurp(dir / "err.txt"));
+  write_output(png_path, png);
 }
 
 }  // namespace nbody

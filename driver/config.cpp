@@ -3,20 +3,51 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "error.hpp"
-#include "initial_conditions.hpp"
 #include "io.hpp"
-#include "leapfrog.hpp"
+#include "output.hpp"
+#include "progress.hpp"
+#ifdef NBODY_HAVE_CUDA
+#include "cuda_pipeline.hpp"
+#endif
 
 namespace nbody {
 
+namespace {
+
+// A decimal integer in 0..2^64-1, nothing else: "-1" and "18446744073709551616" are refused
+// instead of wrapping or saturating.
+std::uint64_t parse_seed(const std::string& s) {
+  const bool digits = !s.empty() && s.size() <= 20 &&
+                      std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE)
+    throw CLI::ValidationError("--seed '" + s + "': must be an integer in 0..18446744073709551615");
+  return v;
+}
+
+}  // namespace
+
+bool Config::ic_is_file() const {
+  const auto& gens = generator_names();
+  return std::find(gens.begin(), gens.end(), ic) == gens.end();
+}
+
+void add_seed_option(CLI::App& app, Config& c) {
+  app.add_option_function<std::string>(
+         "--seed", [&c](const std::string& s) { c.seed = parse_seed(s); },
+         "Random seed for generated initial conditions and --subset random (0..2^64-1)")
+      ->default_str(std::to_string(c.seed));
+}
+
 void add_common_options(CLI::App& app, Config& c) {
-  app.add_option("-n,--bodies", c.n, "Number of bodies (for a file --ic: the first n; default all)")
+  app.add_option("-n,--bodies", c.n,
+                 "Number of bodies (for a file --ic: n of its bodies by --subset; default all)")
       ->capture_default_str()
       ->each([&c](const std::string&) { c.n_given = true; });
   app.add_option("--steps", c.steps, "Leapfrog steps")->capture_default_str();
@@ -26,9 +57,14 @@ void add_common_options(CLI::App& app, Config& c) {
                  "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin "
                  "(Tipsy) | FILE.csv (x,y,z,vx,vy,vz,m)")
       ->capture_default_str();
-  app.add_option("--seed", c.seed, "Random seed for generated initial conditions")
+  add_seed_option(app, c);
+  app.add_option("--subset", c.subset,
+                 "With -n below a file's count: first (the first n bodies, file order) | random "
+                 "(n drawn with --seed, each species in proportion, masses scaled to the file's total)")
       ->capture_default_str();
-  app.add_option("--json", c.json, "Write the results as JSON to FILE");
+  app.add_option("--json", c.json, "Write the results as JSON to FILE (- for stdout)");
+  app.add_flag("--force", c.force,
+               "Start even when the estimated time is above the limit (1 hour)");
 }
 
 void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
@@ -78,53 +114,95 @@ void check_config(const Config& c, int pipelines) {
   if (c.softening == 0)
     throw InputError("--softening 0: must be > 0; the all-pairs sum includes j = i, whose term "
                      "is 0/0 without softening");
+  if (!std::isnormal(c.params().eps2())) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "--softening %g: eps^2 = %g underflows double precision; the "
+                  "smallest usable eps is about 1.5e-154", c.softening, c.params().eps2());
+    throw InputError(buf);
+  }
+  if (c.subset != "first" && c.subset != "random")
+    throw InputError("--subset '" + c.subset + "': must be first or random");
   check_pipeline_options(c.pipeline);
   check_output_path(c.json, "--json");
 }
 
-void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty()) return;
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw InputError(option + " '" + path + "': folder '" + dir.string() + "' does not exist");
-  if (fs::is_directory(p, ec)) throw InputError(option + " '" + path + "' is a folder");
-  if (access(dir.c_str(), W_OK) != 0)
-    throw InputError(option + " '" + path + "': folder '" + dir.string() + "' is not writable");
+std::unique_ptr<Fp64Engine> make_engine([[maybe_unused]] const PipelineOptions& o) {
+#ifdef NBODY_HAVE_CUDA
+  try {
+    return cuda::make_fp64_engine(o.device);
+  } catch (const Unavailable&) {
+  }
+#endif
+  return make_cpu64_engine();
 }
 
-Bodies initial_state(const Config& c) {
-  const auto& gens = generator_names();
-  const bool generated = std::find(gens.begin(), gens.end(), c.ic) != gens.end();
+Bodies initial_bodies(const Config& c) {
   // A file gives all its bodies unless -n asks for fewer.
-  const auto n = static_cast<std::size_t>(generated || c.n_given ? c.n : 0);
-  Bodies b = make_initial_conditions(c.ic, n, c.seed);
+  const auto n = static_cast<std::size_t>(!c.ic_is_file() || c.n_given ? c.n : 0);
+  Bodies b = make_initial_conditions(c.ic, n, c.seed,
+                                     c.subset == "random" ? Subset::Random : Subset::First);
   validate_bodies(b, "--ic " + c.ic);
-  stagger(b, c.params());
   return b;
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write '" + tmp + "'");
-    }
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Start s{initial_bodies(c), {}, {}};
+  s.vel0 = s.bodies.vel;
+  const auto t1 = std::chrono::steady_clock::now();
+  s.ic_s = std::chrono::duration<double>(t1 - t0).count();
+  Progress progress("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
+                    static_cast<long long>(s.bodies.size()));
+  engine.on_progress = [&](std::size_t done, std::size_t) { progress.update(static_cast<long long>(done)); };
+  s.energy = stagger(s.bodies, c.params(), engine, energy);
+  engine.on_progress = nullptr;
+  s.stagger_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  check_finite(s.bodies, "the initial state", 0);
+  if (energy) {
+    check_energy(s.energy, s.bodies, "the initial state", 0);
+    const bool subset = c.ic_is_file() && c.n_given;
+    if (subset && s.energy.total() > 0)
+      std::fprintf(stderr,
+                   "warning: the %zu bodies taken from %s by --subset %s are unbound (E_0 = %+.4g > 0)%s\n",
+                   s.bodies.size(), c.ic.c_str(), c.subset.c_str(), s.energy.total(),
+                   c.subset == "first" ? "; --subset random keeps the file's mix of species" : "");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "'");
+  return s;
+}
+
+void check_finite(const Bodies& b, const std::string& what, long long step) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const Vec4& p = b.pos[i];
+    const Vec3& v = b.vel[i];
+    if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
+        std::isfinite(v.y) && std::isfinite(v.z))
+      continue;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "at step %lld: body %zu is not finite (x = %g %g %g, v = %g %g %g)",
+                  step, i, p.x, p.y, p.z, v.x, v.y, v.z);
+    throw NonFinite(what + " " + buf + "; the integration is unstable (a smaller --dt or a larger "
+                    "--softening may help)");
+  }
+}
+
+void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {
+  std::size_t massive = 0;  // two massive bodies at a finite distance have W < 0
+  for (const auto& p : b.pos) massive += p.w > 0;
+  char buf[200];
+  if (!std::isfinite(e.total())) {
+    std::snprintf(buf, sizeof buf, " at step %lld: the energy is not finite (kinetic %g, potential %g)",
+                  step, e.kinetic, e.potential);
+    throw NonFinite(what + buf);
+  }
+  if (massive >= 2 && e.potential == 0) {
+    std::snprintf(buf, sizeof buf, " at step %lld: the potential energy of %zu massive bodies is "
+                  "exactly 0 (it underflowed)", step, massive);
+    throw NonFinite(what + buf);
   }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  if (!path.empty()) write_text_atomically(path, j.dump(2) + "\n");
+  if (!path.empty()) write_output(path, j.dump(2) + "\n");
 }
 
 nlohmann::json config_json(const Config& c, std::size_t n) {

@@ -1,11 +1,15 @@
-// What every subcommand shares: the common options, their checks, the initial state, output files.
+// What every subcommand shares: the common options, their checks, the float64 engine and the
+// initial state.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "bodies.hpp"
+#include "fp64_engine.hpp"
+#include "initial_conditions.hpp"
 #include "registry.hpp"
 
 namespace nbody {
@@ -18,14 +22,19 @@ struct Config {
   double softening = 0.05;
   std::string ic = "plummer";
   std::uint64_t seed = 1;
+  std::string subset = "first";  // first | random (a file --ic with fewer bodies asked for)
   std::string json;  // --json FILE ("" = none)
+  bool force = false;  // run even when the cost estimate is above the limit
   PipelineOptions pipeline;
 
   Params params() const { return {dt, softening}; }
+  bool ic_is_file() const;
 };
 
-// -n/--bodies, --steps, --dt, --softening, --ic, --seed, --json.
+// -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json, --force.
 void add_common_options(CLI::App& app, Config& c);
+// --seed alone (bench has no other initial-condition options).
+void add_seed_option(CLI::App& app, Config& c);
 // --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --cuda-bodies, --cuda-split,
 // --device.
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);
@@ -33,14 +42,27 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 // Throws InputError naming the value and the limit. `pipelines` is how many copies of the state
 // will be held (for the memory check).
 void check_config(const Config& c, int pipelines);
-// Refuses an output path whose folder does not exist, before any work is done.
-void check_output_path(const std::string& path, const std::string& option);
 
-// The initial conditions, checked and staggered for the leapfrog (leapfrog.hpp).
-Bodies initial_state(const Config& c);
+// The fastest float64 engine here: CUDA's where there is a device, cpu64 elsewhere.
+std::unique_ptr<Fp64Engine> make_engine(const PipelineOptions& o);
 
-// Writes to PATH.partial, then renames: a failed run never leaves a partial file behind.
-void write_text_atomically(const std::string& path, const std::string& text);
+// The initial conditions with synchronised velocities, checked (a subset of a file by --subset).
+Bodies initial_bodies(const Config& c);
+// Staggered for the leapfrog by one pass of `engine`, which also gives E_0 when `energy` is true.
+// Warns on stderr when a subset of a file is unbound (E_0 > 0). Shows progress for a long pass.
+struct Start {
+  Bodies bodies;             // positions x_0, velocities v_{-1/2}
+  std::vector<Vec3> vel0;    // the synchronised v_0 the stagger started from
+  Energy energy;             // E_0, when asked for
+  double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
+};
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy);
+
+// Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
+void check_finite(const Bodies& b, const std::string& what, long long step);
+// Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not.
+void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step);
+
 void write_json(const std::string& path, const nlohmann::json& j);
 
 // Common fields of every JSON document (n, steps, dt, softening, ic, seed).

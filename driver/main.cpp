@@ -1,7 +1,9 @@
 // nbody: the driver. Parses the command line, runs one subcommand and decides the exit code:
 // 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "commands.hpp"
@@ -32,16 +34,27 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string name = app.get_subcommands().front()->get_name();
+  int code = 3;
   try {
-    return commands.at(name)();
+    code = commands.at(name)();
   } catch (const nbody::InputError& e) {
     std::fprintf(stderr, "nbody %s: %s\n", name.c_str(), e.what());
     return 2;
   } catch (const nbody::Unavailable& e) {
     std::fprintf(stderr, "nbody %s: unavailable: %s\n", name.c_str(), e.what());
     return 3;
+  } catch (const nbody::NonFinite& e) {
+    std::fprintf(stderr, "nbody %s: not a number: %s\n", name.c_str(), e.what());
+    return 3;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "nbody %s: error: %s\n", name.c_str(), e.what());
     return 3;
   }
+  // What was printed is a result too: a full disk or a closed pipe on stdout is a failure.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "nbody %s: error: cannot write to stdout: %s\n", name.c_str(),
+                 std::strerror(errno));
+    return 3;
+  }
+  return code;
 }

@@ -1,5 +1,5 @@
-// A one-line progress bar on stderr, shown only when stderr is a terminal and the work has
-// already taken over a second (so short runs and logs stay clean).
+// Progress on stderr once the work has taken over a second: a one-line bar on a terminal, and
+// otherwise (a log, a CI job) one line every few seconds, so that long work is never silent.
 #pragma once
 #include <chrono>
 #include <string>
@@ -10,6 +10,8 @@ class Progress {
  public:
   Progress(std::string label, long long total);
   ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void update(long long done);
 
  private:
@@ -17,7 +19,7 @@ class Progress {
   long long total_;
   bool tty_;
   bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_, last_line_;
 };
 
 }  // namespace nbody

@@ -77,17 +77,7 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
   throw InputError("unknown pipeline '" + name + "'");
 }
 
-std::vector<std::string> available_pipelines(const PipelineOptions& options) {
-  std::vector<std::string> out;
-  for (const auto& name : pipeline_names()) {
-    try {
-      make_pipeline(name, options);
-      out.push_back(name);
-    } catch (const Unavailable&) {
-    }
-  }
-  return out;
-}
+bool is_fp64_pipeline(const std::string& name) { return name == "cpu64" || name.ends_with("-fp64"); }
 
 void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");

@@ -28,8 +28,8 @@ std::string canonical_name(const std::string& name);
 // Parses "a,b,c" into canonical names (no duplicates); throws InputError.
 std::vector<std::string> parse_pipeline_list(const std::string& list);
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
-// Names whose pipeline can be made here (cheap: creates and drops each one).
-std::vector<std::string> available_pipelines(const PipelineOptions& options);
+// cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.
+bool is_fp64_pipeline(const std::string& name);
 // Validates the option values (ranges); throws InputError.
 void check_pipeline_options(const PipelineOptions& options);
 

@@ -51,7 +51,7 @@ FrameWriter::FrameWriter(const Bodies& initial, int size) : impl_(std::make_uniq
 
 FrameWriter::~FrameWriter() = default;
 
-void FrameWriter::write(Pipeline& pipeline, const std::string& png_path) {
+std::string FrameWriter::png(Pipeline& pipeline) {
   auto* p = dynamic_cast<TexturedPipeline*>(&pipeline);
   if (!p) throw InputError("frames need a gl:* pipeline, not " + pipeline.name());
   Impl& m = *impl_;
@@ -79,8 +79,13 @@ void FrameWriter::write(Pipeline& pipeline, const std::string& png_path) {
         rgb[3 * (static_cast<std::size_t>(y) * m.size + x) + c] =
             static_cast<unsigned char>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
       }
-  if (!stbi_write_png(png_path.c_str(), m.size, m.size, 3, rgb.data(), 3 * m.size))
-    throw std::runtime_error("cannot write PNG '" + png_path + "'");
+  std::string png;
+  const auto append = [](void* to, void* data, int size) {
+    static_cast<std::string*>(to)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, m.size, m.size, 3, rgb.data(), 3 * m.size))
+    throw std::runtime_error("cannot encode a PNG frame");
+  return png;
 }
 
 }  // namespace nbody::gl

@@ -36,7 +36,7 @@ struct FillRate {
 };
 FillRate measure_fill_rate(long long texels, int reps = 3);
 
-// Renders the bodies of a gl:* pipeline into an offscreen framebuffer and writes PNGs: point
+// Renders the bodies of a gl:* pipeline into an offscreen framebuffer and encodes PNGs: point
 // sprites, additive blending, coloured by speed, a fixed camera that frames the initial cloud.
 class FrameWriter {
  public:
@@ -44,8 +44,9 @@ class FrameWriter {
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
-  // Throws InputError when `pipeline` is not a gl:* pipeline.
-  void write(Pipeline& pipeline, const std::string& png_path);
+  // The PNG file's bytes (the caller writes them: output.hpp). Throws InputError when `pipeline`
+  // is not a gl:* pipeline.
+  std::string png(Pipeline& pipeline);
 
  private:
   struct Impl;

@@ -1,48 +1,15 @@
 // The nbody executable as a user meets it: exit codes, one-line messages, no partial files, and
 // the JSON fields DESIGN.md names.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_helpers.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-fs::path scratch() {
-  const fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-Result nbody(const std::string& args) {
-  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const std::string cmd = std::string("'") + NBODY_EXE + "' " + args + " >'" + out.string() +
-                          "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
-
-int lines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-void write_file(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary) << bytes;
-}
+using namespace cli_test;
 
 TEST(Cli, HelpIsTrueAndExitsZero) {
   for (const char* sub : {"", "run", "compare", "bench", "info", "view"}) {
@@ -119,7 +86,7 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--ic '" + neg.string() + "'", "negative mass"},
       {"--every 0", "--every 0"},
       {"--fail-above 1e-3", "DISTANCE@STEP"},
-      {"--fail-above 1e-3@500", "not a recorded step"},
+      {"--fail-above 1e-3@500", "outside the run"},
       {"--cuda-block 2000", "--cuda-block 2000"},
       {"--cuda-bodies 3", "--cuda-bodies 3"},
       {"--cuda-split -1", "--cuda-split -1"},
@@ -223,18 +190,25 @@ TEST(Cli, InfoNamesEveryPipeline) {
 // The done criterion for this machine: every rung listed with a positive rate, and the
 // force quad's row carrying its fill-rate bound (measured in the same run).
 TEST(Cli, BenchListsEveryRungWithItsBound) {
-  const fs::path json = scratch() / "bench.json";
-  const Result r = nbody("bench --pipelines cpu32,gl:forcequad,gl:gather,gl:compute,cuda:tuned -n 1024 "
-                         "--steps 3 --reps 2 --json '" + json.string() + "'");
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto j = nlohmann::json::parse(slurp(json));
-  ASSERT_EQ(j["results"].size(), 5u);
-  for (const auto& row : j["results"]) {
-    const std::string name = row["pipeline"], status = row["status"];
-    if (status.starts_with("skipped")) {
-      EXPECT_TRUE(name.starts_with("gl:") || name.starts_with("cuda:")) << name << ": " << status;
+  // Every rung this machine can run; one named that cannot run is an error (exit 3), not a row.
+  std::string names = "cpu32";
+  for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:tuned"}) {
+    if (unavailable(p).empty()) {
+      names += std::string(",") + p;
       continue;
     }
+    const Result r = nbody(std::string("bench --pipelines cpu32,") + p + " -n 256 --steps 1 --reps 1");
+    EXPECT_EQ(r.code, 3) << p << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(std::string(p) + " cannot run here"), std::string::npos) << r.err;
+  }
+  const fs::path json = scratch() / "bench.json";
+  const Result r = nbody("bench --pipelines " + names + " -n 1024 --steps 3 --reps 2 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), static_cast<std::size_t>(std::count(names.begin(), names.end(), ',') + 1));
+  for (const auto& row : j["results"]) {
+    const std::string name = row["pipeline"], status = row["status"];
     ASSERT_EQ(status, "ok") << name;
     EXPECT_GT(row["interactions_per_s"].get<double>(), 0) << name;
     EXPECT_NEAR(row["gflops"].get<double>(), row["interactions_per_s"].get<double>() * 20e-9,
@@ -262,6 +236,11 @@ TEST(Cli, BenchListsEveryRungWithItsBound) {
 TEST(Cli, CudaAliasIsTheTunedRung) {
   const fs::path json = scratch() / "alias.json";
   const Result r = nbody("compare --pipelines cpu64,cuda -n 64 --steps 1 --json '" + json.string() + "'");
+  if (!unavailable("cuda:tuned").empty()) {  // named and unable to run: exit 3, naming the rung
+    EXPECT_EQ(r.code, 3) << r.out << r.err;
+    EXPECT_NE(r.err.find("cuda:tuned cannot run here"), std::string::npos) << r.err;
+    return;
+  }
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string doc = slurp(json);
   EXPECT_NE(doc.find("\"cuda:tuned\""), std::string::npos) << doc;

@@ -219,5 +219,27 @@ TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
   EXPECT_THROW(cuda::make_fp64_engine(0), Unavailable);
 }
 
+// Issue 11's contract: a run staged through the GPU engine starts from the state cpu64 would give
+// (velocities v_{-1/2} and E_0 within 1e-12 relative), at an N not a multiple of the tile.
+TEST(CudaFp64Engine, StartStagedOnTheGpuIsTheCpu64Start) {
+  REQUIRE_CUDA();
+  const Params p{0.01, 0.05};
+  Bodies cpu = test::random_bodies(5003, 77), gpu = cpu;
+  auto e_cpu = make_cpu64_engine();
+  auto e_gpu = cuda::make_fp64_engine(0);
+  const Energy a = stagger(cpu, p, *e_cpu, true), b = stagger(gpu, p, *e_gpu, true);
+  EXPECT_NEAR(b.total(), a.total(), 1e-12 * std::fabs(a.total()));
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    const Vec3 d{gpu.vel[i].x - cpu.vel[i].x, gpu.vel[i].y - cpu.vel[i].y, gpu.vel[i].z - cpu.vel[i].z};
+    num += d.x * d.x + d.y * d.y + d.z * d.z;
+    den += norm(cpu.vel[i]) * norm(cpu.vel[i]);
+    EXPECT_EQ(gpu.pos[i].x, cpu.pos[i].x) << i;
+  }
+  EXPECT_LE(std::sqrt(num / den), 1e-12);
+  const Synchronised sc = synchronise(cpu, p, *e_cpu, true), sg = synchronise(cpu, p, *e_gpu, true);
+  EXPECT_NEAR(sg.energy.potential, sc.energy.potential, 1e-12 * std::fabs(sc.energy.potential));
+}
+
 }  // namespace
 }  // namespace nbody

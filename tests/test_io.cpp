@@ -63,6 +63,33 @@ TEST(Tipsy, FirstNBodiesAndTooMany) {
   expect_input_error([] { make_initial_conditions(kGalaxy.string(), 20001, 1); }, "exceeds");
 }
 
+// --subset random: each species in proportion, the file's total mass, file order, the seed's draw.
+TEST(Tipsy, RandomSubsetKeepsTheMixAndTheMass) {
+  TipsyCounts c;
+  const Bodies all = read_tipsy(kGalaxy.string(), &c);
+  ASSERT_EQ(c.ndark, 2500);
+  const Bodies a = make_initial_conditions(kGalaxy.string(), 1000, 3, Subset::Random);
+  const Bodies again = make_initial_conditions(kGalaxy.string(), 1000, 3, Subset::Random);
+  const Bodies other = make_initial_conditions(kGalaxy.string(), 1000, 4, Subset::Random);
+  ASSERT_EQ(a.size(), 1000u);
+  double m_all = 0, m_sub = 0;
+  for (const auto& p : all.pos) m_all += p.w;
+  for (const auto& p : a.pos) m_sub += p.w;
+  EXPECT_NEAR(m_sub, m_all, 1e-12 * m_all);
+  // Find each chosen body in the file: indices rise (file order), 1000 * 2500 / 20000 are dark.
+  std::size_t dark = 0, at = 0, differ = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    while (at < all.size() && (all.pos[at].x != a.pos[k].x || all.pos[at].y != a.pos[k].y)) ++at;
+    ASSERT_LT(at, all.size()) << "body " << k << " is not from the file, in file order";
+    dark += at < static_cast<std::size_t>(c.ndark);
+    ++at;
+    EXPECT_EQ(a.pos[k].x, again.pos[k].x) << k;
+    differ += a.pos[k].x != other.pos[k].x;
+  }
+  EXPECT_EQ(dark, 125u);
+  EXPECT_GT(differ, 0u) << "another seed draws other bodies";
+}
+
 TEST(Tipsy, BigEndianCopyReadsTheSame) {
   // Byte-swap every 4-byte field (and the 8-byte time) of the first 10 dark particles' file.
   std::vector<char> d = read_bytes(kGalaxy);

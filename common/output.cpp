@@ -1,0 +1,181 @@
+#include "output.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "error.hpp"
+
+namespace nbody {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kBuffer = 1 << 20;
+
+std::string why(const std::string& what, const std::string& path) {
+  return "cannot " + what + " '" + path + "': " + std::strerror(errno);
+}
+
+// Follows symlinks one link at a time, so that a dangling link resolves to the path it names.
+std::string follow_links(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(p, ec)) return p.string();
+    const fs::path to = fs::read_symlink(p, ec);
+    if (ec) return p.string();
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  throw InputError("'" + path + "': too many levels of symbolic links");
+}
+
+fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+
+}  // namespace
+
+std::string resolve_output(const std::string& path) {
+  if (path == "-") return path;
+  const fs::path target(follow_links(path));
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(folder_of(target), ec), ec);
+  return (dir / target.filename()).lexically_normal().string();
+}
+
+Output::Output(std::string path) : path_(std::move(path)) {
+  buffer_.reserve(kBuffer);
+  if (path_ == "-") {
+    std::fflush(stdout);  // what the program printed comes first
+    fd_ = STDOUT_FILENO;
+    through_ = true;
+    return;
+  }
+  target_ = follow_links(path_);
+  struct stat st{};
+  const bool exists = ::stat(target_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw OutputError("cannot write '" + path_ + "': it is a folder");
+  if (exists && !S_ISREG(st.st_mode)) {  // a device, a FIFO, a socket: written through
+    fd_ = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) throw OutputError(why("open", path_));
+    through_ = true;
+    return;
+  }
+  const fs::path t(target_);
+  tmp_ = (folder_of(t) / ("." + t.filename().string() + ".XXXXXX")).string();
+  fd_ = ::mkstemp(tmp_.data());
+  if (fd_ < 0) {
+    const std::string msg = why("create a temporary file beside", path_);
+    tmp_.clear();
+    throw OutputError(msg);
+  }
+  // The permissions a new file would get (or the replaced file's own).
+  mode_t mode = exists ? (st.st_mode & 07777) : 0;
+  if (!exists) {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  ::fchmod(fd_, mode);
+}
+
+Output::~Output() {
+  if (committed_) return;
+  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void Output::flush() {
+  const char* p = buffer_.data();
+  std::size_t left = buffer_.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd_, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      throw OutputError(why("write", path_));
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+  buffer_.clear();
+}
+
+void Output::write(const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const std::size_t take = std::min(size, kBuffer - buffer_.size());
+    buffer_.insert(buffer_.end(), p, p + take);
+    p += take;
+    size -= take;
+    if (buffer_.size() == kBuffer) flush();
+  }
+}
+
+void Output::commit() {
+  flush();
+  if (through_) {
+    if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
+      fd_ = -1;
+      throw OutputError(why("close", path_));
+    }
+    fd_ = -1;
+    committed_ = true;
+    return;
+  }
+  if (::fsync(fd_) != 0) throw OutputError(why("fsync", path_));
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw OutputError(why("close", path_));
+  if (std::rename(tmp_.c_str(), target_.c_str()) != 0) throw OutputError(why("rename onto", path_));
+  tmp_.clear();
+  committed_ = true;
+  const int dir = ::open(folder_of(fs::path(target_)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {  // the rename itself is durable once the folder is
+    const int rc = ::fsync(dir);
+    ::close(dir);
+    if (rc != 0 && errno != EINVAL) throw OutputError(why("fsync the folder of", path_));
+  }
+}
+
+void write_output(const std::string& path, std::string_view text) {
+  Output out(path);
+  out.write(text);
+  out.commit();
+}
+
+void check_output_path(const std::string& path, const std::string& option) {
+  if (path.empty() || path == "-") return;
+  const fs::path target(follow_links(path));
+  std::error_code ec;
+  const auto status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw InputError(option + " '" + path + "' is a folder");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {  // written through
+    if (::access(target.c_str(), W_OK) != 0)
+      throw InputError(option + " '" + path + "' cannot be written: " + std::strerror(errno));
+    return;
+  }
+  const fs::path dir = folder_of(target);
+  if (!fs::is_directory(dir, ec))
+    throw InputError(option + " '" + path + "': folder '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InputError(option + " '" + path + "': folder '" + dir.string() + "' is not writable");
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (std::size_t a = 0; a < outputs.size(); ++a)
+    for (std::size_t b = a + 1; b < outputs.size(); ++b) {
+      if (outputs[a].second.empty() || outputs[b].second.empty()) continue;
+      if (resolve_output(outputs[a].second) == resolve_output(outputs[b].second))
+        throw InputError(outputs[a].first + " and " + outputs[b].first + " both name '" +
+                         outputs[b].second + "': each output needs its own file");
+    }
+}
+
+}  // namespace nbody

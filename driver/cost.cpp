@@ -1,0 +1,77 @@
+#include "cost.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "error.hpp"
+#include "initial_conditions.hpp"
+
+namespace nbody {
+
+namespace {
+
+constexpr double kProbeSeconds = 0.02;
+
+template <typename F>
+double probe(long long n, F&& time_one) {
+  for (long long m = std::min<long long>(1024, n);; m = std::min(2 * m, n)) {
+    const double t = time_one(m);
+    if (t >= kProbeSeconds || m == n) return static_cast<double>(m) * static_cast<double>(m) / t;
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+double measure_step_rate(Pipeline& p, const Params& params, long long n) {
+  return probe(n, [&](long long m) {
+    p.load(plummer(static_cast<std::size_t>(m), 12345), params);
+    p.step(1);  // warm-up: compile, allocate
+    p.finish();
+    const auto t0 = std::chrono::steady_clock::now();
+    p.step(1);
+    p.finish();
+    return seconds_since(t0);
+  });
+}
+
+double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
+  return probe(n, [&](long long m) {
+    const Bodies b = plummer(static_cast<std::size_t>(m), 12345);
+    std::vector<Vec3> a;
+    std::vector<double> phi;
+    e.evaluate(b.pos, params.eps2(), &a, &phi);  // warm-up
+    const auto t0 = std::chrono::steady_clock::now();
+    e.evaluate(b.pos, params.eps2(), &a, &phi);
+    return seconds_since(t0);
+  });
+}
+
+double total_interactions(const std::vector<CostItem>& items) {
+  double sum = 0;
+  for (const auto& i : items) sum += i.interactions;
+  return sum;
+}
+
+void check_cost(const std::vector<CostItem>& items, bool force) {
+  double seconds = 0;
+  std::string parts;
+  for (const auto& i : items) {
+    if (!(i.per_s > 0)) continue;
+    seconds += i.interactions / i.per_s;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s%s %.3g interactions at %.3g/s", parts.empty() ? "" : ", ",
+                  i.what.c_str(), i.interactions, i.per_s);
+    parts += buf;
+  }
+  if (seconds <= kCostLimitSeconds || force) return;
+  char head[96];
+  std::snprintf(head, sizeof head, "this would take about %.3g hours (", seconds / 3600);
+  throw InputError(head + parts + ", measured here); the limit is 1 hour: use fewer bodies or "
+                   "steps, or --force to run it anyway");
+}
+
+}  // namespace nbody

@@ -1,0 +1,35 @@
+// What a command is about to start, estimated before it starts: its O(N^2) parts (set-up passes
+// of the float64 engine, the pipelines' steps, energy passes) at rates measured here and now.
+// Work that would take longer than an hour is refused (exit 2) unless --force says otherwise.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "bodies.hpp"
+#include "fp64_engine.hpp"
+#include "pipeline.hpp"
+
+namespace nbody {
+
+struct CostItem {
+  std::string what;     // "cpu64 steps", "fp64 set-up (cpu64)"
+  double interactions;  // N^2 per step or pass, times their number
+  double per_s = 0;     // measured rate; 0 = not measured (the work is small)
+};
+
+// Below this many interactions nothing is measured: it takes seconds on any engine we have.
+constexpr double kTrivialInteractions = 1e10;
+constexpr double kCostLimitSeconds = 3600;
+
+// Interactions per second of one step of `p`, timed at growing sizes (1024 bodies, doubling)
+// until a step takes 20 ms or the size reaches n. Leaves `p` loaded with probe bodies.
+double measure_step_rate(Pipeline& p, const Params& params, long long n);
+// The same for one evaluate() pass of the float64 engine.
+double measure_engine_rate(Fp64Engine& e, const Params& params, long long n);
+
+double total_interactions(const std::vector<CostItem>& items);
+// Throws InputError naming the estimate, its parts and --force when the items (each with a
+// measured rate) add up to more than kCostLimitSeconds and `force` is false.
+void check_cost(const std::vector<CostItem>& items, bool force);
+
+}  // namespace nbody

@@ -1,0 +1,62 @@
+// Running the nbody executable as a user does: exit code, stdout and stderr.
+#pragma once
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace cli_test {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+inline fs::path scratch() {
+  const fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// The executable under test: the build's, or $NBODY_EXE (a bundle on the GPU machine).
+inline std::string exe() {
+  const char* e = std::getenv("NBODY_EXE");
+  return e && *e ? e : NBODY_EXE;
+}
+
+// `prefix` runs before the executable in the same shell (environment, ulimit, exec).
+inline Result nbody(const std::string& args, const std::string& prefix = "") {
+  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const std::string cmd = prefix + "'" + exe() + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+inline int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+inline void write_file(const fs::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+// "" when the build and this machine can run `pipeline`, else the reason (from `nbody info`).
+inline std::string unavailable(const std::string& pipeline) {
+  const Result r = nbody("info");
+  const auto at = r.out.find("  " + pipeline + " ");
+  if (at == std::string::npos) return "nbody info does not list " + pipeline;
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  return line.find("unavailable") != std::string::npos ? line : "";
+}
+
+}  // namespace cli_test
