@@ -11,15 +11,16 @@ namespace {
 
 class Cpu64Engine final : public Fp64Engine {
  public:
-  void evaluate(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>* acc,
-                std::vector<double>* phi) override {
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pos.size());
+    const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(begin), e = static_cast<std::ptrdiff_t>(end);
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     // Rows in blocks, so that a long pass can report progress from this thread.
-    const std::ptrdiff_t block = std::max<std::ptrdiff_t>(1024, n / 64);
-    for (std::ptrdiff_t i0 = 0; i0 < n; i0 += block) {
-      const std::ptrdiff_t i1 = std::min(n, i0 + block);
+    const std::ptrdiff_t block = std::max<std::ptrdiff_t>(1024, (e - b) / 64);
+    for (std::ptrdiff_t i0 = b; i0 < e; i0 += block) {
+      const std::ptrdiff_t i1 = std::min(e, i0 + block);
 #pragma omp parallel for schedule(static)
       for (std::ptrdiff_t i = i0; i < i1; ++i) {
         const Vec4 pi = pos[i];
@@ -38,7 +39,7 @@ class Cpu64Engine final : public Fp64Engine {
         if (acc) (*acc)[i] = {ax, ay, az};
         if (phi) (*phi)[i] = p;
       }
-      if (on_progress) on_progress(static_cast<std::size_t>(i1), static_cast<std::size_t>(n));
+      if (on_progress) on_progress(static_cast<std::size_t>(i1 - b), static_cast<std::size_t>(e - b));
     }
   }
   std::string name() const override { return "cpu64"; }

@@ -26,8 +26,14 @@ class Fp64Engine {
   //   acc[i] = sum_j m_j r_ij / (|r_ij|^2 + eps^2)^(3/2)       (the contract's a_i)
   //   phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2)      (the softened potential at i)
   // Either output may be null (not wanted). Outputs are resized to pos.size().
-  virtual void evaluate(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>* acc,
-                        std::vector<double>* phi) = 0;
+  void evaluate(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>* acc,
+                std::vector<double>* phi) {
+    evaluate_rows(pos, eps2, 0, pos.size(), acc, phi);
+  }
+  // The same for the bodies i in [begin, end) only (a rank's block); the other rows of the
+  // outputs are left as they are.
+  virtual void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin,
+                             std::size_t end, std::vector<Vec3>* acc, std::vector<double>* phi) = 0;
   // "cpu64" or "cuda:tuned-fp64" (the JSON's "fp64_engine").
   virtual std::string name() const = 0;
   // Where the engine runs, for humans: "NVIDIA H100 80GB HBM3" or the CPU model.

@@ -19,6 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kBuffer = 1 << 20;
+bool g_enabled = true;
 
 std::string why(const std::string& what, const std::string& path) {
   return "cannot " + what + " '" + path + "': " + std::strerror(errno);
@@ -41,6 +42,9 @@ fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 
 }  // namespace
 
+void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
+bool outputs_enabled() { return g_enabled; }
+
 std::string resolve_output(const std::string& path) {
   if (path == "-") return path;
   const fs::path target(follow_links(path));
@@ -50,6 +54,10 @@ std::string resolve_output(const std::string& path) {
 }
 
 Output::Output(std::string path) : path_(std::move(path)) {
+  if (!g_enabled) {  // a sink: another rank writes this output
+    committed_ = true;
+    return;
+  }
   buffer_.reserve(kBuffer);
   if (path_ == "-") {
     std::fflush(stdout);  // what the program printed comes first
@@ -108,6 +116,7 @@ void Output::flush() {
 }
 
 void Output::write(const void* data, std::size_t size) {
+  if (!g_enabled) return;
   const char* p = static_cast<const char*>(data);
   while (size > 0) {
     const std::size_t take = std::min(size, kBuffer - buffer_.size());
@@ -119,6 +128,7 @@ void Output::write(const void* data, std::size_t size) {
 }
 
 void Output::commit() {
+  if (!g_enabled) return;
   flush();
   if (through_) {
     if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
@@ -151,7 +161,7 @@ void write_output(const std::string& path, std::string_view text) {
 }
 
 void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty() || path == "-") return;
+  if (path.empty() || path == "-" || !g_enabled) return;
   const fs::path target(follow_links(path));
   std::error_code ec;
   const auto status = fs::status(target, ec);

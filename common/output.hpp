@@ -43,6 +43,11 @@ class Output {
   std::vector<char> buffer_;
 };
 
+// Distributed runs: only rank 0 writes. On the other ranks every Output is a sink that writes
+// nothing (and creates nothing).
+void set_outputs_enabled(bool enabled);
+bool outputs_enabled();
+
 // One whole text, written as above.
 void write_output(const std::string& path, std::string_view text);
 

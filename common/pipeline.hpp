@@ -1,11 +1,44 @@
 // The one interface of DESIGN.md. cpu64, cpu32, every GL and every CUDA variant are peers behind it.
 #pragma once
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bodies.hpp"
+#include "error.hpp"
 
 namespace nbody {
+
+// Distributed runs (DESIGN.md, "Past one GPU"): rank r of P owns the contiguous, balanced block of
+// bodies [block_begin(n, P, r), block_begin(n, P, r + 1)). Every rank holds all N positions; it
+// computes and integrates only its own block (each body's sum over j in the global order, so the
+// result is bit-identical to one process), then the ranks exchange positions once per step.
+inline std::size_t block_begin(std::size_t n, int ranks, int rank) {
+  return static_cast<std::size_t>(static_cast<unsigned long long>(n) * static_cast<unsigned>(rank) /
+                                  static_cast<unsigned>(ranks));
+}
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual int ranks() const = 0;
+  virtual int rank() const = 0;
+  // `data` holds `bytes` per body for all `n` bodies with this rank's block filled in; afterwards
+  // every rank's block is (MPI_Allgatherv, staged through the host).
+  virtual void allgather(void* data, std::size_t bytes, std::size_t n) = 0;
+  // Seconds spent in allgather so far (the bench's communication share).
+  virtual double seconds() const = 0;
+
+  std::pair<std::size_t, std::size_t> block(std::size_t n) const {
+    return {block_begin(n, ranks(), rank()), block_begin(n, ranks(), rank() + 1)};
+  }
+  // Each rank's rows [begin, end) of `v` filled in: afterwards all of them are.
+  template <typename T>
+  void allgather(std::vector<T>& v) {
+    allgather(v.data(), sizeof(T), v.size());
+  }
+};
 
 class Pipeline {
  public:
@@ -26,6 +59,27 @@ class Pipeline {
   virtual void finish() {}
   // "cpu64", "gl:forcequad", "cuda:gems31", ...
   virtual std::string name() const = 0;
+
+  // Before load(): compute and integrate only this rank's block, exchanging positions once per
+  // step through `exchange` (which outlives the pipeline); accelerations() and read() still give
+  // every body (they gather, so every rank must call them together). Throws InputError for a
+  // pipeline that cannot run distributed.
+  void distribute(Exchange* exchange) {
+    if (exchange && exchange->ranks() > 1 && !distributable())
+      throw InputError(name() + " does not run distributed (one process only)");
+    exchange_ = exchange && exchange->ranks() > 1 ? exchange : nullptr;
+  }
+  virtual bool distributable() const { return false; }
+
+ protected:
+  // This rank's block of n bodies: [0, n) in one process.
+  std::pair<std::size_t, std::size_t> own(std::size_t n) const {
+    return exchange_ ? exchange_->block(n) : std::pair<std::size_t, std::size_t>{0, n};
+  }
+  Exchange* exchange() const { return exchange_; }
+
+ private:
+  Exchange* exchange_ = nullptr;
 };
 
 }  // namespace nbody

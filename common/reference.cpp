@@ -6,10 +6,15 @@
 namespace nbody {
 
 void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out) {
+  accelerations_fp64(pos, eps2, out, 0, pos.size());
+}
+
+void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out,
+                        std::size_t begin, std::size_t end) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pos.size());
   out.resize(pos.size());
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
+  for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(begin); i < static_cast<std::ptrdiff_t>(end); ++i) {
     const Vec4 pi = pos[i];
     double ax = 0, ay = 0, az = 0;
     for (std::ptrdiff_t j = 0; j < n; ++j) {
@@ -32,8 +37,8 @@ namespace {
 constexpr std::ptrdiff_t kLanes = 16;
 
 void accel_block_fp32(const float* x, const float* y, const float* z, const float* m,
-                      std::ptrdiff_t n, std::ptrdiff_t i0, float eps2, float* ax, float* ay,
-                      float* az) {
+                      std::ptrdiff_t n, std::ptrdiff_t i0, std::ptrdiff_t i_end, float eps2,
+                      float* ax, float* ay, float* az) {
   float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
   for (std::ptrdiff_t l = 0; l < kLanes; ++l) {
     const std::ptrdiff_t i = i0 + l < n ? i0 + l : n - 1;  // tail lanes repeat the last body
@@ -54,24 +59,32 @@ void accel_block_fp32(const float* x, const float* y, const float* z, const floa
       sz[l] += rz * s;
     }
   }
-  for (std::ptrdiff_t l = 0; l < kLanes && i0 + l < n; ++l) {
+  for (std::ptrdiff_t l = 0; l < kLanes && i0 + l < i_end; ++l) {
     ax[i0 + l] = sx[l];
     ay[i0 + l] = sy[l];
     az[i0 + l] = sz[l];
   }
 }
 
+// Rows [begin, end): each lane's sum over j is the same whichever block it falls in.
 void accelerations_soa(const std::vector<float>& x, const std::vector<float>& y,
                        const std::vector<float>& z, const std::vector<float>& m, float eps2,
-                       std::vector<float>& ax, std::vector<float>& ay, std::vector<float>& az) {
+                       std::vector<float>& ax, std::vector<float>& ay, std::vector<float>& az,
+                       std::ptrdiff_t begin, std::ptrdiff_t end) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
   ax.resize(n);
   ay.resize(n);
   az.resize(n);
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i0 = 0; i0 < n; i0 += kLanes)
-    accel_block_fp32(x.data(), y.data(), z.data(), m.data(), n, i0, eps2, ax.data(), ay.data(),
+  for (std::ptrdiff_t i0 = begin; i0 < end; i0 += kLanes)
+    accel_block_fp32(x.data(), y.data(), z.data(), m.data(), n, i0, end, eps2, ax.data(), ay.data(),
                      az.data());
+}
+
+void accelerations_soa(const std::vector<float>& x, const std::vector<float>& y,
+                       const std::vector<float>& z, const std::vector<float>& m, float eps2,
+                       std::vector<float>& ax, std::vector<float>& ay, std::vector<float>& az) {
+  accelerations_soa(x, y, z, m, eps2, ax, ay, az, 0, static_cast<std::ptrdiff_t>(x.size()));
 }
 
 }  // namespace
@@ -98,14 +111,17 @@ void Cpu64::load(const Bodies& bodies, const Params& params) {
 }
 
 void Cpu64::accelerations(std::vector<Vec3>& out) {
-  accelerations_fp64(state_.pos, params_.eps2(), out);
+  const auto [b, e] = own(state_.size());
+  accelerations_fp64(state_.pos, params_.eps2(), out, b, e);
+  if (exchange()) exchange()->allgather(out);
 }
 
 void Cpu64::step(int count) {
   const double dt = params_.dt;
+  const auto [b, e] = own(state_.size());
   for (int s = 0; s < count; ++s) {
-    accelerations_fp64(state_.pos, params_.eps2(), acc_);
-    for (std::size_t i = 0; i < state_.size(); ++i) {
+    accelerations_fp64(state_.pos, params_.eps2(), acc_, b, e);
+    for (std::size_t i = b; i < e; ++i) {
       Vec3& v = state_.vel[i];
       Vec4& p = state_.pos[i];
       v.x += acc_[i].x * dt;  // kick
@@ -115,10 +131,14 @@ void Cpu64::step(int count) {
       p.y += v.y * dt;
       p.z += v.z * dt;
     }
+    if (exchange()) exchange()->allgather(state_.pos);  // positions, once per step
   }
 }
 
-void Cpu64::read(Bodies& bodies) { bodies = state_; }
+void Cpu64::read(Bodies& bodies) {
+  if (exchange()) exchange()->allgather(state_.vel);
+  bodies = state_;
+}
 
 // ---- cpu32 ----------------------------------------------------------------------------------
 
@@ -140,16 +160,21 @@ void Cpu32::load(const Bodies& bodies, const Params& params) {
 
 void Cpu32::accelerations(std::vector<Vec3>& out) {
   std::vector<float> ax, ay, az;
-  accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az);
+  const auto [b, e] = own(x_.size());
+  accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az, static_cast<std::ptrdiff_t>(b),
+                    static_cast<std::ptrdiff_t>(e));
   out.resize(x_.size());
-  for (std::size_t i = 0; i < x_.size(); ++i) out[i] = {ax[i], ay[i], az[i]};
+  for (std::size_t i = b; i < e; ++i) out[i] = {ax[i], ay[i], az[i]};
+  if (exchange()) exchange()->allgather(out);
 }
 
 void Cpu32::step(int count) {
   std::vector<float> ax, ay, az;
+  const auto [b, e] = own(x_.size());
   for (int s = 0; s < count; ++s) {
-    accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az);
-    for (std::size_t i = 0; i < x_.size(); ++i) {
+    accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az, static_cast<std::ptrdiff_t>(b),
+                      static_cast<std::ptrdiff_t>(e));
+    for (std::size_t i = b; i < e; ++i) {
       vx_[i] += ax[i] * dt_;
       vy_[i] += ay[i] * dt_;
       vz_[i] += az[i] * dt_;
@@ -157,10 +182,14 @@ void Cpu32::step(int count) {
       y_[i] += vy_[i] * dt_;
       z_[i] += vz_[i] * dt_;
     }
+    if (exchange())
+      for (auto* v : {&x_, &y_, &z_}) exchange()->allgather(*v);
   }
 }
 
 void Cpu32::read(Bodies& bodies) {
+  if (exchange())
+    for (auto* v : {&vx_, &vy_, &vz_}) exchange()->allgather(*v);
   const std::size_t n = x_.size();
   bodies.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -10,6 +10,9 @@ namespace nbody {
 // a_i = sum_j m_j r_ij / (|r_ij|^2 + eps^2)^(3/2), r_ij = x_j - x_i, all j (self term is zero for
 // eps^2 > 0). Double accumulation, the exact formula, OpenMP over bodies i.
 void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out);
+// Rows [begin, end) only (out is sized for every body; the other rows are left as they are).
+void accelerations_fp64(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>& out,
+                        std::size_t begin, std::size_t end);
 
 // The same sum in float, j in the order of GPU Gems 3 listing 31-3 (0, 1, ..., n-1, sequential per
 // body), vectorised across bodies i so the order of each body's sum is unchanged.
@@ -22,6 +25,7 @@ class Cpu64 final : public Pipeline {
   void step(int count) override;
   void read(Bodies& bodies) override;
   std::string name() const override { return "cpu64"; }
+  bool distributable() const override { return true; }
 
  private:
   Bodies state_;
@@ -36,6 +40,7 @@ class Cpu32 final : public Pipeline {
   void step(int count) override;
   void read(Bodies& bodies) override;
   std::string name() const override { return "cpu32"; }
+  bool distributable() const override { return true; }
 
  private:
   std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_;  // structure of arrays for the vector lanes

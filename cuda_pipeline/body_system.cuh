@@ -54,12 +54,13 @@ class BodySystem : public Pipeline {
   // The partial sums are added on the host in the integrate kernel's order and precision, so
   // these are the accelerations a step uses, bit for bit.
   void accelerations(std::vector<Vec3>& out) override {
-    compute_accelerations(pos_[cur_].get(), acc_.get());
+    const auto [b, e] = own(static_cast<std::size_t>(n_));
+    compute_accelerations(pos_[cur_].get(), acc_.get(), static_cast<int>(b), static_cast<int>(e));
     CUDA_CHECK(cudaGetLastError());
     std::vector<Vec4T<T>> a;
     acc_.download(a);
     out.resize(n_);
-    for (int i = 0; i < n_; ++i) {
+    for (int i = static_cast<int>(b); i < static_cast<int>(e); ++i) {
       Vec4T<T> s = a[i];
       for (int k = 1; k < splits(); ++k) {
         const Vec4T<T>& b = a[static_cast<std::size_t>(k) * npad_ + i];
@@ -69,18 +70,30 @@ class BodySystem : public Pipeline {
       }
       out[i] = {s.x, s.y, s.z};
     }
+    if (exchange()) exchange()->allgather(out);
   }
 
+  // Distributed (pipeline.hpp): this rank's bodies [b, e) only, then the new positions of every
+  // rank's block are gathered through the host (the MPI here is not CUDA-aware) and uploaded.
   void step(int count) override {
     constexpr int kBlock = 256;
-    const int blocks = (n_ + kBlock - 1) / kBlock;
+    const auto [bu, eu] = own(static_cast<std::size_t>(n_));
+    const int b = static_cast<int>(bu), e = static_cast<int>(eu);
+    const int blocks = (e - b + kBlock - 1) / kBlock;
     for (int s = 0; s < count; ++s) {
-      compute_accelerations(pos_[cur_].get(), acc_.get());
+      compute_accelerations(pos_[cur_].get(), acc_.get(), b, e);
       CUDA_CHECK(cudaGetLastError());
-      integrate<T><<<blocks, kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(),
-                                       n_, splits(), npad_, dt_);
+      if (blocks > 0)
+        integrate<T><<<blocks, kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(),
+                                         acc_.get(), b, e, splits(), npad_, dt_);
       CUDA_CHECK(cudaGetLastError());
       cur_ = 1 - cur_;
+      if (exchange()) {
+        pos_[cur_].download(host_, bu, eu - bu);
+        host_.resize(n_);
+        exchange()->allgather(host_);
+        pos_[cur_].upload(host_);
+      }
     }
   }
 
@@ -88,6 +101,10 @@ class BodySystem : public Pipeline {
     std::vector<Vec4T<T>> pos, vel;
     pos_[cur_].download(pos);
     vel_.download(vel);
+    if (exchange()) {  // each rank integrated only its own velocities
+      vel.resize(n_);
+      exchange()->allgather(vel);
+    }
     b.resize(n_);
     for (int i = 0; i < n_; ++i) {
       b.pos[i] = {static_cast<double>(pos[i].x), static_cast<double>(pos[i].y),
@@ -106,8 +123,9 @@ class BodySystem : public Pipeline {
   virtual void prepare(int /*padded_n*/) {}
   // How many partial accelerations compute_accelerations() writes.
   virtual int splits() const { return 1; }
-  // The force stage: positions in, splits() partial accelerations out (padded_n() apart).
-  virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) = 0;
+  // The force stage: positions in, splits() partial accelerations out (padded_n() apart), for at
+  // least the bodies [first, end) (a rung may compute a superset aligned to its tile).
+  virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) = 0;
 
   int n() const { return n_; }
   int padded_n() const { return npad_; }
@@ -118,6 +136,7 @@ class BodySystem : public Pipeline {
   int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;
   T dt_ = 0, eps2_ = 0;
   DeviceBuffer<Vec4T<T>> pos_[2], vel_, acc_;
+  std::vector<Vec4T<T>> host_;  // distributed: every body's positions, staged for the exchange
 };
 
 }  // namespace nbody::cuda

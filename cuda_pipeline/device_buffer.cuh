@@ -31,6 +31,14 @@ class DeviceBuffer {
   void upload(const std::vector<T>& h) {
     CUDA_CHECK(cudaMemcpy(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
+  // Elements [first, first + count) from or to h[first ...] (h holds the whole array).
+  void upload(const std::vector<T>& h, std::size_t first, std::size_t count) {
+    CUDA_CHECK(cudaMemcpy(p_ + first, h.data() + first, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(std::vector<T>& h, std::size_t first, std::size_t count) const {
+    h.resize(n_);
+    CUDA_CHECK(cudaMemcpy(h.data() + first, p_ + first, count * sizeof(T), cudaMemcpyDeviceToHost));
+  }
   void download(std::vector<T>& h) const {
     h.resize(n_);
     CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));

@@ -25,12 +25,12 @@ class CudaFp64Engine final : public Fp64Engine {
     CUDA_CHECK(cudaSetDevice(device_));
   }
 
-  void evaluate(const std::vector<Vec4>& pos, double eps2, std::vector<Vec3>* acc,
-                std::vector<double>* phi) override {
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::size_t n = pos.size();
     if (acc) acc->resize(n);
     if (phi) phi->resize(n);
-    if (n == 0 || (!acc && !phi)) return;
+    if (n == 0 || (!acc && !phi) || end <= begin) return;
     // The j = i term is 0/0 without softening (the driver requires --softening > 0).
     if (!(eps2 > 0))
       throw InputError("eps^2 = " + std::to_string(eps2) + ": " + name() + " needs softening > 0");
@@ -49,14 +49,17 @@ class CudaFp64Engine final : public Fp64Engine {
     for (std::size_t i = 0; i < n; ++i) h[i] = {pos[i].x, pos[i].y, pos[i].z, pos[i].w};
     pos_.upload(h);
     const int npad = static_cast<int>(pos_.size());
-    fp64_forces_potential<kBlock, kBodies><<<npad / kPad, kBlock>>>(pos_.get(), out_.get(), npad, eps2);
+    // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
+    const int row0 = static_cast<int>(begin / kPad * kPad);
+    const int blocks = static_cast<int>((end - static_cast<std::size_t>(row0) + kPad - 1) / kPad);
+    fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(pos_.get(), out_.get(), npad, eps2, row0);
     CUDA_CHECK(cudaGetLastError());
-    out_.download(h);  // synchronises; a kernel fault shows here
-    for (std::size_t i = 0; i < n; ++i) {
+    out_.download(h, begin, end - begin);  // synchronises; a kernel fault shows here
+    for (std::size_t i = begin; i < end; ++i) {
       if (acc) (*acc)[i] = {h[i].x, h[i].y, h[i].z};
       if (phi) (*phi)[i] = h[i].w;
     }
-    if (on_progress) on_progress(n, n);
+    if (on_progress) on_progress(end - begin, end - begin);
   }
 
   std::string name() const override { return "cuda:tuned-fp64"; }

@@ -74,9 +74,9 @@ __device__ __forceinline__ void tile_interactions(const Vec4T<double>* tile, int
 template <int B, int K>
 __global__ void __launch_bounds__(B, 1024 / B)
     fp64_forces_potential(const Vec4T<double>* __restrict__ pos, Vec4T<double>* __restrict__ out,
-                          int npad, double eps2) {
+                          int npad, double eps2, int row0) {
   __shared__ Vec4T<double> tile[B];
-  const int t = threadIdx.x, mine = blockIdx.x * B * K, first = mine + t;
+  const int t = threadIdx.x, mine = row0 + blockIdx.x * B * K, first = mine + t;  // row0: a rank's rows
   double x[K], y[K], z[K], ax[K], ay[K], az[K], phi[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {

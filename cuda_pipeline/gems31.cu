@@ -10,7 +10,7 @@ namespace nbody::cuda {
 namespace {
 
 template <typename T>
-using ForceKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T);
+using ForceKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int, int);
 
 template <typename T>
 ForceKernel<T> force_kernel(int unroll) {
@@ -39,10 +39,13 @@ class Gems31 final : public BodySystem<T> {
   std::string name() const override { return sizeof(T) == 8 ? "cuda:gems31-fp64" : "cuda:gems31"; }
 
  private:
-  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) override {
-    const dim3 block(p_, q_), grid((this->n() + p_ - 1) / p_);
+  bool distributable() const override { return true; }
+
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
+    if (end <= first) return;
+    const dim3 block(p_, q_), grid((end - first + p_ - 1) / p_);
     const std::size_t smem = sizeof(Vec4T<T>) * p_ * q_;
-    kernel_<<<grid, block, smem>>>(pos, acc, this->n(), this->eps2());
+    kernel_<<<grid, block, smem>>>(pos, acc, this->n(), this->eps2(), first, end);
   }
 
   int p_, q_;

@@ -45,11 +45,11 @@ __device__ __forceinline__ Vec3T<T> tile_calculation(Vec4T<T> bi, Vec3T<T> ai, c
 // Shared memory: p*q Vec4 (p*q*16 bytes in float). Two barriers per tile.
 template <typename T, int UNROLL>
 __global__ void calculate_forces(const Vec4T<T>* __restrict__ pos, Vec4T<T>* __restrict__ acc, int n,
-                                 T eps2) {
+                                 T eps2, int first, int end) {
   extern __shared__ unsigned char smem[];
   Vec4T<T>* sh = reinterpret_cast<Vec4T<T>*>(smem);
   const int p = blockDim.x, q = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
-  const int i = blockIdx.x * p + tx;
+  const int i = first + blockIdx.x * p + tx;  // bodies [first, end): a rank's block
   const Vec4T<T> bi = pos[i < n ? i : n - 1];
   Vec3T<T> ai{0, 0, 0};
   const int tiles = (n + p - 1) / p;
@@ -72,7 +72,7 @@ __global__ void calculate_forces(const Vec4T<T>* __restrict__ pos, Vec4T<T>* __r
         ai.z += sh[s * p + tx].z;
       }
   }
-  if (ty == 0 && i < n) acc[i] = Vec4T<T>{ai.x, ai.y, ai.z, 0};
+  if (ty == 0 && i < end) acc[i] = Vec4T<T>{ai.x, ai.y, ai.z, 0};
 }
 
 }  // namespace nbody::cuda

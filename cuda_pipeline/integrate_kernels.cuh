@@ -9,10 +9,10 @@ namespace nbody::cuda {
 
 template <typename T>
 __global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
-                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int n,
-                          int splits, int stride, T dt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int first,
+                          int end, int splits, int stride, T dt) {
+  const int i = first + blockIdx.x * blockDim.x + threadIdx.x;  // bodies [first, end)
+  if (i >= end) return;
   Vec4T<T> p = pos_in[i], v = vel[i];
   Vec4T<T> a = acc[i];
   for (int s = 1; s < splits; ++s) {

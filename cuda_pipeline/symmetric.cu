@@ -40,7 +40,9 @@ class Symmetric final : public BodySystem<float> {
   static constexpr int kBlock = 128;
   int pad_multiple() const override { return 32 * k_; }
 
-  void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc) override {
+  // Not distributable (pipeline.hpp): f_ji = -f_ij lands in other ranks' bodies. `first` and
+  // `end` are always the whole range.
+  void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc, int, int) override {
     const int tiles = padded_n() / (32 * k_);
     const long long pairs = static_cast<long long>(tiles) * (tiles + 1) / 2;
     // One resident wave of warps, each with an equal share of the tile pairs.

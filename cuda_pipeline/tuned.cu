@@ -11,7 +11,7 @@ namespace nbody::cuda {
 namespace {
 
 template <typename T>
-using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T);
+using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int);
 
 template <typename T>
 TunedKernel<T> tuned_kernel(int k) {
@@ -53,10 +53,16 @@ class Tuned final : public BodySystem<T> {
 
   int splits() const override { return splits_; }
 
-  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc) override {
-    const int npad = this->padded_n();
-    const dim3 grid(npad / (block_ * k_), splits_);
-    kernel_<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2());
+  bool distributable() const override { return true; }
+
+  // The rows [first, end) widened to whole blocks of B*K bodies; the j split comes from the
+  // global N (prepare()), so every body's sum is the same with any number of ranks.
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
+    const int npad = this->padded_n(), bk = block_ * k_;
+    const int row0 = first / bk * bk, blocks = (end - row0 + bk - 1) / bk;
+    if (blocks <= 0) return;
+    const dim3 grid(blocks, splits_);
+    kernel_<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2(), row0);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

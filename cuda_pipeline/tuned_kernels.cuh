@@ -50,16 +50,17 @@ __device__ __forceinline__ void interact(const Vec4T<T>& bj, T xi, T yi, T zi, T
   az = fma(dz, s, az);
 }
 
-// Block b, thread t owns bodies b*B*K + t + k*B (k < K): coalesced loads and stores. Split s of
+// Block b, thread t owns bodies row0 + b*B*K + t + k*B (k < K): coalesced loads and stores. Split s of
 // S = gridDim.y sums the tiles [s*T/S, (s+1)*T/S) of the T = npad/B tiles of B bodies, and writes
 // its partial sums to acc[s*npad + i].
 template <typename T, int K>
 __global__ void __launch_bounds__(256) tuned_forces(const Vec4T<T>* __restrict__ pos,
-                                                     Vec4T<T>* __restrict__ acc, int npad, T eps2) {
+                                                     Vec4T<T>* __restrict__ acc, int npad, T eps2,
+                                                     int row0) {
   extern __shared__ __align__(16) unsigned char smem[];
   Vec4T<T>* tile = reinterpret_cast<Vec4T<T>*>(smem);
   const int B = blockDim.x, t = threadIdx.x;
-  const int first = blockIdx.x * B * K + t;
+  const int first = row0 + blockIdx.x * B * K + t;  // row0: a rank's block, aligned to B*K
   T x[K], y[K], z[K], ax[K], ay[K], az[K];
 #pragma unroll
   for (int k = 0; k < K; ++k) {

@@ -20,6 +20,7 @@
 #include "initial_conditions.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "world.hpp"
 #include "reference.hpp"
 
 namespace nbody {
@@ -107,7 +108,13 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
   std::vector<std::unique_ptr<Pipeline>> ps;
   for (const auto& name : names) {
     try {
-      ps.push_back(make_pipeline(name, a.cfg.pipeline));
+      auto p = make_pipeline(name, a.cfg.pipeline);
+      if (World::size() > 1 && !p->distributable() && !named && name != a.reference) {
+        r.skipped[name] = "does not run distributed (one process only)";
+        continue;
+      }
+      p->distribute(World::exchange());
+      ps.push_back(std::move(p));
       r.pipelines.push_back(name);
     } catch (const Unavailable& e) {
       // A pipeline the user named (and the reference) must run; the default set skips.
@@ -116,6 +123,7 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
       r.skipped[name] = e.what();
     }
   }
+  World::validated();
   if (a.reference != "cpu64") r.reference_error = validate_reference(*ps[0], a);
 
   {  // Refuse what cannot finish before an hour.
@@ -261,6 +269,7 @@ int run_fig9(CompareArgs& a) {
     a.cfg.n = n;
     check_config(a.cfg, 3);
   }
+  place_on_device(a.cfg.pipeline);
   const std::string json = a.cfg.json;
   nlohmann::json runs = nlohmann::json::array();
   auto engine = make_engine(a.cfg.pipeline);
@@ -310,6 +319,7 @@ int run_compare_once(CompareArgs& a) {
   }
   if (!a.plot.empty()) check_plot_tool();
   const std::vector<std::string> names = resolve_names(a);
+  place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
   echo_config(a, *engine);
 

@@ -16,6 +16,7 @@
 #include "metrics.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "world.hpp"
 #ifdef NBODY_HAVE_GL
 #include "gl_pipeline.hpp"
 #endif
@@ -61,6 +62,7 @@ int run(RunArgs& a) {
   const auto t_start = Clock::now();
   const std::string name = canonical_name(a.pipeline);
   check_args(a, name);
+  place_on_device(a.cfg.pipeline);
   const bool with_energy = !a.no_energy;
   const Params params = a.cfg.params();
 
@@ -73,6 +75,8 @@ int run(RunArgs& a) {
   };
   std::unique_ptr<Fp64Engine> engine = make_engine(a.cfg.pipeline);
   std::unique_ptr<Pipeline> p = make_pipeline(name, a.cfg.pipeline);
+  p->distribute(World::exchange());
+  World::validated();
   phase("devices");
   const long long steps = a.cfg.steps;
   {  // Refuse what cannot finish before an hour, before the initial state is even made.
@@ -100,7 +104,7 @@ int run(RunArgs& a) {
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<gl::FrameWriter> frames;
   if (a.frames > 0) {
-    std::filesystem::create_directories(a.out);
+    if (World::writer()) std::filesystem::create_directories(a.out);
     frames = std::make_unique<gl::FrameWriter>(bodies);
   }
   auto frame = [&](long long step) {
@@ -174,6 +178,7 @@ int run(RunArgs& a) {
               name.c_str(), bodies.size(), steps, params.dt, params.softening, a.cfg.ic.c_str(),
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   std::printf("fp64 engine: %s (%s)\n", engine->name().c_str(), engine->where().c_str());
+  if (World::size() > 1) std::printf("ranks: %d (each computes and integrates its own block of bodies)\n", World::size());
   if (with_energy)
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0.total(), e1.total(),
                 drift);

@@ -11,6 +11,7 @@
 #include "io.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "world.hpp"
 #ifdef NBODY_HAVE_CUDA
 #include "cuda_pipeline.hpp"
 #endif
@@ -87,7 +88,10 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
   app.add_option("--cuda-split", o.cuda_split,
                  "cuda:tuned parts of the j range, one block each (0: chosen for the device)")
       ->capture_default_str();
-  app.add_option("--device", o.device, "CUDA device index")->capture_default_str();
+  app.add_option("--device", o.device,
+                 "CUDA device index (under mpirun: default local rank mod the device count)")
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.device_given = true; });
 }
 
 void check_config(const Config& c, int pipelines) {
@@ -126,14 +130,56 @@ void check_config(const Config& c, int pipelines) {
   check_output_path(c.json, "--json");
 }
 
+namespace {
+
+// Distributed runs: each rank evaluates its own block of rows and the ranks gather the rest, so
+// the float64 set-up is spread like the steps (never one host doing it for all).
+class DistributedEngine final : public Fp64Engine {
+ public:
+  DistributedEngine(std::unique_ptr<Fp64Engine> inner, Exchange& ex)
+      : inner_(std::move(inner)), ex_(ex) {}
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t, std::size_t,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    const auto [b, e] = ex_.block(pos.size());
+    inner_->on_progress = on_progress;
+    inner_->evaluate_rows(pos, eps2, b, e, acc, phi);
+    if (acc) ex_.allgather(*acc);
+    if (phi) ex_.allgather(*phi);
+  }
+  std::string name() const override { return inner_->name(); }
+  std::string where() const override {
+    return inner_->where() + ", " + std::to_string(ex_.ranks()) + " ranks";
+  }
+
+ private:
+  std::unique_ptr<Fp64Engine> inner_;
+  Exchange& ex_;
+};
+
+}  // namespace
+
 std::unique_ptr<Fp64Engine> make_engine([[maybe_unused]] const PipelineOptions& o) {
+  std::unique_ptr<Fp64Engine> engine;
 #ifdef NBODY_HAVE_CUDA
   try {
-    return cuda::make_fp64_engine(o.device);
+    engine = cuda::make_fp64_engine(o.device);
   } catch (const Unavailable&) {
   }
 #endif
-  return make_cpu64_engine();
+  if (!engine) engine = make_cpu64_engine();
+  if (Exchange* ex = World::exchange()) return std::make_unique<DistributedEngine>(std::move(engine), *ex);
+  return engine;
+}
+
+void place_on_device(PipelineOptions& o) {
+#ifdef NBODY_HAVE_CUDA
+  if (o.device_given || World::size() == 1) return;
+  std::string reason;
+  const auto devs = cuda::devices(reason);
+  if (!devs.empty()) o.device = World::local_rank() % static_cast<int>(devs.size());
+#else
+  (void)o;
+#endif
 }
 
 Bodies initial_bodies(const Config& c) {
@@ -161,7 +207,7 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy) {
   if (energy) {
     check_energy(s.energy, s.bodies, "the initial state", 0);
     const bool subset = c.ic_is_file() && c.n_given;
-    if (subset && s.energy.total() > 0)
+    if (subset && s.energy.total() > 0 && World::writer())
       std::fprintf(stderr,
                    "warning: the %zu bodies taken from %s by --subset %s are unbound (E_0 = %+.4g > 0)%s\n",
                    s.bodies.size(), c.ic.c_str(), c.subset.c_str(), s.energy.total(),
@@ -206,8 +252,8 @@ void write_json(const std::string& path, const nlohmann::json& j) {
 }
 
 nlohmann::json config_json(const Config& c, std::size_t n) {
-  return {{"n", n},         {"steps", c.steps},         {"dt", c.dt},
-          {"softening", c.softening}, {"ic", c.ic}, {"seed", c.seed}};
+  return {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
+          {"ic", c.ic}, {"seed", c.seed},   {"subset", c.subset}, {"ranks", World::size()}};
 }
 
 }  // namespace nbody

@@ -43,8 +43,11 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 // will be held (for the memory check).
 void check_config(const Config& c, int pipelines);
 
-// The fastest float64 engine here: CUDA's where there is a device, cpu64 elsewhere.
+// The fastest float64 engine here: CUDA's where there is a device, cpu64 elsewhere; under mpirun
+// each rank evaluates its own block of rows.
 std::unique_ptr<Fp64Engine> make_engine(const PipelineOptions& o);
+// Under mpirun without --device: rank r uses CUDA device (local rank mod device count).
+void place_on_device(PipelineOptions& o);
 
 // The initial conditions with synchronised velocities, checked (a subset of a file by --subset).
 Bodies initial_bodies(const Config& c);

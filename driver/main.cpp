@@ -1,5 +1,6 @@
 // nbody: the driver. Parses the command line, runs one subcommand and decides the exit code:
-// 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed.
+// 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed. Under
+// mpirun every rank runs the same command on its block of bodies (world.hpp).
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -8,11 +9,18 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "output.hpp"
+#include "world.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Runs the command line; exceptions become exit codes, agreed across ranks (world.hpp).
+int run_command(int argc, char** argv) {
+  using nbody::World;
   CLI::App app{
       "nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*), "
-      "cross-checked against a float64 CPU reference (cpu64)"};
+      "cross-checked against a float64 CPU reference (cpu64). Under `mpirun -np P` the bodies are "
+      "split across P processes"};
   app.require_subcommand(1);
   // A repeated option takes its last value (so scripts can override a preset's defaults).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -30,31 +38,47 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "nbody: %s (see --help)\n", e.what());
-    return 2;
+    return World::fail(2, std::string("nbody: ") + e.what() + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
+  const std::string prefix = "nbody " + name + ": ";
   int code = 3;
   try {
     code = commands.at(name)();
+  } catch (const nbody::PeerFailed& e) {
+    return e.code;
   } catch (const nbody::InputError& e) {
-    std::fprintf(stderr, "nbody %s: %s\n", name.c_str(), e.what());
-    return 2;
+    return World::fail(2, prefix + e.what() + "\n");
   } catch (const nbody::Unavailable& e) {
-    std::fprintf(stderr, "nbody %s: unavailable: %s\n", name.c_str(), e.what());
-    return 3;
+    return World::fail(3, prefix + "unavailable: " + e.what() + "\n");
   } catch (const nbody::NonFinite& e) {
-    std::fprintf(stderr, "nbody %s: not a number: %s\n", name.c_str(), e.what());
-    return 3;
+    return World::fail(3, prefix + "not a number: " + e.what() + "\n");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nbody %s: error: %s\n", name.c_str(), e.what());
-    return 3;
+    return World::fail(3, prefix + "error: " + e.what() + "\n");
   }
   // What was printed is a result too: a full disk or a closed pipe on stdout is a failure.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "nbody %s: error: cannot write to stdout: %s\n", name.c_str(),
-                 std::strerror(errno));
+    std::fprintf(stderr, "%serror: cannot write to stdout: %s\n", prefix.c_str(), std::strerror(errno));
     return 3;
   }
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using nbody::World;
+  try {
+    World::init(argc, argv);
+  } catch (const nbody::InputError& e) {
+    if (World::rank() == 0) std::fprintf(stderr, "nbody: %s\n", e.what());
+    return 2;
+  }
+  if (!World::writer()) {  // rank 0 prints the summary and writes every output
+    if (!std::freopen("/dev/null", "w", stdout)) return 3;
+    nbody::set_outputs_enabled(false);
+  }
+  const int code = run_command(argc, argv);
+  World::finalize();
   return code;
 }

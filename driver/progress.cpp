@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "world.hpp"
+
 namespace nbody {
 
 namespace {
@@ -19,7 +21,7 @@ Progress::~Progress() {
 }
 
 void Progress::update(long long done) {
-  if (total_ <= 0) return;
+  if (total_ <= 0 || !World::writer()) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < 1.0) return;

@@ -19,6 +19,7 @@ struct PipelineOptions {
   int cuda_bodies = 0;               // tuned, symmetric: bodies per thread; 0 = the rung's default
   int cuda_split = 0;                // tuned: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
+  bool device_given = false;         // --device was on the command line
 };
 
 // Every pipeline name, in ladder order.

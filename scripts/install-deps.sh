@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev                  # command line and JSON
   libgtest-dev                                     # tests
   gnuplot-nox                                      # compare --plot
+  libopenmpi-dev openmpi-bin                       # distributed runs (mpirun -np P nbody ...)
 )
 
 missing=()

@@ -1,0 +1,203 @@
+#include "world.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <vector>
+
+#include "error.hpp"
+#ifdef NBODY_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace nbody {
+
+namespace {
+
+int g_rank = 0, g_size = 1, g_local = 0;
+bool g_validated = false;
+
+bool g_mpi = false;  // MPI_Init was called
+
+[[maybe_unused]] int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+#ifdef NBODY_HAVE_MPI
+// MPI_Allgatherv of one record of `bytes` per body, each rank's block in place.
+class MpiExchange final : public Exchange {
+ public:
+  int ranks() const override { return g_size; }
+  int rank() const override { return g_rank; }
+  double seconds() const override { return seconds_; }
+
+  void allgather(void* data, std::size_t bytes, std::size_t n) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto it = types_.find(bytes);
+    if (it == types_.end()) {  // one contiguous type per record size: counts stay in bodies
+      MPI_Datatype t;
+      MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t);
+      MPI_Type_commit(&t);
+      it = types_.emplace(bytes, t).first;
+    }
+    const MPI_Datatype type = it->second;
+    std::vector<int> counts(g_size), displs(g_size);
+    for (int r = 0; r < g_size; ++r) {
+      displs[r] = static_cast<int>(block_begin(n, g_size, r));
+      counts[r] = static_cast<int>(block_begin(n, g_size, r + 1)) - displs[r];
+    }
+    MPI_Allgatherv(MPI_IN_PLACE, 0, type, data, counts.data(), displs.data(), type,
+                   MPI_COMM_WORLD);
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+ private:
+  std::map<std::size_t, MPI_Datatype> types_;
+  double seconds_ = 0;
+};
+#endif
+
+// Started by mpirun (or another launcher) rather than as a plain process.
+[[maybe_unused]] bool launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+void World::init([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
+#ifdef NBODY_HAVE_MPI
+  // A plain `nbody ...` is a world of one without MPI_Init: no singleton daemon, no start-up
+  // cost, nothing MPI can break (a full disk, say) when nothing is distributed.
+  if (!launched()) return;
+  g_mpi = true;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &g_local);
+  MPI_Comm_free(&local);
+#else
+  const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
+  if (size > 1) {
+    g_rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", 0));
+    throw InputError("started as one of " + std::to_string(size) +
+                     " processes, but this nbody was built without MPI (install libopenmpi-dev "
+                     "and rebuild: scripts/install-deps.sh does)");
+  }
+#endif
+}
+
+void World::finalize() {
+#ifdef NBODY_HAVE_MPI
+  int done = 0;
+  MPI_Finalized(&done);
+  if (g_mpi && !done) MPI_Finalize();
+#endif
+}
+
+int World::rank() { return g_rank; }
+int World::size() { return g_size; }
+int World::local_rank() { return g_local; }
+
+bool World::built_with_mpi() {
+#ifdef NBODY_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string World::host() {
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+Exchange* World::exchange() {
+#ifdef NBODY_HAVE_MPI
+  static MpiExchange ex;
+  return g_size > 1 ? &ex : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+double World::max(double v) {
+#ifdef NBODY_HAVE_MPI
+  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return v;
+}
+
+double World::min(double v) {
+#ifdef NBODY_HAVE_MPI
+  if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+#endif
+  return v;
+}
+
+void World::barrier() {
+#ifdef NBODY_HAVE_MPI
+  if (g_size > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+std::vector<std::string> World::gather(const std::string& line) {
+#ifdef NBODY_HAVE_MPI
+  if (g_size > 1) {
+    int len = static_cast<int>(line.size());
+    std::vector<int> lens(g_size), displs(g_size);
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < g_size; ++r) displs[r] = total, total += lens[r];
+    std::string all(static_cast<std::size_t>(g_rank == 0 ? total : 0), '\0');
+    MPI_Gatherv(line.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    std::vector<std::string> out;
+    if (g_rank == 0)
+      for (int r = 0; r < g_size; ++r) out.push_back(all.substr(displs[r], lens[r]));
+    return out;
+  }
+#endif
+  return {line};
+}
+
+void World::validated() {
+  if (g_validated) return;
+  // The same two reductions as fail() makes on a rank whose checks failed.
+  const int worst = static_cast<int>(max(0));
+  min(g_size);
+  g_validated = true;
+  if (worst != 0) throw PeerFailed{worst};
+}
+
+bool World::is_validated() { return g_validated; }
+
+int World::fail(int code, const std::string& message) {
+  if (g_size == 1) {
+    std::fputs(message.c_str(), stderr);
+    return code;
+  }
+  if (!g_validated) {  // the same checks ran everywhere: agree on the code, print once
+    g_validated = true;
+    const int worst = static_cast<int>(max(code));
+    const int first = static_cast<int>(min(g_rank));
+    if (g_rank == first) std::fputs(message.c_str(), stderr);
+    return worst;
+  }
+  std::fprintf(stderr, "[rank %d of %d on %s] %s", g_rank, g_size, host().c_str(), message.c_str());
+  std::fflush(stderr);
+#ifdef NBODY_HAVE_MPI
+  MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  return code;
+}
+
+}  // namespace nbody
