@@ -18,7 +18,7 @@ class Cpu64Engine final : public Fp64Engine {
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     // Rows in blocks, so that a long pass can report progress from this thread.
-    const std::ptrdiff_t block = std::max<std::ptrdiff_t>(1024, (e - b) / 64);
+    constexpr std::ptrdiff_t block = 1024;  // ~3 s per block at N = 10^6 on 2 cores
     for (std::ptrdiff_t i0 = b; i0 < e; i0 += block) {
       const std::ptrdiff_t i1 = std::min(e, i0 + block);
 #pragma omp parallel for schedule(static)

@@ -121,6 +121,30 @@ Bodies read_tipsy(const std::string& path, TipsyCounts* counts_out) {
   return b;
 }
 
+std::size_t count_bodies(const std::string& path) {
+  if (!ends_with_ci(path, ".csv")) {  // Tipsy: nbodies in the header (read_tipsy checks the rest)
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    char h[32];
+    if (!f.read(h, sizeof h)) return 0;
+    const bool swap = load<std::int32_t>(h + 12, false) != 3 && load<std::int32_t>(h + 12, true) == 3;
+    return static_cast<std::size_t>(std::max(0, load<std::int32_t>(h + 8, swap)));
+  }
+  const std::vector<char> data = read_all(path);
+  std::size_t lines = 0;
+  bool blank = true;
+  for (char c : data) {
+    if (c == '\n') {
+      lines += !blank;
+      blank = true;
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      blank = false;
+    }
+  }
+  lines += !blank;
+  return lines > 0 ? lines - 1 : 0;  // the header
+}
+
 Bodies read_csv(const std::string& path) {
   const std::vector<char> data = read_all(path);
   const std::string_view all(data.data(), data.size());
@@ -155,7 +179,12 @@ Bodies read_csv(const std::string& path) {
       const std::string_view t = trim(line.substr(from, comma - from));
       const std::string_view u = t.starts_with('+') ? t.substr(1) : t;  // from_chars takes no '+'
       double x = 0;
-      const auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), x);
+      auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), x);
+      if (ec == std::errc::result_out_of_range) {  // 1e-400 is 0 and 1e400 is inf, as strtod says
+        const std::string copy(u);
+        x = std::strtod(copy.c_str(), nullptr);
+        ec = std::errc();
+      }
       if (t.empty() || u.starts_with('-') != t.starts_with('-') || ec != std::errc() ||
           end != u.data() + u.size())
         throw InputError("'" + path + "' line " + std::to_string(lineno) + ": '" + std::string(t) +

@@ -17,6 +17,10 @@ struct TipsyCounts {
 };
 Bodies read_tipsy(const std::string& path, TipsyCounts* counts = nullptr);
 
+// The number of bodies in a Tipsy or CSV file, from the Tipsy header or the CSV's non-blank
+// lines, without reading the bodies (for estimates before the work starts). Throws InputError.
+std::size_t count_bodies(const std::string& path);
+
 // CSV with a header naming x,y,z,vx,vy,vz,m (in that order), one body per line.
 Bodies read_csv(const std::string& path);
 void write_csv(const std::string& path, const Bodies& bodies);

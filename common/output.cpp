@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,45 @@ namespace {
 
 constexpr std::size_t kBuffer = 1 << 20;
 bool g_enabled = true;
+int g_stdout = STDOUT_FILENO;  // where "-" goes (summary_to_stderr() moves the summary away)
+
+// The temporary file being written, for the signal handler: a run stopped by Ctrl-C or a kill
+// leaves no hidden file behind.
+char g_tmp[4096] = "";
+
+void remove_tmp_and_reraise(int sig) {
+  if (g_tmp[0]) ::unlink(g_tmp);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void track_tmp(const std::string& path) {
+  static const bool installed = [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+      if (::signal(sig, SIG_IGN) != SIG_IGN) ::signal(sig, remove_tmp_and_reraise);
+    return true;
+  }();
+  (void)installed;
+  if (path.size() < sizeof g_tmp) std::memcpy(g_tmp, path.c_str(), path.size() + 1);
+}
+
+void untrack_tmp() { g_tmp[0] = '\0'; }
+
+// A path that names a descriptor this process already has: stdout, stderr, /dev/fd/N,
+// /proc/self/fd/N (what a shell gives for >(...)). -1 for any other path.
+int inherited_fd(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return g_stdout;
+  if (path == "/dev/stderr") return STDERR_FILENO;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string pre(prefix);
+    if (path.rfind(pre, 0) == 0 && path.size() > pre.size() &&
+        path.find_first_not_of("0123456789", pre.size()) == std::string::npos) {
+      const int fd = std::atoi(path.c_str() + pre.size());
+      return fd == STDOUT_FILENO ? g_stdout : fd;
+    }
+  }
+  return -1;
+}
 
 std::string why(const std::string& what, const std::string& path) {
   return "cannot " + what + " '" + path + "': " + std::strerror(errno);
@@ -43,10 +83,20 @@ fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 }  // namespace
 
 void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
+
+bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == g_stdout; }
+
+void summary_to_stderr() {
+  if (g_stdout != STDOUT_FILENO) return;
+  std::fflush(stdout);
+  const int saved = ::dup(STDOUT_FILENO);
+  if (saved < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return;
+  g_stdout = saved;
+}
 bool outputs_enabled() { return g_enabled; }
 
 std::string resolve_output(const std::string& path) {
-  if (path == "-") return path;
+  if (const int fd = inherited_fd(path); fd >= 0) return "fd:" + std::to_string(fd == g_stdout ? 1 : fd);
   const fs::path target(follow_links(path));
   std::error_code ec;
   const fs::path dir = fs::weakly_canonical(fs::absolute(folder_of(target), ec), ec);
@@ -59,9 +109,10 @@ Output::Output(std::string path) : path_(std::move(path)) {
     return;
   }
   buffer_.reserve(kBuffer);
-  if (path_ == "-") {
+  if (const int fd = inherited_fd(path_); fd >= 0) {  // an open descriptor: written through
     std::fflush(stdout);  // what the program printed comes first
-    fd_ = STDOUT_FILENO;
+    fd_ = ::dup(fd);
+    if (fd_ < 0) throw OutputError(why("write to", path_));
     through_ = true;
     return;
   }
@@ -83,6 +134,7 @@ Output::Output(std::string path) : path_(std::move(path)) {
     tmp_.clear();
     throw OutputError(msg);
   }
+  track_tmp(tmp_);
   // The permissions a new file would get (or the replaced file's own).
   mode_t mode = exists ? (st.st_mode & 07777) : 0;
   if (!exists) {
@@ -95,8 +147,9 @@ Output::Output(std::string path) : path_(std::move(path)) {
 
 Output::~Output() {
   if (committed_) return;
-  if (fd_ >= 0 && fd_ != STDOUT_FILENO) ::close(fd_);
+  if (fd_ >= 0) ::close(fd_);
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  untrack_tmp();
 }
 
 void Output::flush() {
@@ -131,7 +184,7 @@ void Output::commit() {
   if (!g_enabled) return;
   flush();
   if (through_) {
-    if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) {
+    if (::close(fd_) != 0) {
       fd_ = -1;
       throw OutputError(why("close", path_));
     }
@@ -145,6 +198,7 @@ void Output::commit() {
   if (::close(fd) != 0) throw OutputError(why("close", path_));
   if (std::rename(tmp_.c_str(), target_.c_str()) != 0) throw OutputError(why("rename onto", path_));
   tmp_.clear();
+  untrack_tmp();
   committed_ = true;
   const int dir = ::open(folder_of(fs::path(target_)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {  // the rename itself is durable once the folder is
@@ -161,7 +215,12 @@ void write_output(const std::string& path, std::string_view text) {
 }
 
 void check_output_path(const std::string& path, const std::string& option) {
-  if (path.empty() || path == "-" || !g_enabled) return;
+  if (path.empty() || !g_enabled) return;
+  if (const int fd = inherited_fd(path); fd >= 0) {
+    if (::fcntl(fd, F_GETFD) < 0)
+      throw InputError(option + " '" + path + "': descriptor " + std::to_string(fd) + " is not open");
+    return;
+  }
   const fs::path target(follow_links(path));
   std::error_code ec;
   const auto status = fs::status(target, ec);
@@ -172,10 +231,18 @@ void check_output_path(const std::string& path, const std::string& option) {
     return;
   }
   const fs::path dir = folder_of(target);
-  if (!fs::is_directory(dir, ec))
+  if (!fs::exists(dir, ec))
     throw InputError(option + " '" + path + "': folder '" + dir.string() + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw InputError(option + " '" + path + "': folder '" + dir.string() + "' is not writable");
+  if (!fs::is_directory(dir, ec))
+    throw InputError(option + " '" + path + "': '" + dir.string() + "' is not a folder");
+  // The test that counts: can a file be made there (a read-only or virtual file system says no)?
+  std::string probe = (dir / ".nbody-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw InputError(option + " '" + path + "': cannot create files in '" + dir.string() + "': " +
+                     std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {

@@ -3,7 +3,8 @@
 //    folder, fsynced, renamed over the target, and the folder fsynced: never half a file under the
 //    real name;
 //  - a symlink is resolved first and its target is written the same way (the link stays a link);
-//  - anything else (a device, a FIFO, "-" for stdout) is written through;
+//  - anything else (a device, a FIFO, "-" or /dev/stdout, /dev/stderr, /dev/fd/N) is written
+//    through (a descriptor the process already has is written as it is, never reopened);
 //  - every write, fsync and close is checked. A failure throws OutputError naming the path and
 //    the system's reason, and removes the temporary file.
 #pragma once
@@ -47,6 +48,11 @@ class Output {
 // nothing (and creates nothing).
 void set_outputs_enabled(bool enabled);
 bool outputs_enabled();
+
+// True when `path` is stdout ("-", /dev/stdout, /dev/fd/1). Then call summary_to_stderr() before
+// printing anything: the human summary goes to stderr and stdout carries only the output.
+bool names_stdout(const std::string& path);
+void summary_to_stderr();
 
 // One whole text, written as above.
 void write_output(const std::string& path, std::string_view text);

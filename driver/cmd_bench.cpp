@@ -14,6 +14,8 @@
 #include "commands.hpp"
 #include "config.hpp"
 #include "cost.hpp"
+#include "output.hpp"
+#include "world.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
 #include "initial_conditions.hpp"
@@ -114,6 +116,7 @@ int run_bench(BenchArgs& a) {
     a.cfg.n = n;
     check_config(a.cfg, 1);
   }
+  if (names_stdout(a.cfg.json)) summary_to_stderr();
   if (a.cfg.steps < 1) throw InputError("--steps " + std::to_string(a.cfg.steps) + ": must be >= 1");
   if (a.reps < 1) throw InputError("--reps " + std::to_string(a.reps) + ": must be >= 1");
   if (a.validate_n < 1)
@@ -175,7 +178,7 @@ int run_bench(BenchArgs& a) {
                       {"detail", row.bound->detail}};
       results.push_back(j);
     }
-  write_json(a.cfg.json, {{"device", device}, {"results", results}});
+  write_json(a.cfg.json, {{"device", device}, {"ranks", World::size()}, {"results", results}});
   if (failed > 0) {
     std::fprintf(stderr, "nbody bench: %d row(s) failed validation against cpu64; their times do not count\n", failed);
     return 3;
@@ -199,7 +202,7 @@ Command add_bench(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--dt", a->cfg.dt, "Time step")->capture_default_str();
   sub->add_option("--softening", a->cfg.softening, "Softening length eps (> 0)")->capture_default_str();
-  add_seed_option(*sub, a->cfg);
+  add_seed_option(*sub, a->cfg, "Random seed for the Plummer spheres");
   sub->add_option("--json", a->cfg.json, "Write the results as JSON to FILE (- for stdout)");
   sub->add_flag("--force", a->cfg.force, "Start even when the estimated time is above the limit (1 hour)");
   add_pipeline_options(*sub, a->cfg.pipeline);

@@ -7,6 +7,7 @@
 // fp64 engine, so a comparison of GPU pipelines against a GPU reference does its all-pairs work on
 // the GPU.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -67,7 +68,7 @@ Threshold parse_threshold(const std::string& s) {
 }
 
 Conserved conserved(const Bodies& b, const Params& p, Fp64Engine& engine) {
-  const Synchronised s = synchronise(b, p, engine, true);
+  const Synchronised s = synchronise_shown(b, p, engine, true, "energy");
   return {s.energy, linear_momentum(b.pos, s.vel), angular_momentum(b.pos, s.vel)};
 }
 
@@ -123,6 +124,10 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
       r.skipped[name] = e.what();
     }
   }
+  if (!a.fail_above.empty() && ps.size() < 2)
+    throw std::runtime_error("--fail-above: nothing to check: only " + a.reference + " can run (" +
+                             std::to_string(r.skipped.size()) + " skipped), so no pair with it "
+                             "would be compared; name the pipelines to test");
   World::validated();
   if (a.reference != "cpu64") r.reference_error = validate_reference(*ps[0], a);
 
@@ -159,10 +164,21 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
   std::vector<Bodies> state(ps.size());
   const long long steps = a.cfg.steps;
   Progress progress("compare", steps);
-  long long done = 0;
+  const Deadline deadline(a.cfg.force, steps);
+  const auto t0 = std::chrono::steady_clock::now();
+  long long done = 0, batch = 1;
   for (long long stop : stops) {
-    for (auto& p : ps) p->step(static_cast<int>(stop - done));
-    done = stop;
+    while (done < stop) {  // batches that double while they take under a second: progress shows
+      const long long k = std::min(batch, stop - done);
+      const auto tb = std::chrono::steady_clock::now();
+      for (auto& p : ps) p->step(static_cast<int>(k));
+      for (auto& p : ps) p->finish();
+      done += k;
+      if (World::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count()) < 1.0)
+        batch = std::min(2 * batch, steps);
+      deadline.check(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), done);
+      progress.update(done);
+    }
     StepRecord rec{done, {}, {}};
     for (std::size_t i = 0; i < ps.size(); ++i) {
       ps[i]->read(state[i]);
@@ -186,10 +202,13 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
   return r;
 }
 
-// Stops at every multiple of `every`, at the --fail-above step and at the last step.
-std::vector<long long> compared_steps(long long steps, long long every, long long also) {
+// Stops at every multiple of `every` and of `energy_every` (0: none), at the --fail-above step and
+// at the last step.
+std::vector<long long> compared_steps(long long steps, long long every, long long also,
+                                      long long energy_every = 0) {
   std::vector<long long> out;
   for (long long s = every; s < steps; s += every) out.push_back(s);
+  for (long long s = energy_every; energy_every > 0 && s < steps; s += energy_every) out.push_back(s);
   if (also > 0) out.push_back(also);
   if (steps > 0) out.push_back(steps);
   std::sort(out.begin(), out.end());
@@ -261,8 +280,9 @@ int run_fig9(CompareArgs& a) {
   if (a.app->count("--steps") == 0) a.cfg.steps = 1000;
   if (a.app->count("--dt") == 0) a.cfg.dt = 0.01;
   if (a.app->count("--ic") == 0) a.cfg.ic = "plummer";
-  if (a.app->count("--every") > 0)
-    throw InputError("--preset tr04-fig9 compares at every step; it takes no --every");
+  if (a.every != 1)
+    throw InputError("--preset tr04-fig9 compares at every step; it takes no --every " +
+                     std::to_string(a.every));
   a.every = 1;
   check_reference(a);
   for (long long n : sizes) {
@@ -302,6 +322,7 @@ int run_fig9(CompareArgs& a) {
 }
 
 int run_compare_once(CompareArgs& a) {
+  resolve_body_count(a.cfg);
   check_config(a.cfg, 3);
   check_reference(a);
   if (a.every < 1) throw InputError("--every " + std::to_string(a.every) + ": must be >= 1");
@@ -310,6 +331,7 @@ int run_compare_once(CompareArgs& a) {
   check_output_path(a.csv, "--csv");
   check_output_path(a.plot, "--plot");
   check_distinct_outputs({{"--json", a.cfg.json}, {"--csv", a.csv}, {"--plot", a.plot}});
+  if (names_stdout(a.cfg.json) || names_stdout(a.csv) || names_stdout(a.plot)) summary_to_stderr();
   Threshold threshold;
   if (!a.fail_above.empty()) {
     threshold = parse_threshold(a.fail_above);
@@ -324,7 +346,7 @@ int run_compare_once(CompareArgs& a) {
   echo_config(a, *engine);
 
   const CompareResult r =
-      compare(a, names, compared_steps(a.cfg.steps, a.every, threshold.step), *engine);
+      compare(a, names, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every), *engine);
   print_summary(r, a.reference);
 
   nlohmann::json j = to_json(a, r, engine->name());
@@ -398,7 +420,8 @@ Command add_compare(CLI::App& app) {
   add_common_options(*sub, a->cfg);
   add_pipeline_options(*sub, a->cfg.pipeline);
   sub->add_option("--every", a->every,
-                  "Read back and compare every K steps (and at the --fail-above step and the last)")
+                  "Read back and compare every K steps (and at the --energy-every steps, the "
+                  "--fail-above step and the last)")
       ->capture_default_str();
   sub->add_option("--energy-every", a->energy_every,
                   "Also record each pipeline's energy every K steps (0: first and last only)")

@@ -39,7 +39,8 @@ struct RunArgs {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-void check_args(const RunArgs& a, const std::string& name) {
+void check_args(RunArgs& a, const std::string& name) {
+  resolve_body_count(a.cfg);
   check_config(a.cfg, 1);
   check_output_path(a.save, "--save");
   check_distinct_outputs({{"--json", a.cfg.json}, {"--save", a.save}});
@@ -54,8 +55,13 @@ void check_args(const RunArgs& a, const std::string& name) {
     throw InputError("--out '" + a.out + "' exists and is not a folder");
   if (a.energy_every < 0)
     throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
-  if (a.no_energy && a.app->count("--energy-every") > 0)
+  if (a.no_energy && a.energy_every > 0)
     throw InputError("--no-energy and --energy-every contradict each other: give one");
+  if (a.frames > 0 && World::writer()) {  // made now, so that a folder that cannot be is bad input
+    std::filesystem::create_directories(a.out, ec);
+    if (ec) throw InputError("--out '" + a.out + "': cannot create the folder: " + ec.message());
+  }
+  if (names_stdout(a.cfg.json) || names_stdout(a.save)) summary_to_stderr();
 }
 
 int run(RunArgs& a) {
@@ -83,6 +89,7 @@ int run(RunArgs& a) {
     const double n2 = static_cast<double>(a.cfg.n) * static_cast<double>(a.cfg.n);
     const long long passes = 1 + (with_energy ? 1 + (a.energy_every > 0 ? steps / a.energy_every : 0) : 0) +
                              (a.save.empty() ? 0 : 1);
+    // (a file --ic without -n has its count in a.cfg.n: resolve_body_count)
     std::vector<CostItem> cost{{engine->name() + " float64 passes", n2 * static_cast<double>(passes)},
                                {name + " steps", n2 * static_cast<double>(steps)}};
     if (total_interactions(cost) > kTrivialInteractions) {
@@ -94,6 +101,7 @@ int run(RunArgs& a) {
   phase("estimate");
 
   Start start = initial_state(a.cfg, *engine, with_energy);
+  const Deadline deadline(a.cfg.force, steps);
   Bodies& bodies = start.bodies;
   phases["initial_conditions"] = start.ic_s;
   phases["stagger"] = start.stagger_s;
@@ -104,7 +112,6 @@ int run(RunArgs& a) {
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<gl::FrameWriter> frames;
   if (a.frames > 0) {
-    if (World::writer()) std::filesystem::create_directories(a.out);
     frames = std::make_unique<gl::FrameWriter>(bodies);
   }
   auto frame = [&](long long step) {
@@ -123,7 +130,7 @@ int run(RunArgs& a) {
   double diag_s = 0;  // float64 passes during the run, not counted as simulation
   auto sample = [&](long long step) -> Energy {
     const auto t0 = Clock::now();
-    const Synchronised s = synchronise(bodies, params, *engine, true);
+    const Synchronised s = synchronise_shown(bodies, params, *engine, true, "energy at step " + std::to_string(step));
     check_energy(s.energy, bodies, name, step);
     samples.push_back({{"step", step}, {"total", s.energy.total()}});
     diag_s += since(t0);
@@ -147,7 +154,8 @@ int run(RunArgs& a) {
     done += k;
     p->read(bodies);
     check_finite(bodies, name, done);
-    if (since(t_batch) < 1.0) batch *= 2;
+    if (World::max(since(t_batch)) < 1.0) batch = std::min(2 * batch, steps);  // every rank alike
+    deadline.check(since(t_sim), done);
     if (a.frames > 0 && done % a.frames == 0) frame(done);
     if (a.energy_every > 0 && done % a.energy_every == 0 && done < steps) sample(done);
     progress.update(done);
@@ -161,11 +169,11 @@ int run(RunArgs& a) {
   Synchronised last;
   const bool need_sync = with_energy || !a.save.empty();
   if (need_sync) {
-    last = synchronise(bodies, params, *engine, with_energy);
+    last = synchronise_shown(bodies, params, *engine, with_energy, "final synchronise and energy");
     if (with_energy) {
       e1 = last.energy;
       check_energy(e1, bodies, name, steps);
-      samples.push_back({{"step", steps}, {"total", e1.total()}});
+      if (steps > 0) samples.push_back({{"step", steps}, {"total", e1.total()}});
     }
   }
   phase("final_energy");
@@ -219,13 +227,16 @@ Command add_run(CLI::App& app) {
       ->capture_default_str();
   add_common_options(*sub, a->cfg);
   add_pipeline_options(*sub, a->cfg.pipeline);
-  sub->add_option("--frames", a->frames, "Write a PNG every K steps (gl:* pipelines)");
+  sub->add_option("--frames", a->frames, "Write a PNG every K steps (gl:* pipelines; 0: none)")
+      ->capture_default_str();
   sub->add_option("--out", a->out, "Folder for --frames (created if missing)");
   sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
   sub->add_option("--energy-every", a->energy_every,
                   "Also measure the energy every K steps (one float64 pass each; 0: start and end only)")
       ->capture_default_str();
-  sub->add_flag("--no-energy", a->no_energy, "Measure no energy (skips two float64 passes)");
+  sub->add_flag("--no-energy", a->no_energy,
+                "Measure no energy: skips the float64 pass at the end (E_0 costs nothing extra: it "
+                "comes with the stagger's pass, which every run makes)");
   a->app = sub;
   return [a] { return run(*a); };
 }

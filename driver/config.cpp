@@ -39,10 +39,10 @@ bool Config::ic_is_file() const {
   return std::find(gens.begin(), gens.end(), ic) == gens.end();
 }
 
-void add_seed_option(CLI::App& app, Config& c) {
+void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
   app.add_option_function<std::string>(
-         "--seed", [&c](const std::string& s) { c.seed = parse_seed(s); },
-         "Random seed for generated initial conditions and --subset random (0..2^64-1)")
+         "--seed", [&c](const std::string& s) { c.seed = parse_seed(s); }, help + " (0..2^64-1)")
+      ->type_name("UINT64")
       ->default_str(std::to_string(c.seed));
 }
 
@@ -58,7 +58,7 @@ void add_common_options(CLI::App& app, Config& c) {
                  "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin "
                  "(Tipsy) | FILE.csv (x,y,z,vx,vy,vz,m)")
       ->capture_default_str();
-  add_seed_option(app, c);
+  add_seed_option(app, c, "Random seed for generated initial conditions and --subset random");
   app.add_option("--subset", c.subset,
                  "With -n below a file's count: first (the first n bodies, file order) | random "
                  "(n drawn with --seed, each species in proportion, masses scaled to the file's total)")
@@ -94,6 +94,10 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
       ->each([&o](const std::string&) { o.device_given = true; });
 }
 
+void resolve_body_count(Config& c) {
+  if (c.ic_is_file() && !c.n_given) c.n = static_cast<long long>(count_bodies(c.ic));
+}
+
 void check_config(const Config& c, int pipelines) {
   if (c.n <= 0)
     throw InputError("--bodies " + std::to_string(c.n) + ": must be > 0");
@@ -120,8 +124,8 @@ void check_config(const Config& c, int pipelines) {
                      "is 0/0 without softening");
   if (!std::isnormal(c.params().eps2())) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "--softening %g: eps^2 = %g underflows double precision; the "
-                  "smallest usable eps is about 1.5e-154", c.softening, c.params().eps2());
+    std::snprintf(buf, sizeof buf, "--softening %g: eps^2 = %g is out of double precision's range; "
+                  "usable eps are about 1.5e-154 to 1e154", c.softening, c.params().eps2());
     throw InputError(buf);
   }
   if (c.subset != "first" && c.subset != "random")
@@ -213,6 +217,15 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy) {
                    s.bodies.size(), c.ic.c_str(), c.subset.c_str(), s.energy.total(),
                    c.subset == "first" ? "; --subset random keeps the file's mix of species" : "");
   }
+  return s;
+}
+
+Synchronised synchronise_shown(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
+                               const std::string& label) {
+  Progress progress(label + " (" + engine.name() + ")", static_cast<long long>(b.size()));
+  engine.on_progress = [&](std::size_t done, std::size_t) { progress.update(static_cast<long long>(done)); };
+  Synchronised s = synchronise(b, p, engine, energy);
+  engine.on_progress = nullptr;
   return s;
 }
 

@@ -34,10 +34,14 @@ struct Config {
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json, --force.
 void add_common_options(CLI::App& app, Config& c);
 // --seed alone (bench has no other initial-condition options).
-void add_seed_option(CLI::App& app, Config& c);
+void add_seed_option(CLI::App& app, Config& c, const std::string& help);
 // --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --cuda-bodies, --cuda-split,
 // --device.
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);
+
+// A file --ic without -n: n becomes the file's body count (read from its header or lines), so
+// that checks and estimates see the real N. Throws InputError for a missing file.
+void resolve_body_count(Config& c);
 
 // Throws InputError naming the value and the limit. `pipelines` is how many copies of the state
 // will be held (for the memory check).
@@ -60,6 +64,10 @@ struct Start {
   double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
 };
 Start initial_state(const Config& c, Fp64Engine& engine, bool energy);
+
+// synchronise() (fp64_engine.hpp) with progress on stderr for a long pass.
+Synchronised synchronise_shown(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
+                               const std::string& label);
 
 // Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
 void check_finite(const Bodies& b, const std::string& what, long long step);

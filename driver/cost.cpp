@@ -75,4 +75,15 @@ void check_cost(const std::vector<CostItem>& items, bool force) {
                    "steps, or --force to run it anyway");
 }
 
+void Deadline::check(double elapsed_s, long long done) const {
+  if (force_ || done <= 0 || done >= steps_) return;
+  const double total = World::max(elapsed_s / static_cast<double>(done) * static_cast<double>(steps_));
+  if (total <= kCostLimitSeconds) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "stopped after %lld of %lld steps: at the measured %.3g s per step "
+                "the steps would take about %.3g hours; the limit is 1 hour (use fewer bodies or "
+                "steps, or --force)", done, steps_, elapsed_s / static_cast<double>(done), total / 3600);
+  throw InputError(buf);
+}
+
 }  // namespace nbody

@@ -17,7 +17,8 @@ struct CostItem {
   double per_s = 0;     // measured rate; 0 = not measured (the work is small)
 };
 
-// Below this many interactions nothing is measured: it takes seconds on any engine we have.
+// Below this many interactions nothing is measured before the start (a probe would cost more
+// than the work at the usual rates); Deadline checks the measured rate as the steps go instead.
 constexpr double kTrivialInteractions = 1e10;
 constexpr double kCostLimitSeconds = 3600;
 
@@ -31,5 +32,18 @@ double total_interactions(const std::vector<CostItem>& items);
 // Throws InputError naming the estimate, its parts and --force when the items (each with a
 // measured rate) add up to more than kCostLimitSeconds and `force` is false.
 void check_cost(const std::vector<CostItem>& items, bool force);
+
+// The same limit while the steps run, at the rate they actually go: after each batch, a run whose
+// remaining steps would take it past the limit stops with InputError (exit 2, naming --force).
+// Catches what the estimate before the start could not (small N at a pathological rate).
+class Deadline {
+ public:
+  Deadline(bool force, long long steps) : force_(force), steps_(steps) {}
+  void check(double elapsed_s, long long done) const;
+
+ private:
+  bool force_;
+  long long steps_;
+};
 
 }  // namespace nbody

@@ -18,10 +18,17 @@ struct Result {
   std::string out, err;
 };
 
+// This test process's scratch folder, removed when the process ends.
 inline fs::path scratch() {
-  const fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
+  static const struct Folder {
+    fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
+    ~Folder() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } folder;
+  fs::create_directories(folder.d);
+  return folder.d;
 }
 
 inline std::string slurp(const fs::path& p) {

@@ -59,6 +59,20 @@ TEST(EndToEnd, CompareReadsBackOnlyAtComparedSteps) {
   EXPECT_NE(r.out.find("PASS: all 1 pair(s)"), std::string::npos) << r.out;
 }
 
+// Energy samples are read-back points of their own: none is dropped between --every stops.
+TEST(EndToEnd, CompareEnergyStepsNeedNotBeMultiplesOfEvery) {
+  const fs::path json = scratch() / "e2e-energy.json";
+  const Result r = nbody("compare --pipelines cpu32 -n 50 --steps 10 --every 4 --energy-every 3 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["compared_steps"], nlohmann::json({3, 4, 6, 8, 9, 10}));
+  std::vector<int> with_energy;
+  for (const auto& s : j["divergence"])
+    if (s.contains("energy")) with_energy.push_back(s["step"]);
+  EXPECT_EQ(with_energy, (std::vector<int>{3, 6, 9, 10}));
+}
+
 TEST(EndToEnd, AFloat64RungMayBeTheReference) {
   const fs::path json = scratch() / "e2e-ref.json";
   const Result r = nbody("compare --pipelines cpu32,cpu64 --reference cuda:tuned-fp64 --validate-n 500 -n 700 "

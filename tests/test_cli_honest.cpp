@@ -209,7 +209,7 @@ TEST(Honest, NotANumberIsAFailureWithNoResult) {
   // An eps whose square underflows is refused as input (it would give W = 0 exactly).
   const Result tiny = nbody("run -p cpu64 --steps 1 --softening 1e-200 --ic '" + (d / "same.csv").string() + "'" + json);
   EXPECT_EQ(tiny.code, 2) << tiny.err;
-  EXPECT_NE(tiny.err.find("underflows"), std::string::npos) << tiny.err;
+  EXPECT_NE(tiny.err.find("out of double precision's range"), std::string::npos) << tiny.err;
 }
 
 TEST(Honest, WorkThatCannotFinishIsRefusedUpFront) {
@@ -263,6 +263,47 @@ TEST(Honest, SmallUntruthsAreRefused) {
   EXPECT_FALSE(fs::exists(d / "o"));
   // The largest seed is a seed.
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 18446744073709551615").code, 0);
+}
+
+// An output that names stdout (-, /dev/stdout) gets stdout to itself: the summary moves to
+// stderr, and a shell redirect is written through, never replaced.
+TEST(Honest, StdoutOutputIsCleanAndNeverReplaced) {
+  const fs::path d = fresh_dir("stdout");
+  const fs::path json = d / "redirect.json";
+  const int status = std::system(("'" + exe() + "' run -p cpu32 -n 50 --steps 2 --json /dev/stdout >'" +
+                                  json.string() + "' 2>'" + (d / "err.txt").string() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(d / "err.txt");
+  EXPECT_EQ(nlohmann::json::parse(slurp(json))["n"], 50);  // only the JSON on stdout
+  EXPECT_NE(slurp(d / "err.txt").find("energy:"), std::string::npos);  // the summary on stderr
+  const Result csv = nbody("compare --pipelines cpu32 -n 40 --steps 3 --csv -");
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("step,pair,max,rms\n", 0), 0u) << csv.out;
+  EXPECT_EQ(lines(csv.out), 4) << csv.out;
+  EXPECT_EQ(nbody("compare --pipelines cpu32 -n 40 --steps 3 --csv - --json /dev/stdout").code, 2);
+}
+
+// The estimate sees a file's real body count, and a run at a rate no estimate foresaw stops at
+// the limit once its first steps are timed.
+TEST(Honest, EstimateCountsTheFileAndTheStepsAsTheyGo) {
+  const std::string galaxy = std::string(NBODY_SHARED_DATA) + "/galaxy_20K.bin";
+  const Result file = nbody("run -p cpu32 --ic '" + galaxy + "' --steps 20000 --no-energy");
+  EXPECT_EQ(file.code, 2) << file.err;
+  EXPECT_NE(file.err.find("--force"), std::string::npos) << file.err;
+  if (unavailable("gl:forcequad").empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result slow = nbody("run -p gl:forcequad --gl-chunk 1 -n 64 --steps 2000000 --no-energy");
+    EXPECT_EQ(slow.code, 2) << slow.err;
+    EXPECT_NE(slow.err.find("stopped after"), std::string::npos) << slow.err;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60);
+  }
+}
+
+TEST(Honest, NothingToCheckIsKnownBeforeTheWorkAndWritesNothing) {
+  const fs::path d = fresh_dir("nothing");
+  const Result r = nbody("compare --pipelines cpu64 -n 50 --steps 2 --fail-above 1e-4@2 --json '" +
+                         (d / "n.json").string() + "' --csv '" + (d / "n.csv").string() + "'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(leftovers(d, {}).empty());
 }
 
 }  // namespace

@@ -15,10 +15,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A file in this process's scratch folder (removed when the process ends).
 fs::path tmp(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("nbody-test-io-" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d / name;
+  static const struct Folder {
+    fs::path d = fs::temp_directory_path() / ("nbody-test-io-" + std::to_string(::getpid()));
+    ~Folder() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } folder;
+  fs::create_directories(folder.d);
+  return folder.d / name;
 }
 
 void write_bytes(const fs::path& p, const std::vector<char>& data) {
