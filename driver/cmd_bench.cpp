@@ -70,15 +70,32 @@ struct Row {
   std::string pipeline, status;
   long long n = 0, steps = 0;
   double ms = 0, rate = 0, gflops = 0, err = 0;
+  // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone),
+  // and the share of the step spent in the position exchange.
+  double ms_one = 0, comm_fraction = 0;
   std::optional<Bound> bound;
+  double speedup() const { return ms > 0 ? ms_one / ms : 0; }
   double fraction() const { return bound ? rate / bound->interactions_per_s : 0; }
 };
 
-double time_steps(Pipeline& p, int steps) {
+// Milliseconds for `steps` steps; with `all_ranks`, the slowest rank's from a common start.
+double time_steps(Pipeline& p, int steps, bool all_ranks) {
+  if (all_ranks) World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
   p.step(steps);
   p.finish();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return all_ranks ? World::max(ms) : ms;
+}
+
+// Median ms per step over `reps` timed runs after one warm-up step. `all_ranks`: every rank
+// runs `p` (distributed or one process); otherwise this rank runs it alone.
+double median_ms_per_step(Pipeline& p, long long reps, long long steps, bool all_ranks = true) {
+  time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
+  std::vector<double> ms;
+  for (long long r = 0; r < reps; ++r) ms.push_back(time_steps(p, static_cast<int>(steps), all_ranks));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2] / static_cast<double>(steps);
 }
 
 Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
@@ -87,6 +104,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
   // Validate at small N (not a multiple of any tile) before timing.
   const Bodies small = plummer(static_cast<std::size_t>(std::min(n, a.validate_n)), a.cfg.seed + 7);
   auto p = make_pipeline(name, a.cfg.pipeline);
+  p->distribute(World::exchange());
   std::vector<Vec3> ref, acc;
   accelerations_fp64(small.pos, params.eps2(), ref);
   p->load(small, params);
@@ -97,13 +115,26 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
     return row;
   }
   // Timing needs realistic positions, not the exact leapfrog start: no O(N^2) CPU stagger here.
-  p->load(plummer(static_cast<std::size_t>(n), a.cfg.seed), params);
+  const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
+  if (World::size() > 1) {  // one process first, in the same allocation: rank 0 alone
+    if (World::writer()) {
+      auto one = make_pipeline(name, a.cfg.pipeline);
+      one->load(bodies, params);
+      row.ms_one = median_ms_per_step(*one, a.reps, a.cfg.steps, false);
+    }
+    World::barrier();
+  }
+  p->load(bodies, params);
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
-  time_steps(*p, 1);  // warm-up: shader compile, allocation, clocks
-  std::vector<double> ms;
-  for (long long r = 0; r < a.reps; ++r) ms.push_back(time_steps(*p, static_cast<int>(a.cfg.steps)));
-  std::sort(ms.begin(), ms.end());
-  row.ms = ms[ms.size() / 2] / static_cast<double>(a.cfg.steps);
+  Exchange* ex = World::exchange();
+  const double comm0 = ex ? ex->seconds() : 0;
+  World::barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  row.ms = median_ms_per_step(*p, a.reps, a.cfg.steps);
+  if (ex) {
+    const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row.comm_fraction = World::max((ex->seconds() - comm0) / all);
+  }
   row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
   row.gflops = row.rate * (is_fp64_pipeline(name) ? 30 : 20) * 1e-9;
   return row;
@@ -124,20 +155,29 @@ int run_bench(BenchArgs& a) {
 
   // Every pipeline named must run here (exit 3 naming the reason), and the whole bench must be
   // able to finish within the hour (exit 2, --force).
-  std::vector<CostItem> cost;
+  place_on_device(a.cfg.pipeline);
+  std::vector<std::unique_ptr<Pipeline>> made;
   for (const auto& name : names) {
-    std::unique_ptr<Pipeline> p;
     try {
-      p = make_pipeline(name, a.cfg.pipeline);
+      made.push_back(make_pipeline(name, a.cfg.pipeline));
     } catch (const Unavailable& e) {
       throw Unavailable(name + " cannot run here: " + std::string(e.what()));
     }
+    if (World::size() > 1 && !made.back()->distributable())
+      throw InputError(name + " does not run distributed (one process only)");
+  }
+  World::validated();
+  std::vector<CostItem> cost;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const std::string& name = names[k];
+    Pipeline* p = made[k].get();
     double n2 = 0;
     for (long long n : sizes) n2 += static_cast<double>(n) * static_cast<double>(n);
     cost.push_back({name + " steps", n2 * static_cast<double>((a.reps + 1) * a.cfg.steps)});
     if (cost.back().interactions > kTrivialInteractions)
       cost.back().per_s = measure_step_rate(*p, a.cfg.params(), *std::max_element(sizes.begin(), sizes.end()));
   }
+  made.clear();
   check_cost(cost, a.cfg.force);
 
   std::string reason;
@@ -148,8 +188,14 @@ int run_bench(BenchArgs& a) {
   std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n");
   std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32) or / 12 DP ops (fp64); "
               "fill = the texels a step draws at the measured RGBA32F fill rate\n\n");
-  std::printf("%-18s %9s %11s %13s %10s %11s %6s %11s  %s\n", "pipeline", "N", "ms/step",
-              "interact/s", "GFLOP/s", "bound/s", "%bound", "acc rms_rel", "status");
+  const bool many = World::size() > 1;
+  if (many)
+    std::printf("ranks: %d (bodies split in blocks, positions allgathered once per step); rates are "
+                "totals; \"1 rank\" is rank 0 alone in this allocation\n\n", World::size());
+  std::printf("%-18s %9s %11s %13s %10s %11s %6s %11s", "pipeline", "N", "ms/step", "interact/s",
+              "GFLOP/s", "bound/s", "%bound", "acc rms_rel");
+  if (many) std::printf(" %11s %8s %6s %6s", "1 rank ms", "speedup", "eff %", "comm %");
+  std::printf("  %s\n", "status");
 
   nlohmann::json results = nlohmann::json::array();
   int failed = 0;
@@ -163,14 +209,24 @@ int run_bench(BenchArgs& a) {
                       row.bound->interactions_per_s);
         std::snprintf(fraction, sizeof fraction, "%.1f", 100 * row.fraction());
       }
-      std::printf("%-18s %9lld %11.4f %13.4e %10.2f %11s %6s %11.2e  %s\n", row.pipeline.c_str(),
-                  row.n, row.ms, row.rate, row.gflops, bound, fraction, row.err, row.status.c_str());
+      std::printf("%-18s %9lld %11.4f %13.4e %10.2f %11s %6s %11.2e", row.pipeline.c_str(), row.n,
+                  row.ms, row.rate, row.gflops, bound, fraction, row.err);
+      if (many)
+        std::printf(" %11.4f %8.3f %6.1f %6.1f", row.ms_one, row.speedup(),
+                    100 * row.speedup() / World::size(), 100 * row.comm_fraction);
+      std::printf("  %s\n", row.status.c_str());
       if (row.bound) std::printf("%-18s   bound: %s\n", "", row.bound->detail.c_str());
       std::fflush(stdout);
       nlohmann::json j = {{"pipeline", row.pipeline}, {"n", row.n},       {"steps", row.steps},
                           {"ms_per_step", row.ms},    {"interactions_per_s", row.rate},
                           {"gflops", row.gflops},     {"accel_rms_rel", row.err},
                           {"status", row.status},     {"bound", nullptr}};
+      if (many) {
+        j["ms_per_step_one_rank"] = row.ms_one;
+        j["speedup"] = row.speedup();
+        j["parallel_efficiency"] = row.speedup() / World::size();
+        j["comm_fraction"] = row.comm_fraction;
+      }
       if (row.bound)
         j["bound"] = {{"kind", row.bound->kind},
                       {"interactions_per_s", row.bound->interactions_per_s},

@@ -6,6 +6,7 @@
 #include "device_names.hpp"
 #include "error.hpp"
 #include "registry.hpp"
+#include "world.hpp"
 
 namespace nbody {
 
@@ -23,6 +24,23 @@ int run_info() {
     const auto engine = make_engine(PipelineOptions{});
     std::printf("fp64 engine: %s (%s): the float64 stagger, synchronise and energy passes\n",
                 engine->name().c_str(), engine->where().c_str());
+  }
+  if (!World::built_with_mpi())
+    std::printf("mpi:  not built (no MPI at configure time): one process only; mpirun -np P > 1 is "
+                "refused\n");
+  else if (World::size() == 1)
+    std::printf("mpi:  built; one process (mpirun -np P nbody ... splits the bodies across P)\n");
+  else
+    std::printf("mpi:  %d ranks\n", World::size());
+  {  // rank -> host and device, as every rank sees it
+    PipelineOptions o;
+    place_on_device(o);
+    std::string where = "host " + World::host() + ", cuda ";
+    where += cuda.empty() ? std::string("none") : "[" + std::to_string(o.device) + "] " +
+                                                      cuda[static_cast<std::size_t>(o.device) % cuda.size()];
+    const auto lines = World::gather(where);
+    for (std::size_t r = 0; World::size() > 1 && r < lines.size(); ++r)
+      std::printf("  rank %zu: %s\n", r, lines[r].c_str());
   }
   std::printf("\npipelines:\n");
   const PipelineOptions defaults;

@@ -176,13 +176,12 @@ std::unique_ptr<Fp64Engine> make_engine([[maybe_unused]] const PipelineOptions& 
 }
 
 void place_on_device(PipelineOptions& o) {
-#ifdef NBODY_HAVE_CUDA
   if (o.device_given || World::size() == 1) return;
+  o.device = World::local_rank();  // GL takes it mod its EGL device count
+#ifdef NBODY_HAVE_CUDA
   std::string reason;
   const auto devs = cuda::devices(reason);
   if (!devs.empty()) o.device = World::local_rank() % static_cast<int>(devs.size());
-#else
-  (void)o;
 #endif
 }
 

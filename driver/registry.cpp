@@ -55,6 +55,7 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
     gl::Options g;
     g.chunk = o.gl_chunk;
     g.half = o.gl_precision == "half";
+    gl::prefer_device(o.device);  // the EGL device of the same index as the CUDA one
     return gl::make(name.substr(3), g);
 #else
     throw Unavailable("GL pipeline not built (OpenGL, EGL, GLEW or stb missing at configure time)");

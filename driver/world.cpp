@@ -189,7 +189,10 @@ int World::fail(int code, const std::string& message) {
     g_validated = true;
     const int worst = static_cast<int>(max(code));
     const int first = static_cast<int>(min(g_rank));
-    if (g_rank == first) std::fputs(message.c_str(), stderr);
+    if (g_rank == first) {  // bad input is the same everywhere; anything else names its rank
+      if (code != 2) std::fprintf(stderr, "[rank %d of %d on %s] ", g_rank, g_size, host().c_str());
+      std::fputs(message.c_str(), stderr);
+    }
     return worst;
   }
   std::fprintf(stderr, "[rank %d of %d on %s] %s", g_rank, g_size, host().c_str(), message.c_str());

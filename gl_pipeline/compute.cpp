@@ -26,14 +26,16 @@ class Compute final : public BodyShapedRung {
     compute_ = Program(ProgramDesc{"compute", "", "", "compute.comp"});
   }
 
-  void compute_accelerations(const Texture& positions) override {
+  void compute_accelerations(const Texture& positions, int first, int end) override {
+    if (end <= first) return;
     compute_.use();
     compute_.sampler("bodies", 0, positions);
     compute_.set("n", n_);
+    compute_.set("first", first);
     compute_.set("body_width", width_);
     compute_.set("eps2", eps2());
     glBindImageTexture(0, acc().id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA32F);
-    glDispatchCompute(static_cast<GLuint>((n_ + kTile - 1) / kTile), 1, 1);
+    glDispatchCompute(static_cast<GLuint>((end - first + kTile - 1) / kTile), 1, 1);
     // The velocity program fetches the result as a texture; read() takes it through an FBO.
     glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT);
   }

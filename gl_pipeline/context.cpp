@@ -47,6 +47,8 @@ std::string make_current(EGLDisplay dpy) {
   return "eglCreateContext failed for GL 4.5, 4.3 and 3.3 core (" + hex(eglGetError()) + ")";
 }
 
+int g_preferred_device = 0;
+
 ContextInfo create() {
   auto query_devices =
       reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
@@ -59,7 +61,8 @@ ContextInfo create() {
     EGLDeviceEXT devices[16];
     EGLint n = 0;
     if (query_devices(16, devices, &n)) {
-      for (EGLint k = 0; k < n && !ok; ++k) {
+      for (EGLint t = 0; t < n && !ok; ++t) {
+        const EGLint k = (g_preferred_device + t) % n;  // the preferred device first
         EGLDisplay dpy = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[k], nullptr);
         const std::string why = dpy == EGL_NO_DISPLAY ? "no display" : make_current(dpy);
         if (why.empty()) {
@@ -122,6 +125,8 @@ ContextInfo create() {
 }
 
 }  // namespace
+
+void prefer_device(int index) { g_preferred_device = index < 0 ? 0 : index; }
 
 const ContextInfo& context() {
   // A failed attempt is remembered: every later caller gets the same reason without retrying.

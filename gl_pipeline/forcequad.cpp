@@ -75,10 +75,14 @@ class ForceQuad final : public TexturedPipeline {
     reduce_ = Program(ProgramDesc{"reduce_rows", "quad.vert", "reduce_rows.frag", ""});
   }
 
-  void compute_accelerations(const Texture& positions) override {
+  // Distributed: the columns of this rank's bodies only, its (own bodies) x N rectangle of the
+  // force quad (TR04-032 §6's cluster split), each column reduced exactly as in one process.
+  void compute_accelerations(const Texture& positions, int first, int end) override {
     const int rows = std::min(chunk_, n_);  // rows of the accumulated force quad
     for (int c = 0; c < chunks_; ++c) {
-      const int ci = std::min(chunk_, n_ - c * chunk_);
+      const int x0 = std::max(0, first - c * chunk_);
+      const int ci = std::min({chunk_, n_ - c * chunk_, end - c * chunk_});
+      if (ci <= x0) continue;
       // Force quads of every source chunk, summed pixel by pixel with additive blending (§5).
       force_.use();
       force_.sampler("bodies", 0, positions);
@@ -90,16 +94,16 @@ class ForceQuad final : public TexturedPipeline {
         const int cj = std::min(chunk_, n_ - d * chunk_);
         if (d == 0) glDisable(GL_BLEND); else glEnable(GL_BLEND);
         force_.set("j_chunk", d);
-        draw(quad_fbo_, 0, 0, ci, cj);
+        draw(quad_fbo_, x0, 0, ci - x0, cj);
       }
       glDisable(GL_BLEND);
-      reduce(c, ci, rows);
+      reduce(c, x0, ci, rows);
     }
   }
 
   // log2(rows) halving passes, ping-ponging between the force quad and the scratch texture;
   // the last pass writes row c of the accumulator.
-  void reduce(int c, int ci, int rows) {
+  void reduce(int c, int x0, int ci, int rows) {
     reduce_.use();
     const Texture* src = &quad_;
     for (int h = rows;;) {
@@ -109,12 +113,12 @@ class ForceQuad final : public TexturedPipeline {
       reduce_.set("half_h", half);
       if (half == 1) {
         reduce_.set("out_row", c);
-        draw(acc_fbo_, 0, c, ci, 1);
+        draw(acc_fbo_, x0, c, ci - x0, 1);
         return;
       }
       const bool to_scratch = src == &quad_;
       reduce_.set("out_row", 0);
-      draw(to_scratch ? scratch_fbo_ : quad_fbo_, 0, 0, ci, half);
+      draw(to_scratch ? scratch_fbo_ : quad_fbo_, x0, 0, ci - x0, half);
       src = to_scratch ? &scratch_ : &quad_;
       h = half;
     }

@@ -18,14 +18,15 @@ class Gather final : public BodyShapedRung {
     gather_ = Program(ProgramDesc{"gather", "quad.vert", "gather.frag", ""});
   }
 
-  void compute_accelerations(const Texture& positions) override {
+  void compute_accelerations(const Texture& positions, int first, int end) override {
     glDisable(GL_BLEND);
     gather_.use();
     gather_.sampler("bodies", 0, positions);
     gather_.set("n", n_);
     gather_.set("body_width", width_);
     gather_.set("eps2", eps2());
-    draw(acc_fbo(), 0, 0, width_, height_);
+    const int r0 = first_row(first);  // whole texel rows: one fragment per body
+    if (end > first) draw(acc_fbo(), 0, r0, width_, end_row(end) - r0);
   }
 
   Program gather_;

@@ -19,6 +19,9 @@ const std::vector<std::string>& variants();
 // Throws Unavailable when no GL context can be made (the message names the EGL call and error)
 // or the context lacks what the variant needs.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+// Before the first GL call: try EGL device `index` (mod the device count) first. Distributed runs
+// give rank r the device (local rank mod count), as for CUDA.
+void prefer_device(int index);
 // "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6, max texture 16384"
 std::string describe_context();
 

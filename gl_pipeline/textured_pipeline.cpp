@@ -51,15 +51,26 @@ void TexturedPipeline::load(const Bodies& bodies, const Params& params) {
 }
 
 void TexturedPipeline::accelerations(std::vector<Vec3>& out) {
-  compute_accelerations(pos_[cur_]);
+  const auto [b, e] = own(static_cast<std::size_t>(n_));
+  compute_accelerations(pos_[cur_], static_cast<int>(b), static_cast<int>(e));
   const Texture& a = acc();
   std::vector<float> rgba(4 * static_cast<std::size_t>(a.width()) * a.height());
   acc_fbo().read(0, 0, a.width(), a.height(), rgba.data());
   out.resize(n_);
-  for (int i = 0; i < n_; ++i) {
+  for (int i = static_cast<int>(b); i < static_cast<int>(e); ++i) {
     const float* t = &rgba[4 * static_cast<std::size_t>(i)];
     out[i] = {t[0], t[1], t[2]};
   }
+  if (exchange()) exchange()->allgather(out);
+}
+
+void TexturedPipeline::exchange_texels(const Framebuffer& fbo, Texture& tex, std::vector<float>& host) {
+  const auto [b, e] = own(static_cast<std::size_t>(n_));
+  const int r0 = first_row(static_cast<int>(b)), r1 = end_row(static_cast<int>(e));
+  host.resize(4 * static_cast<std::size_t>(width_) * height_);
+  if (r1 > r0) fbo.read(0, r0, width_, r1 - r0, &host[4 * static_cast<std::size_t>(r0) * width_]);
+  exchange()->allgather(host.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
+  tex.upload(host.data());
 }
 
 void TexturedPipeline::draw(const Framebuffer& target, int x, int y, int w, int h) {
@@ -68,10 +79,15 @@ void TexturedPipeline::draw(const Framebuffer& target, int x, int y, int w, int 
   fragments_ += static_cast<long long>(w) * h;
 }
 
+// Distributed (pipeline.hpp): the programs draw only the texel rows of this rank's bodies; the
+// new positions of every rank's block are then gathered through the host and uploaded.
 void TexturedPipeline::step(int count) {
+  const auto [bu, eu] = own(static_cast<std::size_t>(n_));
+  const int b = static_cast<int>(bu), e = static_cast<int>(eu);
+  const int r0 = first_row(b), rows = end_row(e) - r0;
   for (int s = 0; s < count; ++s) {
     const int next = 1 - cur_;
-    compute_accelerations(pos_[cur_]);
+    compute_accelerations(pos_[cur_], b, e);
     // Velocity program (kick): v' = v + a dt, rendered into the other velocity texture.
     glDisable(GL_BLEND);
     velocity_.use();
@@ -81,14 +97,15 @@ void TexturedPipeline::step(int count) {
     velocity_.set("n", n_);
     velocity_.set("body_width", width_);
     velocity_.set("acc_width", acc().width());
-    draw(vel_fbo_[next], 0, 0, width_, height_);
+    draw(vel_fbo_[next], 0, r0, width_, rows);
     // Position program (drift): x' = x + v' dt, rendered into the other position texture.
     position_.use();
     position_.sampler("positions", 0, pos_[cur_]);
     position_.sampler("velocities", 1, vel_[next]);
     position_.set("dt", dt_);
-    draw(pos_fbo_[next], 0, 0, width_, height_);
+    draw(pos_fbo_[next], 0, r0, width_, rows);
     cur_ = next;
+    if (exchange()) exchange_texels(pos_fbo_[cur_], pos_[cur_], host_);
   }
 }
 
@@ -96,6 +113,8 @@ void TexturedPipeline::read(Bodies& bodies) {
   std::vector<float> pos(4 * static_cast<std::size_t>(width_) * height_), vel(pos.size());
   pos_fbo_[cur_].read(0, 0, width_, height_, pos.data());
   vel_fbo_[cur_].read(0, 0, width_, height_, vel.data());
+  if (exchange())  // each rank integrated only its own velocities
+    exchange()->allgather(vel.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
   bodies.resize(n_);
   for (int i = 0; i < n_; ++i) {
     const float* p = &pos[4 * static_cast<std::size_t>(i)];

@@ -24,6 +24,7 @@ class TexturedPipeline : public Pipeline {
   void step(int count) override;
   void read(Bodies& bodies) override;
   void finish() override { glFinish(); }
+  bool distributable() const override { return true; }
 
   // For FrameWriter: the current position and velocity textures and their layout.
   const Texture& positions() const { return pos_[cur_]; }
@@ -36,8 +37,9 @@ class TexturedPipeline : public Pipeline {
  protected:
   // Called by load() once the body textures exist: allocate the rung's own textures.
   virtual void allocate(int n, int width, int height) = 0;
-  // a(x) of `positions` into acc().
-  virtual void compute_accelerations(const Texture& positions) = 0;
+  // a(x) of `positions` into acc(), for at least the bodies [first, end) (a rung may write a
+  // superset: whole texel rows).
+  virtual void compute_accelerations(const Texture& positions, int first, int end) = 0;
   virtual const Texture& acc() const = 0;
   virtual const Framebuffer& acc_fbo() const = 0;
   // Storage format of the positions (RGBA32F, or RGBA16F for --gl-precision half).
@@ -47,8 +49,13 @@ class TexturedPipeline : public Pipeline {
   // program in use: one fragment per texel, counted.
   void draw(const Framebuffer& target, int x, int y, int w, int h);
   float eps2() const { return eps2_; }
+  // The body-texture rows that hold bodies [first, end).
+  int first_row(int first) const { return first / width_; }
+  int end_row(int end) const { return (end + width_ - 1) / width_; }
 
  private:
+  // Distributed: gathers every rank's block of `fbo`'s texels into `tex` (RGBA floats).
+  void exchange_texels(const Framebuffer& fbo, Texture& tex, std::vector<float>& host);
   int n_ = 0, width_ = 0, height_ = 0;
   float dt_ = 0, eps2_ = 0;
   Texture pos_[2], vel_[2];  // ping-pong pairs: xyz + mass in w; velocity xyz
@@ -57,6 +64,7 @@ class TexturedPipeline : public Pipeline {
   long long fragments_ = 0;
   Program velocity_, position_;
   QuadVao quad_;
+  std::vector<float> host_;  // distributed: every body's texels, staged for the exchange
 };
 
 // A rung whose acceleration stage writes a texture of the body texture's shape (gl:gather,

@@ -4,6 +4,7 @@
 layout(local_size_x = 256) in;
 uniform sampler2D bodies;  // xyz position, w mass
 uniform int n;
+uniform int first;  // bodies first.. (a rank's block; 0 in one process)
 uniform int body_width;
 uniform float eps2;
 layout(rgba32f, binding = 0) uniform writeonly image2D accel;
@@ -15,7 +16,7 @@ vec4 body(int k) {
 }
 
 void main() {
-  int i = int(gl_GlobalInvocationID.x);
+  int i = first + int(gl_GlobalInvocationID.x);
   vec3 bi = body(min(i, n - 1)).xyz;
   vec3 a = vec3(0.0);
   for (int base = 0; base < n; base += 256) {

@@ -1,0 +1,111 @@
+// Distributed runs (issue 12), under `mpirun --oversubscribe`: a deterministic rung gives the same
+// bits with any number of ranks; bad input exits 2 once with one message; a failure on one rank
+// ends every rank with exit 3 naming it, and no rank hangs. Skips with the reason where mpirun or
+// an MPI build is missing.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_helpers.hpp"
+
+namespace {
+
+using namespace cli_test;
+
+std::string mpi_missing() {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) return "no mpirun on PATH";
+  if (nbody("info").out.find("mpi:  built") == std::string::npos) return "nbody was built without MPI";
+  return "";
+}
+#define REQUIRE_MPI()                                \
+  do {                                               \
+    const std::string why_ = mpi_missing();          \
+    if (!why_.empty()) GTEST_SKIP() << why_;         \
+  } while (0)
+
+// `timeout` so that a hang fails the test instead of the CI job.
+std::string mpirun(int ranks) {
+  return "timeout 300 mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
+}
+
+// Runs `args` with one process and with each rank count; every final state must be the same bytes.
+void expect_bitwise(const std::string& pipeline, const std::string& args) {
+  const std::string why = unavailable(pipeline);
+  if (!why.empty()) {
+    std::printf("[ SKIP     ] %s: %s\n", pipeline.c_str(), why.c_str());
+    return;
+  }
+  const fs::path one = scratch() / "one.csv";
+  const std::string run = "run -p " + pipeline + " " + args + " --save ";
+  const Result r1 = nbody(run + "'" + one.string() + "'");
+  ASSERT_EQ(r1.code, 0) << pipeline << "\n" << r1.err;
+  for (int ranks : {2, 3}) {
+    const fs::path many = scratch() / ("ranks" + std::to_string(ranks) + ".csv");
+    const Result r = nbody(run + "'" + many.string() + "'", mpirun(ranks));
+    ASSERT_EQ(r.code, 0) << pipeline << " -np " << ranks << "\n" << r.err;
+    EXPECT_EQ(slurp(many), slurp(one)) << pipeline << ": -np " << ranks << " differs from one process";
+  }
+}
+
+TEST(Mpi, DistributedRunIsBitIdenticalToOneProcess) {
+  REQUIRE_MPI();
+  const std::string args = "-n 601 --steps 6 --ic collision";  // 601: no multiple of any tile
+  for (const char* p : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
+                        "cuda:tuned", "cuda:tuned-fp64"})
+    expect_bitwise(p, args);
+  expect_bitwise("gl:forcequad", args + " --gl-chunk 200");  // TR04 §6 chunks, split by rank
+}
+
+TEST(Mpi, CompareRecordsRanksAndTheSameDivergence) {
+  REQUIRE_MPI();
+  const fs::path a = scratch() / "c1.json", b = scratch() / "c2.json";
+  const std::string args = "compare --pipelines cpu32,gl:compute -n 300 --steps 4 --json ";
+  ASSERT_EQ(nbody(args + "'" + a.string() + "'").code, 0);
+  const Result r = nbody(args + "'" + b.string() + "'", mpirun(2));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j1 = nlohmann::json::parse(slurp(a)), j2 = nlohmann::json::parse(slurp(b));
+  EXPECT_EQ(j1["ranks"], 1);
+  EXPECT_EQ(j2["ranks"], 2);
+  EXPECT_EQ(j2["divergence"], j1["divergence"]);
+  EXPECT_EQ(j2["energy"], j1["energy"]);
+  EXPECT_EQ(lines(r.out), lines(nbody(args + "/dev/null").out)) << "only rank 0 prints\n" << r.out;
+}
+
+TEST(Mpi, BadInputExitsTwoOnceWithOneMessage) {
+  REQUIRE_MPI();
+  for (const std::string& args : {std::string("run -p cpu32 -n 0"), std::string("compare --dt -1 -n 10"),
+                                  std::string("run -p cpu32 -n 10 --bogus")}) {
+    const Result r = nbody(args, mpirun(3));
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    std::size_t ours = 0;
+    for (std::size_t at = 0; (at = r.err.find("nbody", at)) != std::string::npos; ++at) ++ours;
+    EXPECT_EQ(ours, 1u) << args << "\n" << r.err;
+  }
+}
+
+TEST(Mpi, FailureOnOneRankEndsEveryRankNamingIt) {
+  REQUIRE_MPI();
+  // Rank 1 cannot start GL (before the run starts): every rank exits 3; the message names rank 1.
+  const std::string nbody_exe = "'" + exe() + "' ";
+  const std::string no_gl = "env __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json ";
+  const std::string cmd = "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 1 " + nbody_exe +
+                          "run -p gl -n 100 --steps 2 : -np 1 " + no_gl + nbody_exe + "run -p gl -n 100 --steps 2";
+  const fs::path err = scratch() / "mpmd.err";
+  const int status = std::system((cmd + " >/dev/null 2>'" + err.string() + "'").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << status << "\n" << slurp(err);
+  EXPECT_NE(slurp(err).find("[rank 1 of 2"), std::string::npos) << slurp(err);
+  // Rank 0 fails writing its output after the run: every rank ends (MPI_Abort), exit 3, no hang.
+  const Result late = nbody("run -p cpu32 -n 200 --steps 2 --save /dev/full", mpirun(2));
+  EXPECT_EQ(late.code, 3) << late.err;
+  EXPECT_NE(late.err.find("[rank 0 of 2"), std::string::npos) << late.err;
+}
+
+TEST(Mpi, InfoListsEveryRank) {
+  REQUIRE_MPI();
+  const Result r = nbody("info", mpirun(2));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("mpi:  2 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 1: host"), std::string::npos) << r.out;
+}
+
+}  // namespace
