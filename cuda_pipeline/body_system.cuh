@@ -89,10 +89,10 @@ class BodySystem : public Pipeline {
       CUDA_CHECK(cudaGetLastError());
       cur_ = 1 - cur_;
       if (exchange()) {
-        pos_[cur_].download(host_, bu, eu - bu);
-        host_.resize(n_);
-        exchange()->allgather(host_);
-        pos_[cur_].upload(host_);
+        if (host_.size() != static_cast<std::size_t>(n_)) host_ = PinnedBuffer<Vec4T<T>>(n_);
+        pos_[cur_].download(host_.data(), bu, eu - bu);
+        exchange()->allgather(host_.data(), sizeof(Vec4T<T>), host_.size());
+        pos_[cur_].upload(host_.data(), 0, host_.size());
       }
     }
   }
@@ -136,7 +136,7 @@ class BodySystem : public Pipeline {
   int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;
   T dt_ = 0, eps2_ = 0;
   DeviceBuffer<Vec4T<T>> pos_[2], vel_, acc_;
-  std::vector<Vec4T<T>> host_;  // distributed: every body's positions, staged for the exchange
+  PinnedBuffer<Vec4T<T>> host_;  // distributed: every body's positions, staged for the exchange
 };
 
 }  // namespace nbody::cuda

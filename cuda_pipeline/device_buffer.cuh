@@ -31,7 +31,14 @@ class DeviceBuffer {
   void upload(const std::vector<T>& h) {
     CUDA_CHECK(cudaMemcpy(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
-  // Elements [first, first + count) from or to h[first ...] (h holds the whole array).
+  // Elements [first, first + count) from or to h + first (h holds the whole array).
+  void upload(const T* h, std::size_t first, std::size_t count) {
+    CUDA_CHECK(cudaMemcpy(p_ + first, h + first, count * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  void download(T* h, std::size_t first, std::size_t count) const {
+    CUDA_CHECK(cudaMemcpy(h + first, p_ + first, count * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  // The same with a std::vector holding the whole array.
   void upload(const std::vector<T>& h, std::size_t first, std::size_t count) {
     CUDA_CHECK(cudaMemcpy(p_ + first, h.data() + first, count * sizeof(T), cudaMemcpyHostToDevice));
   }
@@ -43,6 +50,30 @@ class DeviceBuffer {
     h.resize(n_);
     CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
   }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// Page-locked host memory (cudaMallocHost): copies to and from it run at the link's full rate,
+// which the distributed runs' position exchange stages through every step.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t n) : n_(n) { CUDA_CHECK(cudaMallocHost(&p_, n * sizeof(T))); }
+  ~PinnedBuffer() {
+    if (p_) cudaFreeHost(p_);
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(o.n_) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(p_, o.p_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  T* data() const { return p_; }
+  std::size_t size() const { return n_; }
 
  private:
   T* p_ = nullptr;

@@ -32,7 +32,7 @@ class Tuned final : public BodySystem<T> {
   explicit Tuned(const Options& o)
       : BodySystem<T>(o.device), block_(o.block > 0 ? o.block : 128),
         k_(o.bodies > 0 ? o.bodies : (sizeof(T) == 8 ? 2 : 8)), split_(o.split),
-        kernel_(tuned_kernel<T>(k_)) {
+        kernel_(tuned_kernel<T>(k_)) {  // refuses a K with no kernel
     if (block_ % 32 != 0 || block_ < 32 || block_ > 256)  // __launch_bounds__(256)
       throw InputError("--cuda-block " + std::to_string(block_) +
                        ": cuda:tuned takes a multiple of 32 in 32..256");
@@ -57,12 +57,22 @@ class Tuned final : public BodySystem<T> {
 
   // The rows [first, end) widened to whole blocks of B*K bodies; the j split comes from the
   // global N (prepare()), so every body's sum is the same with any number of ranks.
+  // Distributed, a rank's block is 1/P of the rows: K halves (down to 1) until the row blocks
+  // fill the SMs about twice, as one process's do. K only maps bodies to threads; each body's
+  // sum over j (order, split, padding) is unchanged, so the bits are too.
   void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
-    const int npad = this->padded_n(), bk = block_ * k_;
-    const int row0 = first / bk * bk, blocks = (end - row0 + bk - 1) / bk;
+    const int npad = this->padded_n();
+    int k = k_;
+    auto blocks_of = [&](int kk) {
+      const int bk = block_ * kk, row0 = first / bk * bk;
+      return (end - row0 + bk - 1) / bk;
+    };
+    if (this->exchange())
+      while (k > 1 && 10 * blocks_of(k) * splits_ < 19 * sms_) k /= 2;
+    const int bk = block_ * k, row0 = first / bk * bk, blocks = blocks_of(k);
     if (blocks <= 0) return;
     const dim3 grid(blocks, splits_);
-    kernel_<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2(), row0);
+    (k == k_ ? kernel_ : tuned_kernel<T>(k))<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2(), row0);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

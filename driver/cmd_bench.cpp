@@ -126,6 +126,12 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
   }
   p->load(bodies, params);
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
+  // The rate is the total of P devices, so is the bound: the sm bound is one device's; the fill
+  // bound already counts the texels this rank draws, 1/P of a step's.
+  if (row.bound && row.bound->kind == "sm" && World::size() > 1) {
+    row.bound->interactions_per_s *= World::size();
+    row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";
+  }
   Exchange* ex = World::exchange();
   const double comm0 = ex ? ex->seconds() : 0;
   World::barrier();

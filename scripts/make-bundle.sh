@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 cmake --preset gpu >/dev/null
 cmake --build --preset gpu -j "$(nproc)"
 rm -rf bundle && mkdir -p bundle/lib
-cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end bundle/
+cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end build/gpu/tests/test_cli_mpi bundle/
 for lib in libGLEW libgomp libX11 libxcb libXau libXdmcp libbsd libmd; do
   ldd bundle/nbody bundle/test_gl | awk -v l="$lib" '$1 ~ "^"l"\\." {print $3}' | sort -u |
     xargs -r -I{} cp -L {} bundle/lib/
