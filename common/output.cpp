@@ -87,7 +87,7 @@ void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
 bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == g_stdout; }
 
 void summary_to_stderr() {
-  if (g_stdout != STDOUT_FILENO) return;
+  if (g_stdout != STDOUT_FILENO || !g_enabled) return;  // another rank prints the summary
   std::fflush(stdout);
   const int saved = ::dup(STDOUT_FILENO);
   if (saved < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return;

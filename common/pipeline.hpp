@@ -29,6 +29,8 @@ class Exchange {
   virtual void allgather(void* data, std::size_t bytes, std::size_t n) = 0;
   // Seconds spent in allgather so far (the bench's communication share).
   virtual double seconds() const = 0;
+  // The smallest `v` over every rank (for a choice that must be the same everywhere).
+  virtual long long agree_min(long long v) = 0;
 
   std::pair<std::size_t, std::size_t> block(std::size_t n) const {
     return {block_begin(n, ranks(), rank()), block_begin(n, ranks(), rank() + 1)};

@@ -106,23 +106,36 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
   const Params params = a.cfg.params();
   const bool named = a.app->count("--pipelines") > 0;
   CompareResult r;
-  std::vector<std::unique_ptr<Pipeline>> ps;
-  for (const auto& name : names) {
+  // Make every pipeline; distributed, one runs only if every rank could make it (the ranks must
+  // step the same list), so the ranks agree first and only then throw or skip.
+  std::vector<std::unique_ptr<Pipeline>> made(names.size());
+  std::vector<std::string> why(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
     try {
-      auto p = make_pipeline(name, a.cfg.pipeline);
-      if (World::size() > 1 && !p->distributable() && !named && name != a.reference) {
-        r.skipped[name] = "does not run distributed (one process only)";
-        continue;
-      }
-      p->distribute(World::exchange());
-      ps.push_back(std::move(p));
-      r.pipelines.push_back(name);
+      made[k] = make_pipeline(names[k], a.cfg.pipeline);
     } catch (const Unavailable& e) {
-      // A pipeline the user named (and the reference) must run; the default set skips.
-      if (named || name == a.reference)
-        throw Unavailable(name + " cannot run here: " + std::string(e.what()));
-      r.skipped[name] = e.what();
+      why[k] = e.what();
     }
+  }
+  for (std::size_t k = 0; World::size() > 1 && k < names.size(); ++k)
+    if (World::min(why[k].empty() ? 1 : 0) == 0 && why[k].empty())
+      why[k] = "cannot run on every rank (another rank reports it unavailable)";
+  std::vector<std::unique_ptr<Pipeline>> ps;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const std::string& name = names[k];
+    if (!why[k].empty()) {
+      // A pipeline the user named (and the reference) must run; the default set skips.
+      if (named || name == a.reference) throw Unavailable(name + " cannot run here: " + why[k]);
+      r.skipped[name] = why[k];
+      continue;
+    }
+    if (World::size() > 1 && !made[k]->distributable() && !named && name != a.reference) {
+      r.skipped[name] = "does not run distributed (one process only)";
+      continue;
+    }
+    made[k]->distribute(World::exchange());
+    ps.push_back(std::move(made[k]));
+    r.pipelines.push_back(name);
   }
   if (!a.fail_above.empty() && ps.size() < 2)
     throw std::runtime_error("--fail-above: nothing to check: only " + a.reference + " can run (" +
@@ -317,7 +330,7 @@ int run_fig9(CompareArgs& a) {
     }
     runs.push_back(to_json(a, r, engine->name()));
   }
-  write_json(json, {{"preset", "tr04-fig9"}, {"runs", runs}});
+  write_json(json, {{"preset", "tr04-fig9"}, {"ranks", World::size()}, {"runs", runs}});
   return 0;
 }
 
@@ -357,7 +370,7 @@ int run_compare_once(CompareArgs& a) {
   }
   write_json(a.cfg.json, j);
   if (!a.csv.empty()) write_output(a.csv, to_csv(r));
-  if (!a.plot.empty())
+  if (!a.plot.empty() && World::writer())
     plot(r, a.plot, "nbody compare: n=" + std::to_string(r.n) + ", ic=" + a.cfg.ic);
 
   if (!a.fail_above.empty()) {

@@ -38,6 +38,8 @@ int run_info() {
     std::string where = "host " + World::host() + ", cuda ";
     where += cuda.empty() ? std::string("none") : "[" + std::to_string(o.device) + "] " +
                                                       cuda[static_cast<std::size_t>(o.device) % cuda.size()];
+    const std::string gl = gl_description();
+    where += gl.rfind("unavailable", 0) == 0 ? ", gl " + gl : ", gl available";
     const auto lines = World::gather(where);
     for (std::size_t r = 0; World::size() > 1 && r < lines.size(); ++r)
       std::printf("  rank %zu: %s\n", r, lines[r].c_str());

@@ -23,10 +23,11 @@ namespace {
 // A decimal integer in 0..2^64-1, nothing else: "-1" and "18446744073709551616" are refused
 // instead of wrapping or saturating.
 std::uint64_t parse_seed(const std::string& s) {
-  const bool digits = !s.empty() && s.size() <= 20 &&
+  const std::string t = s.size() > 1 ? s.substr(std::min(s.find_first_not_of('0'), s.size() - 1)) : s;
+  const bool digits = !t.empty() && t.size() <= 20 &&
                       std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
   errno = 0;
-  const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+  const unsigned long long v = digits ? std::strtoull(t.c_str(), nullptr, 10) : 0;
   if (!digits || errno == ERANGE)
     throw CLI::ValidationError("--seed '" + s + "': must be an integer in 0..18446744073709551615");
   return v;
@@ -89,7 +90,8 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
                  "cuda:tuned parts of the j range, one block each (0: chosen for the device)")
       ->capture_default_str();
   app.add_option("--device", o.device,
-                 "CUDA device index (under mpirun: default local rank mod the device count)")
+                 "CUDA device index, and the EGL device tried first for gl:* (under mpirun: "
+                 "default local rank mod the device count)")
       ->capture_default_str()
       ->each([&o](const std::string&) { o.device_given = true; });
 }
@@ -130,6 +132,9 @@ void check_config(const Config& c, int pipelines) {
   }
   if (c.subset != "first" && c.subset != "random")
     throw InputError("--subset '" + c.subset + "': must be first or random");
+  if (c.subset == "random" && !c.ic_is_file())
+    throw InputError("--subset random takes n bodies from a file --ic; --ic " + c.ic +
+                     " generates exactly n");
   check_pipeline_options(c.pipeline);
   check_output_path(c.json, "--json");
 }

@@ -30,6 +30,11 @@ int run_command(int argc, char** argv) {
       {"compare", nbody::add_compare(app)}, {"bench", nbody::add_bench(app)},
       {"view", nbody::add_view(app)}};
   try {
+    World::check_same_command(argc, argv);
+  } catch (const nbody::InputError& e) {
+    return World::fail(2, std::string("nbody: ") + e.what() + "\n");
+  }
+  try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -48,11 +53,11 @@ int run_command(int argc, char** argv) {
   } catch (const nbody::PeerFailed& e) {
     return e.code;
   } catch (const nbody::InputError& e) {
-    return World::fail(2, prefix + e.what() + "\n");
+    return World::fail(2, prefix + e.what() + "\n", true);
   } catch (const nbody::Unavailable& e) {
     return World::fail(3, prefix + "unavailable: " + e.what() + "\n");
   } catch (const nbody::NonFinite& e) {
-    return World::fail(3, prefix + "not a number: " + e.what() + "\n");
+    return World::fail(3, prefix + "not a number: " + e.what() + "\n", true);
   } catch (const std::exception& e) {
     return World::fail(3, prefix + "error: " + e.what() + "\n");
   }

@@ -43,6 +43,7 @@ std::vector<std::string> parse_pipeline_list(const std::string& list) {
     out.push_back(c);
   }
   if (out.empty()) throw InputError("--pipelines is empty");
+  if (list.back() == ',') throw InputError("--pipelines '" + list + "' has an empty name");
   return out;
 }
 

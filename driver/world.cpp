@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -34,6 +35,10 @@ class MpiExchange final : public Exchange {
   int ranks() const override { return g_size; }
   int rank() const override { return g_rank; }
   double seconds() const override { return seconds_; }
+  long long agree_min(long long v) override {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    return v;
+  }
 
   void allgather(void* data, std::size_t bytes, std::size_t n) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -84,7 +89,7 @@ void World::init([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
   MPI_Comm_rank(local, &g_local);
   MPI_Comm_free(&local);
 #else
-  const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", 1));
+  const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", env_int("SLURM_NTASKS", 1)));
   if (size > 1) {
     g_rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMI_RANK", 0));
     throw InputError("started as one of " + std::to_string(size) +
@@ -169,6 +174,20 @@ std::vector<std::string> World::gather(const std::string& line) {
   return {line};
 }
 
+void World::check_same_command(int argc, char** argv) {
+  if (g_size == 1) return;
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the arguments
+  for (int k = 1; k < argc; ++k)
+    for (const char* c = argv[k];; ++c) {
+      h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ULL;
+      if (!*c) break;
+    }
+  const double v = static_cast<double>(h >> 12);  // exact in a double
+  if (max(v) != min(v))
+    throw InputError("the ranks were started with different command lines; every rank must run "
+                     "the same command");
+}
+
 void World::validated() {
   if (g_validated) return;
   // The same two reductions as fail() makes on a rank whose checks failed.
@@ -180,7 +199,7 @@ void World::validated() {
 
 bool World::is_validated() { return g_validated; }
 
-int World::fail(int code, const std::string& message) {
+int World::fail(int code, const std::string& message, bool same_everywhere) {
   if (g_size == 1) {
     std::fputs(message.c_str(), stderr);
     return code;
@@ -195,8 +214,19 @@ int World::fail(int code, const std::string& message) {
     }
     return worst;
   }
-  std::fprintf(stderr, "[rank %d of %d on %s] %s", g_rank, g_size, host().c_str(), message.c_str());
-  std::fflush(stderr);
+  if (same_everywhere) {
+    // Every rank met the same error at the same point (the state is the same everywhere): rank 0
+    // prints it once and ends the job; the others give it time to.
+    if (g_rank == 0) {
+      std::fputs(message.c_str(), stderr);
+      std::fflush(stderr);
+    } else {
+      sleep(5);
+    }
+  } else {
+    std::fprintf(stderr, "[rank %d of %d on %s] %s", g_rank, g_size, host().c_str(), message.c_str());
+    std::fflush(stderr);
+  }
 #ifdef NBODY_HAVE_MPI
   MPI_Abort(MPI_COMM_WORLD, code);
 #endif

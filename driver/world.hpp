@@ -38,9 +38,12 @@ class World {
   // The end of a command's input checks: throws PeerFailed when another rank failed them.
   static void validated();
   static bool is_validated();
+  // Throws InputError (before any work) when the ranks got different command lines.
+  static void check_same_command(int argc, char** argv);
   // From main: this rank failed with `code` and `message`. Returns the exit code every rank uses
-  // (before validated()) or does not return (after: MPI_Abort).
-  static int fail(int code, const std::string& message);
+  // (before validated()) or does not return (after: MPI_Abort). `same_everywhere`: an error every
+  // rank meets alike (bad input found late, a state that is not finite): printed once.
+  static int fail(int code, const std::string& message, bool same_everywhere = false);
 };
 
 // Another rank failed its input checks; this rank exits with `code` and prints nothing.

@@ -51,6 +51,9 @@ class ForceQuad final : public TexturedPipeline {
       const int by_memory = static_cast<int>(
           std::sqrt(static_cast<double>(ctx.memory_budget) / (1.5 * bpp)));
       chunk_ = std::min({n, ctx.max_texture, by_memory});
+      // Distributed: the chunk (and so each column's reduction) must be the same on every rank,
+      // whatever memory each one has free.
+      if (exchange()) chunk_ = static_cast<int>(exchange()->agree_min(chunk_));
     }
     chunks_ = (n + chunk_ - 1) / chunk_;
     if (chunks_ > ctx.max_texture)

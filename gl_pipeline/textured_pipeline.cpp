@@ -113,8 +113,11 @@ void TexturedPipeline::read(Bodies& bodies) {
   std::vector<float> pos(4 * static_cast<std::size_t>(width_) * height_), vel(pos.size());
   pos_fbo_[cur_].read(0, 0, width_, height_, pos.data());
   vel_fbo_[cur_].read(0, 0, width_, height_, vel.data());
-  if (exchange())  // each rank integrated only its own velocities
+  if (exchange()) {  // each rank integrated only its own velocities: gather, and make the
+    // texture whole too (frames colour by speed from it)
     exchange()->allgather(vel.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
+    vel_[cur_].upload(vel.data());
+  }
   bodies.resize(n_);
   for (int i = 0; i < n_; ++i) {
     const float* p = &pos[4 * static_cast<std::size_t>(i)];

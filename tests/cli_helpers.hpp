@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "scratch.hpp"
+
 namespace cli_test {
 
 namespace fs = std::filesystem;
@@ -19,17 +21,7 @@ struct Result {
 };
 
 // This test process's scratch folder, removed when the process ends.
-inline fs::path scratch() {
-  static const struct Folder {
-    fs::path d = fs::temp_directory_path() / ("nbody-test-cli-" + std::to_string(::getpid()));
-    ~Folder() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } folder;
-  fs::create_directories(folder.d);
-  return folder.d;
-}
+inline fs::path scratch() { return scratch_test::scratch_folder("nbody-test-cli"); }
 
 inline std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -253,6 +253,8 @@ TEST(Honest, SmallUntruthsAreRefused) {
       {"compare --pipelines '' -n 10 --steps 1", "--pipelines ''"},
       {"run -p gl -n 10 --steps 1 --frames 1 --out '" + (d / "file").string() + "'", "not a folder"},
       {"run -p cpu32 -n 10 --steps 1 --out '" + (d / "o").string() + "'", "--frames"},
+      {"run -p cpu32 -n 10 --steps 1 --subset random", "from a file --ic"},
+      {"compare --pipelines cpu32, -n 10 --steps 1", "empty name"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = nbody(args);
@@ -261,8 +263,9 @@ TEST(Honest, SmallUntruthsAreRefused) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
   }
   EXPECT_FALSE(fs::exists(d / "o"));
-  // The largest seed is a seed.
+  // The largest seed is a seed, and leading zeros do not count against the 20 digits.
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 18446744073709551615").code, 0);
+  EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 0000000000000000000000001").code, 0);
 }
 
 // An output that names stdout (-, /dev/stdout) gets stdout to itself: the summary moves to

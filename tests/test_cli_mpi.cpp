@@ -100,6 +100,44 @@ TEST(Mpi, FailureOnOneRankEndsEveryRankNamingIt) {
   EXPECT_NE(late.err.find("[rank 0 of 2"), std::string::npos) << late.err;
 }
 
+TEST(Mpi, RanksAgreeOnWhatRunsAndOnTheCommand) {
+  REQUIRE_MPI();
+  const std::string nbody_exe = "'" + exe() + "' ";
+  const std::string no_gl = "env __EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json ";
+  const std::string base = "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 1 ";
+  const fs::path out = scratch() / "mpmd.out", err = scratch() / "mpmd.err";
+  auto run = [&](const std::string& cmd) {
+    const int status = std::system((cmd + " >'" + out.string() + "' 2>'" + err.string() + "'").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  // The default set skips, on every rank, what one rank cannot run.
+  EXPECT_EQ(run(base + nbody_exe + "compare -n 100 --steps 2 : -np 1 " + no_gl + nbody_exe +
+                "compare -n 100 --steps 2"), 0) << slurp(err);
+  EXPECT_NE(slurp(out).find("skipped gl:forcequad       cannot run on every rank"), std::string::npos)
+      << slurp(out);
+  // Different command lines on different ranks: refused, not a hang or a mismatched exchange.
+  EXPECT_EQ(run(base + nbody_exe + "run -p cpu32 -n 100 --steps 3 : -np 1 " + nbody_exe +
+                "run -p cpu32 -n 100 --steps 5"), 2) << slurp(err);
+  EXPECT_NE(slurp(err).find("different command lines"), std::string::npos) << slurp(err);
+}
+
+TEST(Mpi, LateBadInputIsOneMessageAndFramesMatch) {
+  REQUIRE_MPI();
+  const fs::path bad = scratch() / "bad.csv";
+  write_file(bad, "x,y,z,vx,vy,vz,m\nbad\n");
+  const Result r = nbody("run -p cpu32 --steps 3 -n 1 --ic '" + bad.string() + "'", mpirun(3));
+  EXPECT_EQ(r.code, 2) << r.err;
+  std::size_t count = 0;
+  for (std::size_t at = 0; (at = r.err.find("is not a number", at)) != std::string::npos; ++at) ++count;
+  EXPECT_EQ(count, 1u) << r.err;
+  if (!unavailable("gl:forcequad").empty()) return;
+  const fs::path a = scratch() / "frames1", b = scratch() / "frames3";
+  ASSERT_EQ(nbody("run -p gl -n 300 --steps 4 --frames 2 --out '" + a.string() + "'").code, 0);
+  ASSERT_EQ(nbody("run -p gl -n 300 --steps 4 --frames 2 --out '" + b.string() + "'", mpirun(3)).code, 0);
+  for (const char* f : {"frame_000000.png", "frame_000002.png", "frame_000004.png"})
+    EXPECT_EQ(slurp(b / f), slurp(a / f)) << f << " differs under mpirun";
+}
+
 TEST(Mpi, InfoListsEveryRank) {
   REQUIRE_MPI();
   const Result r = nbody("info", mpirun(2));

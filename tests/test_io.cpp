@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "error.hpp"
+#include "scratch.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
 
@@ -16,17 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A file in this process's scratch folder (removed when the process ends).
-fs::path tmp(const std::string& name) {
-  static const struct Folder {
-    fs::path d = fs::temp_directory_path() / ("nbody-test-io-" + std::to_string(::getpid()));
-    ~Folder() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } folder;
-  fs::create_directories(folder.d);
-  return folder.d / name;
-}
+fs::path tmp(const std::string& name) { return scratch_test::scratch_folder("nbody-test-io") / name; }
 
 void write_bytes(const fs::path& p, const std::vector<char>& data) {
   std::ofstream(p, std::ios::binary).write(data.data(), static_cast<std::streamsize>(data.size()));
