@@ -53,6 +53,13 @@ void check_args(RunArgs& a, const std::string& name) {
   std::error_code ec;
   if (!a.out.empty() && std::filesystem::exists(a.out, ec) && !std::filesystem::is_directory(a.out, ec))
     throw InputError("--out '" + a.out + "' exists and is not a folder");
+  if (a.frames > 0)  // the frames are outputs too: no other output may be one of them
+    for (const auto& [option, path] : {std::pair{"--json", a.cfg.json}, std::pair{"--save", a.save}}) {
+      const std::filesystem::path f(resolve_output(path)), dir(resolve_output(a.out + "/x"));
+      if (!path.empty() && f.parent_path() == dir.parent_path() &&
+          f.filename().string().starts_with("frame_") && f.extension() == ".png")
+        throw InputError(std::string(option) + " '" + path + "' would be overwritten by a --frames PNG");
+    }
   if (a.energy_every < 0)
     throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
   if (a.no_energy && a.energy_every > 0)
@@ -80,7 +87,12 @@ int run(RunArgs& a) {
     t_phase = Clock::now();
   };
   std::unique_ptr<Fp64Engine> engine = make_engine(a.cfg.pipeline);
-  std::unique_ptr<Pipeline> p = make_pipeline(name, a.cfg.pipeline);
+  std::unique_ptr<Pipeline> p;
+  try {
+    p = make_pipeline(name, a.cfg.pipeline);
+  } catch (const Unavailable& e) {
+    throw Unavailable(name + " cannot run here: " + std::string(e.what()));
+  }
   p->distribute(World::exchange());
   World::validated();
   phase("devices");
@@ -223,7 +235,8 @@ Command add_run(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Run one pipeline and report its energy drift");
   auto a = std::make_shared<RunArgs>();
   sub->add_option("-p,--pipeline", a->pipeline,
-                  "Pipeline: cpu64 | cpu32 | gl[:forcequad|gather|compute] | cuda[:gems31|...]")
+                  "Pipeline: cpu64 | cpu32 | gl[:forcequad|gather|compute] | cuda[:tuned|tuned-fp64|"
+                  "gems31|gems31-fp64|symmetric]")
       ->capture_default_str();
   add_common_options(*sub, a->cfg);
   add_pipeline_options(*sub, a->cfg.pipeline);

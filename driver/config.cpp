@@ -120,7 +120,7 @@ void check_config(const Config& c, int pipelines) {
   if (!std::isfinite(c.dt) || c.dt <= 0)
     throw InputError("--dt " + std::to_string(c.dt) + ": must be finite and > 0");
   if (!std::isfinite(c.softening) || c.softening < 0)
-    throw InputError("--softening " + std::to_string(c.softening) + ": must be finite and >= 0");
+    throw InputError("--softening " + std::to_string(c.softening) + ": must be finite and > 0");
   if (c.softening == 0)
     throw InputError("--softening 0: must be > 0; the all-pairs sum includes j = i, whose term "
                      "is 0/0 without softening");

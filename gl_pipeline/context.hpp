@@ -12,6 +12,7 @@ struct ContextInfo {
   int major = 0, minor = 0;
   int max_texture = 0;
   long long memory_budget = 0;  // bytes the pipeline may use for its textures
+  long long max_texture_bytes = 0;  // the largest single texture this GL allocates; 0 = no limit known
 };
 
 // Makes the context current on first use; throws Unavailable naming the EGL call and error code.

@@ -50,7 +50,10 @@ class ForceQuad final : public TexturedPipeline {
     } else {
       const int by_memory = static_cast<int>(
           std::sqrt(static_cast<double>(ctx.memory_budget) / (1.5 * bpp)));
-      chunk_ = std::min({n, ctx.max_texture, by_memory});
+      const int by_texture = ctx.max_texture_bytes > 0
+                                 ? static_cast<int>(std::sqrt(static_cast<double>(ctx.max_texture_bytes) / bpp))
+                                 : ctx.max_texture;
+      chunk_ = std::min({n, ctx.max_texture, by_memory, by_texture});
       // Distributed: the chunk (and so each column's reduction) must be the same on every rank,
       // whatever memory each one has free.
       if (exchange()) chunk_ = static_cast<int>(exchange()->agree_min(chunk_));

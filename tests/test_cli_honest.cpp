@@ -189,6 +189,12 @@ TEST(Honest, TwoOutputsWithOnePathAreRefused) {
   EXPECT_EQ(nbody("run --pipeline cpu32 -n 50 --steps 1 --json '" + x.string() + "' --save '" +
                   (d / "y").string() + "'").code, 2);
   EXPECT_FALSE(fs::exists(x));
+  // A frame is an output too.
+  fs::create_directories(d / "fr");
+  const Result f = nbody("run -p gl -n 64 --steps 2 --frames 1 --out '" + (d / "fr").string() + "' --save '" +
+                         (d / "fr" / "frame_000001.png").string() + "'");
+  EXPECT_EQ(f.code, 2) << f.err;
+  EXPECT_NE(f.err.find("overwritten by a --frames PNG"), std::string::npos) << f.err;
 }
 
 TEST(Honest, NotANumberIsAFailureWithNoResult) {

@@ -215,3 +215,21 @@ TEST(GlFillBound, FillRateCoversTheTexelsAsked) {
 
 }  // namespace
 }  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// The default chunk keeps every texture within what the GL allocates: on llvmpipe a single
+// texture past ~1.6e9 bytes fails (a 12000^2 RGBA32F force quad did, with 22 GB free).
+TEST(GlForceQuad, DefaultChunkFitsTheLargestTexture) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(12000, 71);
+  auto p = gl::make("forcequad", {});
+  p->load(b, {0.01, 0.05});
+  std::vector<Vec3> a = test::poisoned(b.size());
+  ASSERT_NO_THROW(p->accelerations(a));
+  EXPECT_TRUE(std::isfinite(a[11999].x)) << "the last body's acceleration was not written";
+}
+
+}  // namespace
+}  // namespace nbody
