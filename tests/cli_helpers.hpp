@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scratch.hpp"
 
@@ -47,6 +49,16 @@ inline int lines(const std::string& s) { return static_cast<int>(std::count(s.be
 
 inline void write_file(const fs::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;
+}
+
+// Each (arguments, text) case exits 2 with one line on stderr that contains the text.
+inline void expect_bad_input(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [args, needle] : cases) {
+    const Result r = nbody(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
+  }
 }
 
 // "" when the build and this machine can run `pipeline`, else the reason (from `nbody info`).

@@ -100,12 +100,7 @@ TEST(EndToEnd, BadInputIsRefused) {
       {"run -p cpu32 -n 10 --steps 4 --no-energy --energy-every 2", "--no-energy"},
       {"run -p cpu32 -n 10 --steps 4 --energy-every -1", "--energy-every -1"},
   };
-  for (const auto& [args, needle] : cases) {
-    const Result r = nbody(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
-    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
-  }
+  expect_bad_input(cases);
 }
 
 }  // namespace
