@@ -97,7 +97,12 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
 }
 
 void resolve_body_count(Config& c) {
-  if (c.ic_is_file() && !c.n_given) c.n = static_cast<long long>(count_bodies(c.ic));
+  if (!c.ic_is_file() || c.n_given) return;
+  // A name that is neither a generator nor a body file is left to initial_bodies(), whose
+  // message lists what --ic accepts.
+  bool body_file = false;
+  for (const char* ext : {".csv", ".bin", ".tipsy", ".std"}) body_file = body_file || ends_with_ci(c.ic, ext);
+  if (body_file) c.n = static_cast<long long>(count_bodies(c.ic));
 }
 
 void check_config(const Config& c, int pipelines) {

@@ -261,6 +261,7 @@ TEST(Honest, SmallUntruthsAreRefused) {
       {"run -p cpu32 -n 10 --steps 1 --out '" + (d / "o").string() + "'", "--frames"},
       {"run -p cpu32 -n 10 --steps 1 --subset random", "from a file --ic"},
       {"compare --pipelines cpu32, -n 10 --steps 1", "empty name"},
+      {"run -p cpu32 --steps 1 --ic galaxy", "neither a generator"},
   };
   expect_bad_input(cases);
   EXPECT_FALSE(fs::exists(d / "o"));
