@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "error.hpp"
+#include "hdf5_io.hpp"
 #include "io.hpp"
 
 namespace nbody {
@@ -216,9 +217,13 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
     b = read_tipsy(path, &c);
     for (int count : {c.nsph, c.ndark, c.nstar})
       if (count > 0) species.push_back(static_cast<std::size_t>(count));
+  } else if (ends_with_ci(path, ".h5") || ends_with_ci(path, ".hdf5")) {
+    Hdf5Snapshot s = read_hdf5(path);  // ours, or any GADGET-style snapshot
+    b = std::move(s.bodies);
+    species = s.groups;
   } else
     throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
-                     "collision) nor a .bin (Tipsy) or .csv file");
+                     "collision) nor a .bin (Tipsy), .csv or .h5 (HDF5 snapshot) file");
   if (n > b.size())
     throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
                      " bodies in " + path);

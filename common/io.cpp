@@ -18,9 +18,7 @@
 
 namespace nbody {
 
-namespace {
-
-std::vector<char> read_all(const std::string& path) {
+std::vector<char> read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError("cannot read '" + path + "': it is a folder");
@@ -33,6 +31,8 @@ std::vector<char> read_all(const std::string& path) {
   if (f.bad()) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
   return data;
 }
+
+namespace {
 
 template <typename T>
 T load(const char* p, bool swap) {
@@ -72,8 +72,12 @@ void validate_bodies(const Bodies& b, const std::string& where) {
   if (b.size() == 0) throw InputError(where + ": no bodies");
 }
 
-Bodies read_tipsy(const std::string& path, TipsyCounts* counts_out) {
-  const std::vector<char> data = read_all(path);
+Bodies read_tipsy(const std::string& path, TipsyCounts* counts) {
+  const std::vector<char> data = read_file(path);
+  return parse_tipsy(std::string_view(data.data(), data.size()), path, counts);
+}
+
+Bodies parse_tipsy(std::string_view data, const std::string& path, TipsyCounts* counts_out) {
   constexpr std::size_t kHeader = 32, kGas = 48, kDark = 36, kStar = 44;
   if (data.size() < kHeader)
     throw InputError("'" + path + "' is truncated: " + std::to_string(data.size()) +
@@ -95,7 +99,10 @@ Bodies read_tipsy(const std::string& path, TipsyCounts* counts_out) {
     throw InputError("'" + path + "': Tipsy counts disagree: nbodies " + std::to_string(c.nbodies) +
                      " != nsph " + std::to_string(c.nsph) + " + ndark " + std::to_string(c.ndark) +
                      " + nstar " + std::to_string(c.nstar));
-  const std::size_t expected = kHeader + kGas * c.nsph + kDark * c.ndark + kStar * c.nstar;
+  // Counts are non-negative int32s: the size fits in 64 bits, and nothing is allocated before
+  // the file is known to hold every particle its header claims.
+  const std::size_t expected = kHeader + kGas * static_cast<std::size_t>(c.nsph) +
+                               kDark * static_cast<std::size_t>(c.ndark) + kStar * static_cast<std::size_t>(c.nstar);
   if (data.size() != expected)
     throw InputError("'" + path + "' is " + std::to_string(data.size()) + " bytes but its header (" +
                      std::to_string(c.nsph) + " gas, " + std::to_string(c.ndark) + " dark, " +
@@ -130,7 +137,7 @@ std::size_t count_bodies(const std::string& path) {
     const bool swap = load<std::int32_t>(h + 12, false) != 3 && load<std::int32_t>(h + 12, true) == 3;
     return static_cast<std::size_t>(std::max(0, load<std::int32_t>(h + 8, swap)));
   }
-  const std::vector<char> data = read_all(path);
+  const std::vector<char> data = read_file(path);
   std::size_t lines = 0;
   bool blank = true;
   for (char c : data) {
@@ -146,8 +153,11 @@ std::size_t count_bodies(const std::string& path) {
 }
 
 Bodies read_csv(const std::string& path) {
-  const std::vector<char> data = read_all(path);
-  const std::string_view all(data.data(), data.size());
+  const std::vector<char> data = read_file(path);
+  return parse_csv(std::string_view(data.data(), data.size()), path);
+}
+
+Bodies parse_csv(std::string_view all, const std::string& path) {
   // One pass over the buffer, no stream per line: 10^6 bodies read in well under a second.
   auto trim = [](std::string_view t) {
     while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
@@ -202,6 +212,28 @@ Bodies read_csv(const std::string& path) {
   }
   validate_bodies(b, "'" + path + "'");
   return b;
+}
+
+void write_tipsy(const std::string& path, const Bodies& b, double time, double softening) {
+  if (b.size() > 2147483647u) throw std::logic_error("write_tipsy: more bodies than an int32 counts");
+  std::vector<char> out;
+  out.reserve(32 + 36 * b.size());
+  auto be32 = [&](std::uint32_t u) {
+    u = __builtin_bswap32(u);
+    const char* p = reinterpret_cast<const char*>(&u);
+    out.insert(out.end(), p, p + 4);
+  };
+  auto f = [&](double v) { be32(std::bit_cast<std::uint32_t>(static_cast<float>(v))); };
+  const std::uint64_t t = __builtin_bswap64(std::bit_cast<std::uint64_t>(time));
+  out.insert(out.end(), reinterpret_cast<const char*>(&t), reinterpret_cast<const char*>(&t) + 8);
+  const auto n = static_cast<std::uint32_t>(b.size());
+  for (std::uint32_t v : {n, 3u, 0u, n, 0u, 0u}) be32(v);  // nbodies, ndim, nsph, ndark, nstar, pad
+  for (std::size_t i = 0; i < b.size(); ++i) {  // dark particles: mass, pos, vel, eps, phi
+    for (double v : {b.pos[i].w, b.pos[i].x, b.pos[i].y, b.pos[i].z, b.vel[i].x, b.vel[i].y, b.vel[i].z,
+                     softening, 0.0})
+      f(v);
+  }
+  write_output(path, std::string_view(out.data(), out.size()));
 }
 
 void write_csv(const std::string& path, const Bodies& b) {

@@ -26,20 +26,32 @@ int g_stdout = STDOUT_FILENO;  // where "-" goes (summary_to_stderr() moves the 
 // The temporary file being written, for the signal handler: a run stopped by Ctrl-C or a kill
 // leaves no hidden file behind.
 char g_tmp[4096] = "";
+// defer_interrupts(): the first SIGINT or SIGTERM is recorded here instead of ending the process.
+volatile std::sig_atomic_t g_defer = 0, g_pending = 0;
 
 void remove_tmp_and_reraise(int sig) {
+  if (g_defer && !g_pending && (sig == SIGINT || sig == SIGTERM)) {
+    g_pending = sig;
+    static const char msg[] = "\nnbody: stopping after this batch of steps (interrupt again to stop at once)\n";
+    [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    return;
+  }
   if (g_tmp[0]) ::unlink(g_tmp);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
-void track_tmp(const std::string& path) {
+void install_handlers() {
   static const bool installed = [] {
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
       if (::signal(sig, SIG_IGN) != SIG_IGN) ::signal(sig, remove_tmp_and_reraise);
     return true;
   }();
   (void)installed;
+}
+
+void track_tmp(const std::string& path) {
+  install_handlers();
   if (path.size() < sizeof g_tmp) std::memcpy(g_tmp, path.c_str(), path.size() + 1);
 }
 
@@ -83,6 +95,12 @@ fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 }  // namespace
 
 void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
+
+void defer_interrupts(bool on) {
+  install_handlers();
+  g_defer = on ? 1 : 0;
+}
+int pending_interrupt() { return g_pending; }
 
 bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == g_stdout; }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "hdf5_io.hpp"
 #include "config.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
@@ -25,6 +26,8 @@ int run_info() {
     std::printf("fp64 engine: %s (%s): the float64 stagger, synchronise and energy passes\n",
                 engine->name().c_str(), engine->where().c_str());
   }
+  std::printf("hdf5: %s\n", have_hdf5() ? "yes (run --snapshot-every K writes .h5; --ic FILE.h5 reads one)"
+                                       : "no (built without HDF5: snapshots as --snapshot-format tipsy or csv)");
   if (!World::built_with_mpi())
     std::printf("mpi:  not built (no MPI at configure time): one process only; mpirun -np P > 1 is "
                 "refused\n");

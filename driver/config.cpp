@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "error.hpp"
+#include "hdf5_io.hpp"
 #include "io.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -57,7 +58,7 @@ void add_common_options(CLI::App& app, Config& c) {
   app.add_option("--softening", c.softening, "Softening length eps (> 0)")->capture_default_str();
   app.add_option("--ic", c.ic,
                  "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin "
-                 "(Tipsy) | FILE.csv (x,y,z,vx,vy,vz,m)")
+                 "(Tipsy) | FILE.csv (x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)")
       ->capture_default_str();
   add_seed_option(app, c, "Random seed for generated initial conditions and --subset random");
   app.add_option("--subset", c.subset,
@@ -103,6 +104,8 @@ void resolve_body_count(Config& c) {
   bool body_file = false;
   for (const char* ext : {".csv", ".bin", ".tipsy", ".std"}) body_file = body_file || ends_with_ci(c.ic, ext);
   if (body_file) c.n = static_cast<long long>(count_bodies(c.ic));
+  if (ends_with_ci(c.ic, ".h5") || ends_with_ci(c.ic, ".hdf5"))
+    c.n = static_cast<long long>(count_hdf5_bodies(c.ic));
 }
 
 void check_config(const Config& c, int pipelines) {
@@ -271,6 +274,34 @@ void check_energy(const Energy& e, const Bodies& b, const std::string& what, lon
 
 void write_json(const std::string& path, const nlohmann::json& j) {
   if (!path.empty()) write_output(path, j.dump(2) + "\n");
+}
+
+nlohmann::json options_json(const PipelineOptions& o) {
+  return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
+          {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},
+          {"cuda_split", o.cuda_split}};
+}
+
+PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where) {
+  PipelineOptions o;
+  if (!j.is_object()) throw InputError(where + ": the pipeline options are not an object");
+  auto integer = [&](const char* key, int& out) {
+    if (!j.contains(key) || !j[key].is_number_integer())
+      throw InputError(where + ": pipeline option " + key + " is missing or not an integer");
+    const long long v = j[key].get<long long>();
+    if (v < -2147483647LL || v > 2147483647LL) throw InputError(where + ": pipeline option " + key + " is out of range");
+    out = static_cast<int>(v);
+  };
+  integer("gl_chunk", o.gl_chunk);
+  integer("cuda_block", o.cuda_block);
+  integer("cuda_unroll", o.cuda_unroll);
+  integer("cuda_q", o.cuda_q);
+  integer("cuda_bodies", o.cuda_bodies);
+  integer("cuda_split", o.cuda_split);
+  if (!j.contains("gl_precision") || !j["gl_precision"].is_string())
+    throw InputError(where + ": pipeline option gl_precision is missing or not a string");
+  o.gl_precision = j["gl_precision"].get<std::string>();
+  return o;
 }
 
 nlohmann::json config_json(const Config& c, std::size_t n) {

@@ -76,6 +76,11 @@ void check_energy(const Energy& e, const Bodies& b, const std::string& what, lon
 
 void write_json(const std::string& path, const nlohmann::json& j);
 
+// The pipeline options as JSON (without --device, which places a run but does not change it),
+// and back; options_from_json throws InputError naming `where` and the field.
+nlohmann::json options_json(const PipelineOptions& o);
+PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where);
+
 // Common fields of every JSON document (n, steps, dt, softening, ic, seed).
 nlohmann::json config_json(const Config& c, std::size_t n);
 

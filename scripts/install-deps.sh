@@ -13,6 +13,9 @@ packages=(
   libgtest-dev                                     # tests
   gnuplot-nox                                      # compare --plot
   libopenmpi-dev openmpi-bin                       # distributed runs (mpirun -np P nbody ...)
+  libhdf5-dev                                      # HDF5 snapshots
+  python3-h5py                                     # tests: the snapshot schema as readers see it
+  clang libclang-rt-dev libomp-dev                 # tests: libFuzzer targets for the readers
 )
 
 missing=()

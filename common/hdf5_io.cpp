@@ -1,0 +1,530 @@
+#include "hdf5_io.hpp"
+
+#include "error.hpp"
+#include "io.hpp"
+
+#ifdef NBODY_HAVE_HDF5
+#include <hdf5.h>
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "output.hpp"
+#endif
+
+namespace nbody {
+
+#ifndef NBODY_HAVE_HDF5
+
+bool have_hdf5() { return false; }
+namespace {
+[[noreturn]] void no_hdf5() {
+  throw Unavailable("this nbody was built without HDF5 (scripts/install-deps.sh installs libhdf5-dev; "
+                    "then rebuild)");
+}
+}  // namespace
+void write_hdf5_snapshot(const std::string&, const Bodies&, double, const Hdf5Attributes&) { no_hdf5(); }
+Hdf5Snapshot parse_hdf5(std::string_view, const std::string&) { no_hdf5(); }
+Hdf5Snapshot parse_hdf5_isolated(std::string_view, const std::string&, unsigned) { no_hdf5(); }
+Hdf5Snapshot read_hdf5(const std::string&) { no_hdf5(); }
+std::size_t count_hdf5_bodies(const std::string&) { no_hdf5(); }
+
+#else
+
+bool have_hdf5() { return true; }
+
+namespace {
+
+// One HDF5 identifier, closed by the function that matches its kind.
+class Id {
+ public:
+  Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
+  ~Id() {
+    if (id_ >= 0) close_(id_);
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  hid_t get() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+// The library prints its error stack by default; we say what went wrong ourselves.
+void quiet() {
+  static const bool once = [] { return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0; }();
+  (void)once;
+}
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw OutputError("HDF5: " + what + " failed");
+}
+
+Id must(hid_t id, herr_t (*close)(hid_t), const std::string& what) {
+  if (id < 0) throw OutputError("HDF5: " + what + " failed");
+  return Id(id, close);
+}
+
+template <typename T>
+void attribute(hid_t where, const char* name, hid_t type, const T* values, hsize_t count) {
+  const Id space = count == 1 ? must(H5Screate(H5S_SCALAR), H5Sclose, "a scalar space")
+                              : must(H5Screate_simple(1, &count, nullptr), H5Sclose, "an array space");
+  const Id a = must(H5Acreate2(where, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                    std::string("attribute ") + name);
+  check(H5Awrite(a.get(), type, values), std::string("writing attribute ") + name);
+}
+
+void string_attribute(hid_t where, const std::string& name, const std::string& value) {
+  const Id type = must(H5Tcopy(H5T_C_S1), H5Tclose, "a string type");
+  check(H5Tset_size(type.get(), H5T_VARIABLE), "a string type");
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "a string type");
+  const char* p = value.c_str();
+  attribute(where, name.c_str(), type.get(), &p, 1);
+}
+
+void dataset(hid_t group, const char* name, hid_t type, const void* data, hsize_t rows, hsize_t cols) {
+  const hsize_t dims[2] = {rows, cols};
+  const Id space = must(H5Screate_simple(cols > 1 ? 2 : 1, dims, nullptr), H5Sclose, "a data space");
+  const Id d = must(H5Dcreate2(group, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    H5Dclose, std::string("dataset ") + name);
+  check(H5Dwrite(d.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), std::string("writing ") + name);
+}
+
+}  // namespace
+
+void write_hdf5_snapshot(const std::string& path, const Bodies& b, double time, const Hdf5Attributes& ours) {
+  quiet();
+  const std::size_t n = b.size();
+  std::vector<char> image;
+  {
+    // The core driver builds the file in memory (no backing store); its image is then written
+    // as one Output, like every other output (temporary file, fsync, rename).
+    const Id fapl = must(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "a file access list");
+    check(H5Pset_fapl_core(fapl.get(), 1 << 20, 0), "the core driver");
+    const Id file = must(H5Fcreate("nbody-snapshot.h5", H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
+                         "creating the snapshot in memory");
+    {
+      const Id header = must(H5Gcreate2(file.get(), "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             H5Gclose, "group Header");
+      const std::array<long long, 6> counts{0, static_cast<long long>(n), 0, 0, 0, 0};
+      const std::array<unsigned, 6> high{};
+      const std::array<double, 6> masses{};
+      const double zero = 0;
+      const int one = 1;
+      attribute(header.get(), "NumPart_ThisFile", H5T_NATIVE_LLONG, counts.data(), 6);
+      attribute(header.get(), "NumPart_Total", H5T_NATIVE_LLONG, counts.data(), 6);
+      attribute(header.get(), "NumPart_Total_HighWord", H5T_NATIVE_UINT, high.data(), 6);
+      attribute(header.get(), "MassTable", H5T_NATIVE_DOUBLE, masses.data(), 6);
+      attribute(header.get(), "Time", H5T_NATIVE_DOUBLE, &time, 1);
+      attribute(header.get(), "Redshift", H5T_NATIVE_DOUBLE, &zero, 1);
+      attribute(header.get(), "BoxSize", H5T_NATIVE_DOUBLE, &zero, 1);
+      attribute(header.get(), "NumFilesPerSnapshot", H5T_NATIVE_INT, &one, 1);
+    }
+    {
+      const Id part = must(H5Gcreate2(file.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           H5Gclose, "group PartType1");
+      std::vector<double> xyz(3 * n), m(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        xyz[3 * i] = b.pos[i].x, xyz[3 * i + 1] = b.pos[i].y, xyz[3 * i + 2] = b.pos[i].z;
+        m[i] = b.pos[i].w;
+      }
+      dataset(part.get(), "Coordinates", H5T_NATIVE_DOUBLE, xyz.data(), n, 3);
+      for (std::size_t i = 0; i < n; ++i)
+        xyz[3 * i] = b.vel[i].x, xyz[3 * i + 1] = b.vel[i].y, xyz[3 * i + 2] = b.vel[i].z;
+      dataset(part.get(), "Velocities", H5T_NATIVE_DOUBLE, xyz.data(), n, 3);
+      dataset(part.get(), "Masses", H5T_NATIVE_DOUBLE, m.data(), n, 1);
+      std::vector<unsigned long long> ids(n);
+      for (std::size_t i = 0; i < n; ++i) ids[i] = i;
+      dataset(part.get(), "ParticleIDs", H5T_NATIVE_ULLONG, ids.data(), n, 1);
+    }
+    {
+      const Id group = must(H5Gcreate2(file.get(), "nbody", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                            H5Gclose, "group nbody");
+      for (const auto& [key, value] : ours) {
+        if (const auto* s = std::get_if<std::string>(&value))
+          string_attribute(group.get(), key, *s);
+        else if (const auto* d = std::get_if<double>(&value))
+          attribute(group.get(), key.c_str(), H5T_NATIVE_DOUBLE, d, 1);
+        else
+          attribute(group.get(), key.c_str(), H5T_NATIVE_LLONG, &std::get<long long>(value), 1);
+      }
+    }
+    check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flushing the snapshot");
+    const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
+    if (size <= 0) throw OutputError("HDF5: the snapshot's image is empty");
+    image.resize(static_cast<std::size_t>(size));
+    if (H5Fget_file_image(file.get(), image.data(), image.size()) != size)
+      throw OutputError("HDF5: copying the snapshot's image failed");
+  }
+  write_output(path, std::string_view(image.data(), image.size()));
+}
+
+namespace {
+
+struct Reader {
+  std::string name;
+  std::size_t file_bytes = 0;
+
+  InputError fail(const std::string& why) const { return InputError("'" + name + "': " + why); }
+
+  bool exists(hid_t where, const std::string& path) const {
+    return H5Lexists(where, path.c_str(), H5P_DEFAULT) > 0 &&
+           H5Oexists_by_name(where, path.c_str(), H5P_DEFAULT) > 0;
+  }
+
+  // A dataset's shape: rows x cols (cols 1 for a vector), checked against what the file's size can
+  // hold before anything is allocated.
+  std::pair<hsize_t, hsize_t> shape(hid_t d, const std::string& what, hsize_t cols) const {
+    const Id space(H5Dget_space(d), H5Sclose);
+    if (!space.ok()) throw fail(what + ": unreadable data space");
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    hsize_t dims[2] = {0, 0};
+    if (rank != (cols > 1 ? 2 : 1) || H5Sget_simple_extent_dims(space.get(), dims, nullptr) != rank)
+      throw fail(what + ": expected a " + (cols > 1 ? "N x 3 array" : "vector of N values"));
+    if (cols > 1 && dims[1] != cols) throw fail(what + ": expected N x 3, got N x " + std::to_string(dims[1]));
+    if (dims[0] == 0 || dims[0] > 2147483647u)
+      throw fail(what + ": " + std::to_string(dims[0]) + " rows; expected 1..2147483647");
+    const Id type(H5Dget_type(d), H5Tclose);
+    const std::size_t element = type.ok() ? H5Tget_size(type.get()) : 0;
+    if (element == 0 || element > 8 || H5Tget_class(type.get()) != H5T_FLOAT)
+      throw fail(what + ": expected floating-point values");
+    // Unfiltered data must lie in the file; deflate expands at most about 1032:1.
+    const Id dcpl(H5Dget_create_plist(d), H5Pclose);
+    const int filters = dcpl.ok() ? H5Pget_nfilters(dcpl.get()) : -1;
+    if (filters < 0) throw fail(what + ": unreadable storage properties");
+    const double bytes = static_cast<double>(dims[0]) * static_cast<double>(cols) * static_cast<double>(element);
+    const double room = static_cast<double>(file_bytes) * (filters > 0 ? 1100.0 : 1.0);
+    if (bytes > room)
+      throw fail(what + " claims " + std::to_string(dims[0]) + " rows (" + std::to_string(bytes) +
+                 " bytes), more than a " + std::to_string(file_bytes) + "-byte file can hold");
+    return {dims[0], cols};
+  }
+
+  std::vector<double> doubles(hid_t group, const char* dataset, const std::string& where, hsize_t cols,
+                              hsize_t rows) const {
+    const std::string what = where + "/" + dataset;
+    const Id d(H5Dopen2(group, dataset, H5P_DEFAULT), H5Dclose);
+    if (!d.ok()) throw fail("cannot open " + what);
+    const auto [r, c] = shape(d.get(), what, cols);
+    if (rows && r != rows)
+      throw fail(what + " has " + std::to_string(r) + " rows; Coordinates has " + std::to_string(rows));
+    std::vector<double> v(static_cast<std::size_t>(r * c));
+    if (H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
+      throw fail("cannot read " + what + " (corrupt?)");
+    return v;
+  }
+
+  bool attribute_doubles(hid_t where, const char* attr, double* out, hsize_t count) const {
+    if (H5Aexists(where, attr) <= 0) return false;
+    const Id a(H5Aopen(where, attr, H5P_DEFAULT), H5Aclose);
+    if (!a.ok()) return false;
+    const Id space(H5Aget_space(a.get()), H5Sclose);
+    const Id type(H5Aget_type(a.get()), H5Tclose);
+    if (!space.ok() || !type.ok() || H5Sget_simple_extent_npoints(space.get()) != static_cast<hssize_t>(count))
+      return false;
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls != H5T_FLOAT && cls != H5T_INTEGER) return false;
+    return H5Aread(a.get(), H5T_NATIVE_DOUBLE, out) >= 0;
+  }
+};
+
+herr_t collect(hid_t group, const char* attr, const H5A_info_t*, void* data) {
+  auto& out = *static_cast<Hdf5Attributes*>(data);
+  const Id a(H5Aopen(group, attr, H5P_DEFAULT), H5Aclose);
+  if (!a.ok()) return 0;
+  const Id space(H5Aget_space(a.get()), H5Sclose);
+  const Id type(H5Aget_type(a.get()), H5Tclose);
+  if (!space.ok() || !type.ok() || H5Sget_simple_extent_npoints(space.get()) != 1) return 0;
+  switch (H5Tget_class(type.get())) {
+    case H5T_FLOAT: {
+      double d = 0;
+      if (H5Aread(a.get(), H5T_NATIVE_DOUBLE, &d) >= 0) out.emplace_back(attr, d);
+      break;
+    }
+    case H5T_INTEGER: {
+      long long v = 0;
+      if (H5Aread(a.get(), H5T_NATIVE_LLONG, &v) >= 0) out.emplace_back(attr, v);
+      break;
+    }
+    case H5T_STRING: {
+      const htri_t variable = H5Tis_variable_str(type.get());
+      if (variable > 0) {
+        const Id mem(H5Tcopy(H5T_C_S1), H5Tclose);
+        if (!mem.ok() || H5Tset_size(mem.get(), H5T_VARIABLE) < 0 ||
+            H5Tset_cset(mem.get(), H5Tget_cset(type.get())) < 0)
+          break;
+        char* s = nullptr;
+        if (H5Aread(a.get(), mem.get(), &s) >= 0 && s) {
+          out.emplace_back(attr, std::string(s));
+          H5free_memory(s);
+        }
+      } else if (variable == 0) {
+        const std::size_t size = H5Tget_size(type.get());
+        if (size == 0 || size > (1u << 20)) break;
+        std::string s(size, '\0');
+        if (H5Aread(a.get(), type.get(), s.data()) >= 0) out.emplace_back(attr, std::string(s.c_str()));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name) {
+  quiet();
+  Reader r{name, bytes.size()};
+  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0)
+    throw r.fail("not an HDF5 file (no HDF5 signature at its start)");
+  // The core driver opens the image in memory (a copy: H5LTopen_file_image's no-copy mode leaks
+  // its callback data in HDF5 1.10).
+  const Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!fapl.ok() || H5Pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||
+      H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0)
+    throw r.fail("HDF5 cannot take the file's image");
+  const Id file(H5Fopen("nbody-input.h5", H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  if (!file.ok()) throw r.fail("not a readable HDF5 file");
+
+  Hdf5Snapshot s;
+  double mass_table[6] = {};
+  bool have_table = false;
+  if (r.exists(file.get(), "Header")) {
+    const Id header(H5Gopen2(file.get(), "Header", H5P_DEFAULT), H5Gclose);
+    if (header.ok()) {
+      have_table = r.attribute_doubles(header.get(), "MassTable", mass_table, 6);
+      r.attribute_doubles(header.get(), "Time", &s.time, 1);
+    }
+  }
+  int groups = 0;
+  for (int k = 0; k < 6; ++k) {
+    const std::string g = "PartType" + std::to_string(k);
+    if (!r.exists(file.get(), g) || !r.exists(file.get(), g + "/Coordinates")) continue;
+    const Id group(H5Gopen2(file.get(), g.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!group.ok()) throw r.fail("cannot open group " + g);
+    const std::vector<double> x = r.doubles(group.get(), "Coordinates", g, 3, 0);
+    const hsize_t rows = x.size() / 3;
+    if (s.bodies.size() + rows > 2147483647u) throw r.fail("more than 2147483647 bodies");
+    if (!r.exists(group.get(), "Velocities")) throw r.fail(g + " has Coordinates but no Velocities");
+    const std::vector<double> v = r.doubles(group.get(), "Velocities", g, 3, rows);
+    std::vector<double> m;
+    if (r.exists(group.get(), "Masses")) {
+      m = r.doubles(group.get(), "Masses", g, 1, rows);
+    } else if (have_table && mass_table[k] > 0) {
+      m.assign(rows, mass_table[k]);
+    } else {
+      throw r.fail(g + " has no Masses and the Header's MassTable[" + std::to_string(k) + "] is not > 0");
+    }
+    for (hsize_t i = 0; i < rows; ++i) {
+      s.bodies.pos.push_back({x[3 * i], x[3 * i + 1], x[3 * i + 2], m[i]});
+      s.bodies.vel.push_back({v[3 * i], v[3 * i + 1], v[3 * i + 2]});
+    }
+    ++groups;
+    s.groups.push_back(static_cast<std::size_t>(rows));
+  }
+  if (groups == 0) throw r.fail("no PartType0..5 group with Coordinates: not a GADGET-style snapshot");
+  if (r.exists(file.get(), "nbody")) {
+    const Id group(H5Gopen2(file.get(), "nbody", H5P_DEFAULT), H5Gclose);
+    hsize_t at = 0;
+    if (group.ok()) H5Aiterate2(group.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect, &s.ours);
+  }
+  validate_bodies(s.bodies, "'" + name + "'");
+  return s;
+}
+
+namespace {
+
+// The child's answer, through a pipe: 'K' and the snapshot, or 'E' and InputError's message.
+void put_bytes(std::string& out, const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+template <typename T>
+void put_value(std::string& out, T v) {
+  put_bytes(out, &v, sizeof v);
+}
+void put_string(std::string& out, const std::string& s) {
+  put_value<std::uint64_t>(out, s.size());
+  out += s;
+}
+
+std::string serialise(const Hdf5Snapshot& s) {
+  std::string out = "K";
+  put_value<std::uint64_t>(out, s.bodies.size());
+  put_bytes(out, s.bodies.pos.data(), s.bodies.size() * sizeof(Vec4));
+  put_bytes(out, s.bodies.vel.data(), s.bodies.size() * sizeof(Vec3));
+  put_value<std::uint64_t>(out, s.groups.size());
+  for (std::size_t g : s.groups) put_value<std::uint64_t>(out, g);
+  put_value(out, s.time);
+  put_value<std::uint64_t>(out, s.ours.size());
+  for (const auto& [key, value] : s.ours) {
+    put_string(out, key);
+    put_value<char>(out, static_cast<char>(value.index()));
+    if (const auto* str = std::get_if<std::string>(&value)) put_string(out, *str);
+    else if (const auto* d = std::get_if<double>(&value)) put_value(out, *d);
+    else put_value(out, std::get<long long>(value));
+  }
+  return out;
+}
+
+// Reads what serialise() wrote (from our own child: sizes are checked, not distrusted further).
+Hdf5Snapshot deserialise(std::string_view in) {
+  std::size_t at = 1;
+  auto take = [&](void* p, std::size_t n) {
+    if (n > in.size() - at) throw std::runtime_error("HDF5 reader: short answer from the reading process");
+    std::memcpy(p, in.data() + at, n);
+    at += n;
+  };
+  auto u64 = [&] {
+    std::uint64_t v;
+    take(&v, sizeof v);
+    return v;
+  };
+  auto str = [&] {
+    const std::uint64_t n = u64();
+    if (n > in.size() - at) throw std::runtime_error("HDF5 reader: short answer from the reading process");
+    std::string s(in.data() + at, n);
+    at += n;
+    return s;
+  };
+  Hdf5Snapshot s;
+  const std::uint64_t n = u64();
+  if (n > in.size() / sizeof(Vec3)) throw std::runtime_error("HDF5 reader: short answer from the reading process");
+  s.bodies.resize(n);
+  take(s.bodies.pos.data(), n * sizeof(Vec4));
+  take(s.bodies.vel.data(), n * sizeof(Vec3));
+  const std::uint64_t groups = u64();
+  for (std::uint64_t g = 0; g < groups && g < 6; ++g) s.groups.push_back(u64());
+  take(&s.time, sizeof s.time);
+  const std::uint64_t attrs = u64();
+  for (std::uint64_t k = 0; k < attrs && at < in.size(); ++k) {
+    std::string key = str();
+    char type;
+    take(&type, 1);
+    if (type == 0) {
+      s.ours.emplace_back(std::move(key), str());
+    } else if (type == 1) {
+      double d;
+      take(&d, sizeof d);
+      s.ours.emplace_back(std::move(key), d);
+    } else {
+      long long v;
+      take(&v, sizeof v);
+      s.ours.emplace_back(std::move(key), v);
+    }
+  }
+  return s;
+}
+
+// This process's private writable memory (VmData), in bytes; 0 when unknown.
+std::size_t data_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmData:", 0) == 0) return static_cast<std::size_t>(std::strtoull(line.c_str() + 7, nullptr, 10)) << 10;
+  return 0;
+}
+
+}  // namespace
+
+// The HDF5 library trusts the sizes a file states: a crafted file makes it allocate tens of GB or
+// crash (fuzzing found both, inside libhdf5 1.10). So untrusted files are parsed in a child
+// process whose memory is capped at what the file's size justifies (RLIMIT_DATA: its current use
+// plus 16 x the file plus 256 MiB) and whose time is capped (60 s plus 1 s per 10 MB: fuzzing found
+// inputs on which libhdf5 loops for ever); a child that dies is a file that cannot be read, never
+// a crash or a hang of nbody.
+Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name, unsigned seconds) {
+  if (seconds == 0) seconds = 60 + static_cast<unsigned>(bytes.size() / 10'000'000);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("HDF5 reader: pipe: " + std::string(std::strerror(errno)));
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]), ::close(fds[1]);
+    throw std::runtime_error("HDF5 reader: fork: " + std::string(std::strerror(errno)));
+  }
+  if (pid == 0) {  // the child: parse, answer, and leave without running the parent's exit handlers
+    ::close(fds[0]);
+    const std::size_t used = data_bytes();
+    if (used > 0) {
+      const rlim_t cap = used + 16 * static_cast<rlim_t>(bytes.size()) + (rlim_t{256} << 20);
+      const struct rlimit r{cap, cap};
+      ::setrlimit(RLIMIT_DATA, &r);
+    }
+    ::signal(SIGALRM, SIG_DFL);  // an inherited handler (libFuzzer's) must not keep it alive
+    ::alarm(seconds);
+    std::string answer;
+    try {
+      answer = serialise(parse_hdf5(bytes, name));
+    } catch (const InputError& e) {
+      answer = std::string("E") + e.what();
+    } catch (const std::bad_alloc&) {
+      answer = "Mout of memory";
+    } catch (const std::exception& e) {
+      answer = std::string("X") + e.what();
+    }
+    const char* p = answer.data();
+    std::size_t left = answer.size();
+    while (left > 0) {
+      const ssize_t w = ::write(fds[1], p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) ::_exit(3);
+      p += w, left -= static_cast<std::size_t>(w);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string answer;
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t r = ::read(fds[0], chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    answer.append(chunk, static_cast<std::size_t>(r));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && !answer.empty();
+  if (!clean) {
+    std::string how = WIFSIGNALED(status) ? std::string(" (") + strsignal(WTERMSIG(status)) + ")" : "";
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) how = " (it took over " + std::to_string(seconds) + " s)";
+    throw InputError("'" + name + "': the HDF5 library failed on this file" + how +
+                     ": it is corrupt or not a snapshot");
+  }
+  switch (answer[0]) {
+    case 'K':
+      return deserialise(answer);
+    case 'E':
+      throw InputError(answer.substr(1));
+    case 'M':
+      throw InputError("'" + name + "': reading it needs more memory than its size justifies: corrupt?");
+    default:
+      throw std::runtime_error("HDF5 reader: " + answer.substr(1));
+  }
+}
+
+Hdf5Snapshot read_hdf5(const std::string& path) {
+  const std::vector<char> bytes = read_file(path);
+  return parse_hdf5_isolated(std::string_view(bytes.data(), bytes.size()), path);
+}
+
+std::size_t count_hdf5_bodies(const std::string& path) { return read_hdf5(path).bodies.size(); }
+
+#endif
+
+}  // namespace nbody

@@ -1,0 +1,40 @@
+#include "snapshots.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "error.hpp"
+#include "io.hpp"
+
+namespace nbody {
+
+void check_snapshot_format(const std::string& format) {
+  if (format != "hdf5" && format != "tipsy" && format != "csv")
+    throw InputError("--snapshot-format '" + format + "': must be hdf5, tipsy or csv");
+  if (format == "hdf5" && !have_hdf5())
+    throw Unavailable("--snapshot-format hdf5: this nbody was built without HDF5 (scripts/install-deps.sh "
+                      "installs libhdf5-dev; then rebuild), or use --snapshot-format tipsy or csv");
+}
+
+std::string snapshot_path(const std::string& dir, const std::string& format, long long step) {
+  char name[48];
+  std::snprintf(name, sizeof name, "snapshot_%06lld.%s", step,
+                format == "hdf5" ? "h5" : format == "tipsy" ? "bin" : "csv");
+  return (std::filesystem::path(dir) / name).string();
+}
+
+void write_snapshot(const std::string& path, const std::string& format, const Bodies& synced, double time,
+                    double softening, const Hdf5Attributes& ours) {
+  if (format == "hdf5")
+    write_hdf5_snapshot(path, synced, time, ours);
+  else if (format == "tipsy")
+    write_tipsy(path, synced, time, softening);
+  else
+    write_csv(path, synced);
+}
+
+std::string checkpoint_path(const std::string& dir) {
+  return (std::filesystem::path(dir) / "checkpoint.nbck").string();
+}
+
+}  // namespace nbody

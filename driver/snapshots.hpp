@@ -1,0 +1,23 @@
+// What a run keeps (DESIGN.md, "Snapshots" and "Checkpoints"): snapshots other tools read, and
+// the checkpoint a run resumes from bit for bit.
+#pragma once
+#include <string>
+
+#include "bodies.hpp"
+#include "hdf5_io.hpp"
+
+namespace nbody {
+
+// hdf5 | tipsy | csv. Throws InputError for another name, Unavailable for hdf5 without HDF5.
+void check_snapshot_format(const std::string& format);
+// DIR/snapshot_NNNNNN.h5 (.bin, .csv).
+std::string snapshot_path(const std::string& dir, const std::string& format, long long step);
+// `synced` holds x_n and the synchronised v_n. HDF5 carries `ours` as the /nbody attributes;
+// Tipsy holds floats (every body a dark particle, eps = softening); CSV holds x,y,z,vx,vy,vz,m.
+void write_snapshot(const std::string& path, const std::string& format, const Bodies& synced, double time,
+                    double softening, const Hdf5Attributes& ours);
+
+// DIR/checkpoint.nbck (the previous one kept as DIR/checkpoint.nbck.prev).
+std::string checkpoint_path(const std::string& dir);
+
+}  // namespace nbody

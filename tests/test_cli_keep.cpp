@@ -1,0 +1,296 @@
+// Nothing lost: checkpoints that resume bit for bit (also after Ctrl-C, SIGTERM and kill -9),
+// snapshots that other tools read (h5py checks the schema), and a run as a stored baseline.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "checkpoint.hpp"
+#include "cli_helpers.hpp"
+#include "error.hpp"
+#include "io.hpp"
+
+namespace {
+
+using namespace cli_test;
+using nlohmann::json;
+
+// An empty folder (outputs such as --save inside it need it to exist).
+fs::path dir(const std::string& name) {
+  const fs::path d = scratch() / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Starts nbody with SIGINT and SIGTERM at their defaults (a shell's background job would ignore
+// SIGINT), stdout and stderr to files beside `out_dir`.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  std::fflush(stdout);  // or the child's freopen would write this process's buffer again
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    std::FILE* f = std::freopen(log.c_str(), "w", stdout);
+    if (!f || ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) ::_exit(127);
+    std::vector<char*> argv;
+    const std::string path = exe();
+    argv.push_back(const_cast<char*>(path.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(path.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_code(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The bit-for-bit contract: K steps, then a resume for K more, equals 2K steps in one run: the
+// final checkpoints are the same bytes, and so are the saved states (synchronised by the float64
+// engine) and the final energies.
+void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k) {
+  const fs::path a = dir("one-" + pipeline), b = dir("first-" + pipeline), c = dir("rest-" + pipeline);
+  const std::string common = "-p " + pipeline + " -n " + std::to_string(n) + " --checkpoint-every " + std::to_string(k);
+  Result r = cli_test::nbody("run " + common + " --steps " + std::to_string(2 * k) + " --out '" + a.string() + "' --save '" +
+                   (a / "final.csv").string() + "' --json '" + (a / "run.json").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run " + common + " --steps " + std::to_string(k) + " --out '" + b.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run --resume '" + (b / "checkpoint.nbck").string() + "' --steps " + std::to_string(k) +
+            " --checkpoint-every " + std::to_string(k) + " --out '" + c.string() + "' --save '" +
+            (c / "final.csv").string() + "' --json '" + (c / "run.json").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("resumed: from"), std::string::npos) << r.out;
+  const std::string one = slurp(a / "checkpoint.nbck"), two = slurp(c / "checkpoint.nbck");
+  ASSERT_GT(one.size(), 100u);
+  EXPECT_TRUE(one == two) << pipeline << ": the checkpoints after " << 2 * k << " steps differ";
+  EXPECT_EQ(slurp(a / "final.csv"), slurp(c / "final.csv")) << pipeline;
+  const json ja = json::parse(slurp(a / "run.json")), jc = json::parse(slurp(c / "run.json"));
+  EXPECT_EQ(ja["energy"], jc["energy"]) << pipeline;
+  EXPECT_EQ(ja["energy_samples"], jc["energy_samples"]) << pipeline;
+  EXPECT_EQ(jc["first_step"], k);
+  EXPECT_EQ(jc["last_step"], 2 * k);
+  // The checkpoint at step K of the one run (kept as .prev) resumes, by default, for what remains.
+  const fs::path d = dir("prev-" + pipeline);
+  r = cli_test::nbody("run --resume '" + (a / "checkpoint.nbck.prev").string() + "' --checkpoint-every " + std::to_string(k) +
+            " --out '" + d.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(slurp(d / "checkpoint.nbck") == one) << pipeline << ": resuming .prev for the rest differs";
+  // The state is stored in the pipeline's own precision.
+  const nbody::Checkpoint ck = nbody::read_checkpoint((a / "checkpoint.nbck").string());
+  EXPECT_EQ(ck.bits, pipeline == "cpu64" || pipeline.ends_with("-fp64") ? 64 : 32);
+  EXPECT_EQ(ck.state.size(), static_cast<std::size_t>(n));
+}
+
+class Resume : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Resume, IsBitIdentical) {
+  const std::string p = GetParam();
+  if (const std::string why = unavailable(p); !why.empty()) GTEST_SKIP() << why;
+  expect_resume_is_bit_identical(p, p.starts_with("cuda:") ? 5000 : 300, 8);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryDeterministicPipeline, Resume,
+                         ::testing::Values("cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute",
+                                           "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64",
+                                           "cuda:symmetric"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& ch : s)
+                             if (ch == ':' || ch == '-') ch = '_';
+                           return s;
+                         });
+
+// Ctrl-C and SIGTERM: the run finishes its batch, writes a checkpoint, says how to resume, and
+// exits 130 or 143; resuming it gives the bits of an uninterrupted run to the same step.
+TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
+  for (const auto& [sig, code] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
+    const fs::path d = dir("stopped-" + std::to_string(sig)), whole = dir("whole-" + std::to_string(sig));
+    const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy", "--out", d.string()},
+                            scratch() / "spawn.log");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(pid, sig);
+    ASSERT_EQ(wait_code(pid), code) << slurp(scratch() / "spawn.log");
+    const std::string log = slurp(scratch() / "spawn.log");
+    EXPECT_NE(log.find("checkpoint written to"), std::string::npos) << log;
+    EXPECT_NE(log.find("resume with: nbody run --resume"), std::string::npos) << log;
+    const nbody::Checkpoint ck = nbody::read_checkpoint((d / "checkpoint.nbck").string());
+    const long long s = json::parse(ck.meta)["step"].get<long long>();
+    ASSERT_GT(s, 0) << log;
+    const std::string to = std::to_string(s + 50);
+    Result r = cli_test::nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 50 --checkpoint-every " + to +
+                     " --out '" + d.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = cli_test::nbody("run -p cpu32 -n 128 --steps " + to + " --no-energy --checkpoint-every " + to + " --out '" +
+              whole.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(slurp(d / "checkpoint.nbck") == slurp(whole / "checkpoint.nbck"))
+        << "signal " << sig << ": stopped at step " << s << ", resumed to " << to;
+  }
+  // Without --out there is nowhere to keep it: the run says so.
+  const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy"}, scratch() / "spawn.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(wait_code(pid), 143) << slurp(scratch() / "spawn.log");
+  EXPECT_NE(slurp(scratch() / "spawn.log").find("no checkpoint written (give --out DIR"), std::string::npos)
+      << slurp(scratch() / "spawn.log");
+}
+
+// kill -9 at random moments, 100 times: afterwards the latest checkpoint is always whole and
+// resumes; .prev is whole; a temporary file left behind is never taken for a good checkpoint
+// unless it is one (complete, every CRC right).
+TEST(KillNine, TheLatestCheckpointAlwaysResumes) {
+  const fs::path d = dir("killed");
+  std::mt19937 rng(12345);
+  std::printf("kill -9 loop: seed 12345\n");
+  int checked = 0, refused_tmp = 0, whole_tmp = 0;
+  for (int round = 0; round < 100; ++round) {
+    const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "100000", "--force", "--no-energy",
+                             "--checkpoint-every", "1", "--out", d.string()},
+                            scratch() / "kill.log");
+    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(20000, 250000)(rng)));
+    ::kill(pid, SIGKILL);
+    wait_code(pid);
+    for (const auto& e : fs::directory_iterator(d)) {
+      const std::string name = e.path().filename().string();
+      if (name == "checkpoint.nbck" || name == "checkpoint.nbck.prev") {
+        EXPECT_NO_THROW(nbody::read_checkpoint(e.path().string())) << "round " << round << ": " << name;
+        ++checked;
+      } else {  // a temporary file: refused, or whole
+        try {
+          nbody::read_checkpoint(e.path().string());
+          ++whole_tmp;
+        } catch (const nbody::InputError&) {
+          ++refused_tmp;
+        }
+        fs::remove(e.path());
+      }
+    }
+    if (round % 25 == 24) {  // and it resumes through the command line
+      const Result r = cli_test::nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 2");
+      EXPECT_EQ(r.code, 0) << r.err;
+    }
+  }
+  std::printf("kill -9 loop: %d checkpoints read whole; temporary files: %d refused, %d whole\n", checked,
+              refused_tmp, whole_tmp);
+  EXPECT_GE(checked, 99) << "the runs were killed before their first checkpoint";
+}
+
+TEST(ResumeRefuses, BadCheckpointsAndOptionsThatWouldChangeTheRun) {
+  const fs::path d = dir("refuse");
+  ASSERT_EQ(cli_test::nbody("run -p cpu32 -n 64 --steps 4 --checkpoint-every 2 --out '" + d.string() + "'").code, 0);
+  const std::string ck = (d / "checkpoint.nbck").string();
+  std::string bytes = slurp(ck);
+  write_file(d / "truncated.nbck", bytes.substr(0, bytes.size() / 2));
+  bytes[bytes.size() / 2] ^= 0x10;
+  write_file(d / "flipped.nbck", bytes);
+  bytes = slurp(ck);
+  bytes[8] = 9;
+  write_file(d / "version.nbck", bytes);
+  // A 32-bit state whose META claims cpu64 (all CRCs right): another pipeline's precision.
+  nbody::Checkpoint c = nbody::read_checkpoint(ck);
+  json meta = json::parse(c.meta);
+  meta["pipeline"] = "cpu64";
+  c.meta = meta.dump();
+  nbody::write_checkpoint((d / "other.nbck").string(), c);
+  expect_bad_input({
+      {"run --resume '" + (d / "truncated.nbck").string() + "'", "block POS claims"},
+      {"run --resume '" + (d / "flipped.nbck").string() + "'", "fails its CRC32C check"},
+      {"run --resume '" + (d / "version.nbck").string() + "'", "format version 9"},
+      {"run --resume '" + (d / "other.nbck").string() + "'", "holds 32-bit state, but cpu64's is 64-bit"},
+      {"run --resume '" + ck + "' -p cpu64", "it resumes on that pipeline, not on cpu64"},
+      {"run --resume '" + ck + "' --dt 0.1", "--dt comes from the checkpoint"},
+      {"run --resume '" + ck + "' -n 10", "--bodies comes from the checkpoint"},
+      {"run --resume '" + ck + "'", "the last of its run: give --steps M"},
+      {"run --resume '" + (d / "missing.nbck").string() + "'", "cannot open"},
+      {"run -p cpu32 --checkpoint-every 2", "--checkpoint-every needs --out DIR"},
+      {"run -p cpu32 --snapshot-every -1 --out x", "--snapshot-every -1: must be >= 0"},
+      {"run -p cpu32 --snapshot-every 2 --snapshot-format fits --out '" + d.string() + "'", "must be hdf5, tipsy or csv"},
+      {"run -p cpu32 --snapshot-format csv", "--snapshot-format is for --snapshot-every"},
+  });
+}
+
+// The HDF5 snapshot as readers see it (h5py), and the same state as --save writes it.
+TEST(Snapshot, Hdf5SchemaAsH5pyReadsIt) {
+  const char* python = "/usr/bin/python3";
+  if (std::system((std::string(python) + " -c 'import h5py' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "no python3-h5py (scripts/install-deps.sh installs it)";
+  if (cli_test::nbody("info").out.find("hdf5: yes") == std::string::npos) GTEST_SKIP() << "built without HDF5";
+  const fs::path d = dir("snap");
+  Result r = cli_test::nbody("run -p cpu64 -n 200 --steps 6 --snapshot-every 3 --out '" + d.string() + "' --save '" +
+                   (d / "final.csv").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : {"snapshot_000000.h5", "snapshot_000003.h5", "snapshot_000006.h5"})
+    EXPECT_TRUE(fs::exists(d / f)) << f;
+  const fs::path script = d / "check.py";
+  write_file(script, R"PY(
+import sys, csv, h5py, numpy as np
+f = h5py.File(sys.argv[1], 'r')
+h = f['Header'].attrs
+assert list(h['NumPart_ThisFile']) == [0, 200, 0, 0, 0, 0], h['NumPart_ThisFile']
+assert list(h['NumPart_Total']) == [0, 200, 0, 0, 0, 0]
+assert list(h['NumPart_Total_HighWord']) == [0] * 6
+assert list(h['MassTable']) == [0.0] * 6
+assert h['Redshift'] == 0 and h['BoxSize'] == 0 and h['NumFilesPerSnapshot'] == 1
+assert abs(h['Time'] - 0.06) < 1e-15, h['Time']
+p = f['PartType1']
+for name, shape in (('Coordinates', (200, 3)), ('Velocities', (200, 3)), ('Masses', (200,)), ('ParticleIDs', (200,))):
+    assert p[name].shape == shape, (name, p[name].shape)
+assert p['Coordinates'].dtype == np.float64 and p['ParticleIDs'].dtype == np.uint64
+assert list(p['ParticleIDs'][:3]) == [0, 1, 2]
+o = f['nbody'].attrs
+assert o['pipeline'] == 'cpu64' and o['step'] == 6 and o['dt'] == 0.01 and o['softening'] == 0.05
+assert o['velocities_time'] == h['Time'] and o['velocities'].startswith('synchronised')
+# the same bodies, to the bit, as the final --save (synchronised v_n)
+rows = np.array([[float(x) for x in r] for r in list(csv.reader(open(sys.argv[2])))[1:]])
+assert np.array_equal(rows[:, 0:3], p['Coordinates'][:]), 'positions differ from --save'
+assert np.array_equal(rows[:, 3:6], p['Velocities'][:]), 'velocities differ from --save'
+assert np.array_equal(rows[:, 6], p['Masses'][:])
+print('schema ok')
+)PY");
+  const std::string cmd = std::string(python) + " '" + script.string() + "' '" + (d / "snapshot_000006.h5").string() +
+                          "' '" + (d / "final.csv").string() + "' 2>&1";
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  EXPECT_EQ(::pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("schema ok"), std::string::npos) << out;
+  // A run starts from any snapshot: ours, with its 200 bodies.
+  r = cli_test::nbody("run -p cpu64 --ic '" + (d / "snapshot_000006.h5").string() + "' --steps 1 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["n"], 200);
+}
+
+TEST(Snapshot, TipsyAndCsvReadBack) {
+  const fs::path d = dir("snap-other");
+  for (const char* format : {"tipsy", "csv"}) {
+    const Result r = cli_test::nbody(std::string("run -p cpu32 -n 100 --steps 4 --snapshot-every 2 --snapshot-format ") + format +
+                           " --out '" + d.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const nbody::Bodies t = nbody::read_tipsy((d / "snapshot_000004.bin").string());
+  const nbody::Bodies c = nbody::read_csv((d / "snapshot_000004.csv").string());
+  ASSERT_EQ(t.size(), 100u);
+  ASSERT_EQ(c.size(), 100u);
+  for (std::size_t i = 0; i < c.size(); ++i) {  // Tipsy holds floats; the cpu32 state is floats
+    EXPECT_EQ(t.pos[i].x, c.pos[i].x) << i;
+    EXPECT_EQ(t.pos[i].w, c.pos[i].w) << i;
+    EXPECT_EQ(t.vel[i].y, static_cast<double>(static_cast<float>(c.vel[i].y))) << i;
+  }
+  EXPECT_TRUE(fs::exists(d / "snapshot_000000.bin"));
+  EXPECT_TRUE(fs::exists(d / "snapshot_000002.csv"));
+}
+
+}  // namespace

@@ -1,0 +1,196 @@
+// What a run keeps, in process: the checkpoint codec (every truncation and every flipped bit is
+// refused), CRC-32C, and the Tipsy and HDF5 snapshot writers read back by our own readers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "checkpoint.hpp"
+#include "error.hpp"
+#include "hdf5_io.hpp"
+#include "io.hpp"
+#include "scratch.hpp"
+
+namespace nbody {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path tmp(const std::string& name) { return scratch_test::scratch_folder("nbody-test-keep") / name; }
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// Bodies whose every value is a float (a 32-bit pipeline's state), distinct per body.
+Bodies some_bodies(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  Bodies b;
+  b.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    b.pos[i] = {u(rng), u(rng), u(rng), 0.5 + 0.25 * u(rng)};
+    b.vel[i] = {u(rng), u(rng), u(rng)};
+  }
+  return b;
+}
+
+Checkpoint some_checkpoint(std::size_t n, int bits) {
+  Checkpoint c;
+  c.meta = R"({"format":"test","step":3})";
+  c.bits = bits;
+  c.state = some_bodies(n, 7);
+  if (bits == 64) c.state.pos[0].x = 0.1;  // not a float: only 64-bit state may hold it
+  return c;
+}
+
+void expect_same(const Bodies& a, const Bodies& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&a.pos[i], &b.pos[i], sizeof(Vec4)), 0) << "body " << i;
+    EXPECT_EQ(std::memcmp(&a.vel[i], &b.vel[i], sizeof(Vec3)), 0) << "body " << i;
+  }
+}
+
+TEST(Crc32c, KnownCheckValue) {
+  // The catalogue check value of CRC-32C (iSCSI): crc("123456789") = 0xE3069283.
+  EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
+  // Continuing a CRC over two pieces gives the CRC of the whole.
+  EXPECT_EQ(crc32c("6789", 4, crc32c("12345", 5)), 0xE3069283u);
+}
+
+TEST(Checkpoint, RoundTripIsExactInBothPrecisions) {
+  for (int bits : {32, 64}) {
+    const Checkpoint c = some_checkpoint(100, bits);
+    const std::vector<char> bytes = encode_checkpoint(c);
+    const std::size_t state = 100 * 7 * static_cast<std::size_t>(bits / 8);
+    EXPECT_GT(bytes.size(), state);
+    EXPECT_LT(bytes.size(), state + 200) << "the state is stored in its own precision";
+    const Checkpoint d = decode_checkpoint(std::string_view(bytes.data(), bytes.size()), "x");
+    EXPECT_EQ(d.bits, bits);
+    EXPECT_EQ(d.meta, c.meta);
+    expect_same(d.state, c.state);
+  }
+}
+
+TEST(Checkpoint, A32BitStateMustHoldFloats) {
+  Checkpoint c = some_checkpoint(4, 32);
+  c.state.vel[2].y = 0.1;  // not a float
+  EXPECT_THROW(encode_checkpoint(c), std::logic_error);
+}
+
+// Every truncation and every single flipped bit of a small checkpoint is refused (InputError),
+// never taken for a good file.
+TEST(Checkpoint, EveryTruncationAndEveryBitFlipIsRefused) {
+  const std::vector<char> good = encode_checkpoint(some_checkpoint(5, 32));
+  const std::string_view all(good.data(), good.size());
+  for (std::size_t len = 0; len < good.size(); ++len)
+    EXPECT_THROW(decode_checkpoint(all.substr(0, len), "t"), InputError) << "truncated to " << len;
+  std::vector<char> bad = good;
+  for (std::size_t at = 0; at < bad.size(); ++at)
+    for (int bit = 0; bit < 8; ++bit) {
+      bad[at] = static_cast<char>(bad[at] ^ (1 << bit));
+      EXPECT_THROW(decode_checkpoint(std::string_view(bad.data(), bad.size()), "f"), InputError)
+          << "bit " << bit << " of byte " << at;
+      bad[at] = good[at];
+    }
+  std::vector<char> longer = good;
+  longer.push_back('x');
+  EXPECT_THROW(decode_checkpoint(std::string_view(longer.data(), longer.size()), "l"), InputError);
+}
+
+TEST(Checkpoint, MessagesNameTheBlockAndTheCheck) {
+  const std::vector<char> good = encode_checkpoint(some_checkpoint(5, 64));
+  auto message = [](const std::vector<char>& b) {
+    try {
+      decode_checkpoint(std::string_view(b.data(), b.size()), "f.nbck");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::vector<char> v = good;
+  v[8] = 2;  // the version
+  EXPECT_NE(message(v).find("format version 2; this nbody reads version 1"), std::string::npos) << message(v);
+  v = good;
+  v[good.size() - 60] ^= 1;  // inside VEL
+  EXPECT_NE(message(v).find("block VEL fails its CRC32C check"), std::string::npos) << message(v);
+  v.assign(good.begin(), good.begin() + 200);  // inside POS
+  EXPECT_NE(message(v).find("block POS claims"), std::string::npos) << message(v);
+  EXPECT_NE(message(v).find("truncated"), std::string::npos) << message(v);
+  v.assign(good.begin(), good.end() - 20);  // the END block lost
+  EXPECT_NE(message(v).find("block END is missing"), std::string::npos) << message(v);
+  v = {'h', 'e', 'l', 'l', 'o', ',', 'w', 'o', 'r', 'l', 'd', '\n'};
+  EXPECT_NE(message(v).find("not an nbody checkpoint"), std::string::npos) << message(v);
+}
+
+TEST(Checkpoint, WritingKeepsThePreviousOneWhole) {
+  const fs::path p = tmp("c.nbck");
+  Checkpoint c = some_checkpoint(10, 64);
+  write_checkpoint(p.string(), c);
+  EXPECT_FALSE(fs::exists(p.string() + ".prev"));
+  const std::string first = bytes_of(p);
+  c.meta = R"({"format":"test","step":4})";
+  write_checkpoint(p.string(), c);
+  EXPECT_EQ(bytes_of(p.string() + ".prev"), first);
+  EXPECT_EQ(read_checkpoint(p.string()).meta, c.meta);
+  for (const auto& e : fs::directory_iterator(p.parent_path()))  // no temporary file left behind
+    EXPECT_TRUE(e.path().filename() == "c.nbck" || e.path().filename() == "c.nbck.prev") << e.path();
+}
+
+TEST(TipsySnapshot, StandardBigEndianReadsBackAsFloats) {
+  Bodies b = some_bodies(50, 3);
+  b.pos[1].x = 0.1;  // rounded to float by the format
+  const fs::path p = tmp("s.bin");
+  write_tipsy(p.string(), b, 2.5, 0.05);
+  const std::string bytes = bytes_of(p);
+  ASSERT_EQ(bytes.size(), 32u + 36u * 50u);
+  // The header's time, big-endian: 2.5 = 0x4004000000000000.
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x40\x04\x00\x00\x00\x00\x00\x00", 8));
+  TipsyCounts c;
+  const Bodies r = read_tipsy(p.string(), &c);
+  EXPECT_TRUE(c.big_endian);
+  EXPECT_EQ(c.ndark, 50);
+  EXPECT_EQ(c.nsph + c.nstar, 0);
+  ASSERT_EQ(r.size(), b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    EXPECT_EQ(r.pos[i].x, static_cast<double>(static_cast<float>(b.pos[i].x)));
+    EXPECT_EQ(r.pos[i].w, b.pos[i].w);
+    EXPECT_EQ(r.vel[i].z, b.vel[i].z);
+  }
+}
+
+TEST(Hdf5Snapshot, RoundTripIsExact) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  Bodies b = some_bodies(40, 5);
+  b.pos[3].y = 0.1;  // float64 in the file: kept exactly
+  const fs::path p = tmp("s.h5");
+  write_hdf5_snapshot(p.string(), b, 1.25, {{"pipeline", std::string("cpu64")}, {"step", 7LL}, {"dt", 0.01}});
+  const Hdf5Snapshot s = read_hdf5(p.string());
+  expect_same(s.bodies, b);
+  EXPECT_EQ(s.time, 1.25);
+  ASSERT_EQ(s.groups, std::vector<std::size_t>{40});
+  ASSERT_EQ(s.ours.size(), 3u);  // in name order
+  EXPECT_EQ(s.ours[0].first, "dt");
+  EXPECT_EQ(std::get<double>(s.ours[0].second), 0.01);
+  EXPECT_EQ(std::get<std::string>(s.ours[1].second), "cpu64");
+  EXPECT_EQ(std::get<long long>(s.ours[2].second), 7);
+  EXPECT_EQ(count_hdf5_bodies(p.string()), 40u);
+}
+
+TEST(Hdf5Snapshot, BadFilesAreInputErrors) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  const fs::path p = tmp("t.h5");
+  write_hdf5_snapshot(p.string(), some_bodies(64, 1), 0, {});
+  const std::string good = bytes_of(p);
+  EXPECT_THROW(parse_hdf5("not hdf5 at all", "x"), InputError);
+  for (std::size_t len : {std::size_t{0}, std::size_t{8}, std::size_t{100}, good.size() / 2, good.size() - 1})
+    EXPECT_THROW(parse_hdf5(std::string_view(good).substr(0, len), "x"), InputError) << len;
+}
+
+}  // namespace
+}  // namespace nbody
