@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -291,8 +292,11 @@ Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name) {
   quiet();
   Reader r{name, bytes.size()};
   static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
-  if (bytes.size() < 8 || std::memcmp(bytes.data(), kSignature, 8) != 0)
-    throw r.fail("not an HDF5 file (no HDF5 signature at its start)");
+  // The signature is at 0, or after a user block of 512, 1024, 2048, ... bytes.
+  bool signed_ = false;
+  for (std::size_t at = 0; !signed_ && at + 8 <= bytes.size(); at = at == 0 ? 512 : 2 * at)
+    signed_ = std::memcmp(bytes.data() + at, kSignature, 8) == 0;
+  if (!signed_) throw r.fail("not an HDF5 file (no HDF5 signature at its start or after a user block)");
   // The core driver opens the image in memory (a copy: H5LTopen_file_image's no-copy mode leaks
   // its callback data in HDF5 1.10).
   const Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -518,9 +522,25 @@ Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name
   }
 }
 
+// The last file read, so that counting the bodies (for the checks and the estimate) and reading
+// them parse it once. Keyed by path, size and modification time.
+struct LastRead {
+  std::string path;
+  std::uintmax_t size = 0;
+  std::filesystem::file_time_type mtime;
+  Hdf5Snapshot snapshot;
+};
+
 Hdf5Snapshot read_hdf5(const std::string& path) {
+  static LastRead last;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto mtime = std::filesystem::last_write_time(path, ec);
+  if (!ec && last.path == path && last.size == size && last.mtime == mtime) return last.snapshot;
   const std::vector<char> bytes = read_file(path);
-  return parse_hdf5_isolated(std::string_view(bytes.data(), bytes.size()), path);
+  Hdf5Snapshot s = parse_hdf5_isolated(std::string_view(bytes.data(), bytes.size()), path);
+  if (!ec) last = {path, size, mtime, s};
+  return s;
 }
 
 std::size_t count_hdf5_bodies(const std::string& path) { return read_hdf5(path).bodies.size(); }

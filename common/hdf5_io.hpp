@@ -48,7 +48,8 @@ Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name);
 Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name, unsigned seconds = 0);
 Hdf5Snapshot read_hdf5(const std::string& path);
 
-// The number of bodies from the datasets' shapes, without reading them.
+// The number of bodies in the file (for checks and estimates before the work). It reads the file:
+// the result is kept, so that read_hdf5 of the same unchanged file does not parse it again.
 std::size_t count_hdf5_bodies(const std::string& path);
 
 }  // namespace nbody

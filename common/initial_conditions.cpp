@@ -221,6 +221,8 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
     Hdf5Snapshot s = read_hdf5(path);  // ours, or any GADGET-style snapshot
     b = std::move(s.bodies);
     species = s.groups;
+  } else if (ends_with_ci(path, ".nbck")) {
+    throw InputError("--ic '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
   } else
     throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
                      "collision) nor a .bin (Tipsy), .csv or .h5 (HDF5 snapshot) file");

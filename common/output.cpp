@@ -30,7 +30,7 @@ char g_tmp[4096] = "";
 volatile std::sig_atomic_t g_defer = 0, g_pending = 0;
 
 void remove_tmp_and_reraise(int sig) {
-  if (g_defer && !g_pending && (sig == SIGINT || sig == SIGTERM)) {
+  if (g_defer && !g_pending && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)) {
     g_pending = sig;
     static const char msg[] = "\nnbody: stopping after this batch of steps (interrupt again to stop at once)\n";
     [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, msg, sizeof msg - 1);
@@ -232,6 +232,18 @@ void write_output(const std::string& path, std::string_view text) {
   out.commit();
 }
 
+namespace {
+std::vector<std::string> g_expected_folders;  // expect_folder(): made by the command before it writes
+std::string absolute_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::weakly_canonical(fs::absolute(dir, ec), ec).lexically_normal().string();
+}
+}  // namespace
+
+void expect_folder(const std::string& dir) {
+  if (!dir.empty()) g_expected_folders.push_back(absolute_folder(dir));
+}
+
 void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty() || !g_enabled) return;
   if (const int fd = inherited_fd(path); fd >= 0) {
@@ -249,8 +261,11 @@ void check_output_path(const std::string& path, const std::string& option) {
     return;
   }
   const fs::path dir = folder_of(target);
-  if (!fs::exists(dir, ec))
+  if (!fs::exists(dir, ec)) {
+    for (const auto& f : g_expected_folders)  // --out, made once every check has passed
+      if (f == absolute_folder(dir)) return;
     throw InputError(option + " '" + path + "': folder '" + dir.string() + "' does not exist");
+  }
   if (!fs::is_directory(dir, ec))
     throw InputError(option + " '" + path + "': '" + dir.string() + "' is not a folder");
   // The test that counts: can a file be made there (a read-only or virtual file system says no)?

@@ -49,7 +49,7 @@ class Output {
 void set_outputs_enabled(bool enabled);
 bool outputs_enabled();
 
-// A run that stops cleanly: after defer_interrupts(true), the first SIGINT or SIGTERM only sets
+// A run that stops cleanly: after defer_interrupts(true), the first SIGINT, SIGTERM or SIGHUP only sets
 // pending_interrupt() to the signal's number (the run finishes its batch of steps and writes a
 // checkpoint); a second one, or any after defer_interrupts(false), ends the process at once,
 // removing any temporary file as before.
@@ -71,6 +71,9 @@ std::string resolve_output(const std::string& path);
 // Throws InputError (exit 2) before any work: an output whose folder is missing or not writable,
 // a folder, or a device/FIFO that cannot be opened for writing.
 void check_output_path(const std::string& path, const std::string& option);
+// A folder the command will create (run --out) once every check has passed: check_output_path
+// accepts an output inside it although it does not exist yet.
+void expect_folder(const std::string& dir);
 // Throws InputError when two of the (option, path) pairs name the same file. Empty paths are
 // ignored.
 void check_distinct_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);

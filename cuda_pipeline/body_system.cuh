@@ -14,6 +14,7 @@
 // pos_[2]                  ping-pong FBOs
 // integrate kernel         velocity and position programs
 #pragma once
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,30 @@ class BodySystem : public Pipeline {
 
   void load(const Bodies& b, const Params& params) override {
     CUDA_CHECK(cudaSetDevice(device_));
+    // Indices are int on the device: the padded count must fit (64-bit arithmetic until checked).
+    const long long m = pad_multiple(), padded = (static_cast<long long>(b.size()) + m - 1) / m * m;
+    if (padded > 2147483647LL)
+      throw InputError(name() + ": " + std::to_string(b.size()) + " bodies pad to " + std::to_string(padded) +
+                       ", past the 32-bit body indices of the kernels");
     n_ = static_cast<int>(b.size());
-    const int m = pad_multiple();
-    npad_ = (n_ + m - 1) / m * m;
+    npad_ = static_cast<int>(padded);
+    prepare(npad_);
+    // Every buffer grows with N: free the old ones, then refuse, before allocating, what the
+    // device cannot hold.
+    for (auto& buf : pos_) buf = DeviceBuffer<Vec4T<T>>();
+    vel_ = DeviceBuffer<Vec4T<T>>();
+    acc_ = DeviceBuffer<Vec4T<T>>();
+    const double need = static_cast<double>(sizeof(Vec4T<T>)) * static_cast<double>(npad_) *
+                        (3.0 + static_cast<double>(splits()));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > static_cast<double>(free_bytes)) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%s: %d bodies need %.0f MiB of GPU memory on device %d; %.0f MiB of %.0f MiB is free",
+                    name().c_str(), n_, need / 1048576.0, device_, static_cast<double>(free_bytes) / 1048576.0,
+                    static_cast<double>(total_bytes) / 1048576.0);
+      throw InputError(buf);
+    }
     dt_ = static_cast<T>(params.dt);
     eps2_ = static_cast<T>(params.eps2());
     std::vector<Vec4T<T>> pos(n_), vel(n_);
@@ -44,7 +66,6 @@ class BodySystem : public Pipeline {
     }
     for (auto& buf : pos_) buf = DeviceBuffer<Vec4T<T>>(npad_);
     vel_ = DeviceBuffer<Vec4T<T>>(npad_);
-    prepare(npad_);
     acc_ = DeviceBuffer<Vec4T<T>>(static_cast<std::size_t>(splits()) * npad_);
     pos_[0].upload(pos);
     vel_.upload(vel);

@@ -41,6 +41,13 @@ class CudaFp64Engine final : public Fp64Engine {
       const std::size_t npad = (n + kPad - 1) / kPad * kPad;
       pos_ = DeviceBuffer<Vec4T<double>>();  // free before allocating: 2 x 128 MiB at N = 4M
       out_ = DeviceBuffer<Vec4T<double>>();
+      std::size_t free_bytes = 0, total_bytes = 0;
+      CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+      const double need = 2.0 * sizeof(Vec4T<double>) * static_cast<double>(npad);
+      if (need > static_cast<double>(free_bytes))
+        throw InputError(name() + ": " + std::to_string(n) + " bodies need " + std::to_string(need / 1048576.0) +
+                         " MiB of GPU memory on device " + std::to_string(device_) + "; " +
+                         std::to_string(free_bytes >> 20) + " MiB is free");
       pos_ = DeviceBuffer<Vec4T<double>>(npad);
       out_ = DeviceBuffer<Vec4T<double>>(npad);
       n_ = n;

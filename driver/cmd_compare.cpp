@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -18,6 +20,7 @@
 #include "cost.hpp"
 #include "error.hpp"
 #include "explain.hpp"
+#include "hdf5_io.hpp"
 #include "initial_conditions.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -39,6 +42,7 @@ struct CompareArgs {
   long long energy_every = 0;  // 0 = first and last step only
   std::string csv, plot, fail_above;
   std::string preset;
+  std::string against;  // a stored snapshot (run --snapshot-every) to compare with
   bool explain = false;
   CLI::App* app = nullptr;
   // The Fig. 9 preset estimates all its sizes before the first: the sizes this call pays for.
@@ -406,7 +410,165 @@ int run_compare_once(CompareArgs& a) {
   return 0;
 }
 
+// --against SNAPSHOT.h5: repeat the run a stored snapshot came from (its initial conditions,
+// dt, softening and pipeline options) with each pipeline named, up to the snapshot's step, and
+// measure how far each one's positions are from the stored ones. A regression test for a new GL
+// driver, CUDA toolkit or machine: exit 1 past --fail-above.
+int run_against(CompareArgs& a) {
+  for (const char* option : {"--bodies", "--steps", "--dt", "--softening", "--ic", "--seed", "--subset", "--preset",
+                             "--csv", "--plot", "--explain", "--every", "--energy-every", "--reference", "--validate-n",
+                             "--gl-chunk", "--gl-precision", "--cuda-block", "--cuda-unroll", "--cuda-q",
+                             "--cuda-bodies", "--cuda-split"})
+    if (a.app->count(option) > 0)
+      throw InputError(std::string(option) + " does not go with --against: the run to repeat comes from the "
+                       "snapshot (give --pipelines, --fail-above, --json, --device, --force)");
+  const Hdf5Snapshot snap = read_hdf5(a.against);
+  const std::string where = "--against '" + a.against + "'";
+  std::map<std::string, Hdf5Value> ours(snap.ours.begin(), snap.ours.end());
+  auto text = [&](const char* key) {
+    const auto it = ours.find(key);
+    if (it == ours.end() || !std::holds_alternative<std::string>(it->second))
+      throw InputError(where + ": not a snapshot of an nbody run (its /nbody group lacks '" + key +
+                       "'; a snapshot of another code holds no run to repeat)");
+    return std::get<std::string>(it->second);
+  };
+  auto number = [&](const char* key) {
+    const auto it = ours.find(key);
+    if (it != ours.end() && std::holds_alternative<double>(it->second)) return std::get<double>(it->second);
+    if (it != ours.end() && std::holds_alternative<long long>(it->second))
+      return static_cast<double>(std::get<long long>(it->second));
+    throw InputError(where + ": not a snapshot of an nbody run (its /nbody group lacks '" + key + "')");
+  };
+  if (text("format") != "nbody snapshot 1") throw InputError(where + ": unknown snapshot format '" + text("format") + "'");
+  auto whole = [&](const char* key, double lo, double hi) {  // an integer attribute, range-checked before the cast
+    const double v = number(key);
+    if (!(v >= lo && v <= hi) || v != std::floor(v))
+      throw InputError(where + ": its '" + key + "' is " + std::to_string(v) + ", expected an integer in " +
+                       std::to_string(static_cast<long long>(lo)) + ".." + std::to_string(static_cast<long long>(hi)));
+    return static_cast<long long>(v);
+  };
+  const long long step = whole("step", 0, 1e8);
+  a.cfg.n = whole("n", 1, 2147483647.0);
+  a.cfg.n_given = true;
+  a.cfg.steps = step;
+  a.cfg.dt = number("dt");
+  a.cfg.softening = number("softening");
+  a.cfg.ic = text("ic");
+  a.cfg.subset = text("subset");
+  try {
+    a.cfg.seed = std::stoull(text("seed"));
+    a.cfg.pipeline = options_from_json(nlohmann::json::parse(text("options")), where);
+  } catch (const std::exception&) {  // std::stoull's and nlohmann's errors alike
+    throw InputError(where + ": its seed or pipeline options are unreadable");
+  }
+  if (a.cfg.n != static_cast<long long>(snap.bodies.size()))
+    throw InputError(where + ": says n = " + std::to_string(a.cfg.n) + " but holds " +
+                     std::to_string(snap.bodies.size()) + " bodies");
+  try {
+    check_config(a.cfg, 1);
+  } catch (const InputError& e) {  // a value from the snapshot, or --json
+    throw InputError(where + " (the run comes from it): " + e.what());
+  }
+  if (a.cfg.ic_is_file() && !std::filesystem::exists(a.cfg.ic))
+    throw InputError(where + " started from --ic " + a.cfg.ic + ", which is not here");
+  Threshold threshold{0, step};
+  if (!a.fail_above.empty()) {
+    if (a.fail_above.find('@') == std::string::npos) {  // DISTANCE alone: at the snapshot's step
+      try {
+        std::size_t used = 0;
+        threshold.max = std::stod(a.fail_above, &used);
+        if (used != a.fail_above.size()) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        throw InputError("--fail-above '" + a.fail_above + "': expected DISTANCE (or DISTANCE@" + std::to_string(step) +
+                         "), e.g. 1e-5");
+      }
+      if (!std::isfinite(threshold.max) || threshold.max < 0)
+        throw InputError("--fail-above '" + a.fail_above + "': the distance must be finite and >= 0");
+    } else {
+      threshold = parse_threshold(a.fail_above);
+    }
+    if (threshold.step != step)
+      throw InputError("--fail-above '" + a.fail_above + "': the snapshot is at step " + std::to_string(step) +
+                       "; give DISTANCE or DISTANCE@" + std::to_string(step));
+  }
+  const std::vector<std::string> names =
+      a.app->count("--pipelines") > 0 ? parse_pipeline_list(a.pipelines) : std::vector<std::string>{text("pipeline")};
+  if (names_stdout(a.cfg.json)) summary_to_stderr();
+  place_on_device(a.cfg.pipeline);
+  auto engine = make_engine(a.cfg.pipeline);
+  std::vector<std::unique_ptr<Pipeline>> ps;
+  for (const auto& name : names) {
+    try {
+      ps.push_back(make_pipeline(name, a.cfg.pipeline));
+    } catch (const Unavailable& e) {
+      throw Unavailable(name + " cannot run here: " + std::string(e.what()));
+    }
+    ps.back()->distribute(World::exchange());
+  }
+  World::validated();
+  const Params params = a.cfg.params();
+  {
+    const double n2 = static_cast<double>(a.cfg.n) * static_cast<double>(a.cfg.n);
+    std::vector<CostItem> cost{{engine->name() + " float64 stagger", n2}};
+    for (const auto& p : ps) cost.push_back({p->name() + " steps", n2 * static_cast<double>(step)});
+    if (total_interactions(cost) > kTrivialInteractions) {
+      cost[0].per_s = measure_engine_rate(*engine, params, a.cfg.n);
+      for (std::size_t k = 0; k < ps.size(); ++k) cost[k + 1].per_s = measure_step_rate(*ps[k], params, a.cfg.n);
+      check_cost(cost, a.cfg.force);
+    }
+  }
+  std::printf("compare --against %s: the snapshot of %s at step %lld (n=%lld dt=%g eps=%g ic=%s seed=%s)\n",
+              a.against.c_str(), text("pipeline").c_str(), step, a.cfg.n, a.cfg.dt, a.cfg.softening,
+              a.cfg.ic.c_str(), text("seed").c_str());
+  const Start start = initial_state(a.cfg, *engine, false);
+  nlohmann::json results = nlohmann::json::object();
+  bool failed = false;
+  std::printf("%-18s %12s %12s  %s\n", "pipeline", "max dist", "rms dist", a.fail_above.empty() ? "" : "check");
+  for (std::size_t k = 0; k < ps.size(); ++k) {
+    Pipeline& p = *ps[k];
+    p.load(start.bodies, params);
+    const Deadline deadline(a.cfg.force, step);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long long done = 0, batch = 1; done < step;) {
+      const long long n = std::min(batch, step - done);
+      p.step(static_cast<int>(n));
+      p.finish();
+      done += n;
+      batch = std::min(2 * batch, step);
+      deadline.check(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), done);
+    }
+    Bodies state;
+    p.read(state);
+    check_finite(state, names[k], step);
+    const Distance d = position_distance(state.pos, snap.bodies.pos);
+    const bool over = !a.fail_above.empty() && !(d.max <= threshold.max);
+    failed = failed || over;
+    std::printf("%-18s %12.3e %12.3e  %s\n", names[k].c_str(), d.max, d.rms,
+                a.fail_above.empty() ? "" : over ? "FAIL" : "pass");
+    results[names[k]] = {{"max", d.max}, {"rms", d.rms}};
+  }
+  nlohmann::json j = config_json(a.cfg, snap.bodies.size());
+  j["against"] = {{"snapshot", a.against}, {"pipeline", text("pipeline")}, {"step", step}};
+  j["fp64_engine"] = engine->name();
+  j["distance"] = results;
+  if (!a.fail_above.empty()) {
+    j["fail_above"] = threshold.max;
+    j["passed"] = !failed;
+  }
+  write_json(a.cfg.json, j);
+  if (!a.fail_above.empty()) {
+    if (failed) {
+      std::printf("FAIL: a pipeline is farther than %.3e from the snapshot at step %lld\n", threshold.max, step);
+      return 1;
+    }
+    std::printf("PASS: every pipeline within %.3e of the snapshot at step %lld\n", threshold.max, step);
+  }
+  return 0;
+}
+
 int run_compare(CompareArgs& a) {
+  if (a.app->count("--against") > 0 && a.against.empty()) throw InputError("--against '': name a snapshot file (.h5)");
+  if (!a.against.empty()) return run_against(a);
   if (a.app->count("--pipelines") > 0 && a.pipelines.empty())
     throw InputError("--pipelines '': empty; name at least one pipeline, or leave the option out "
                      "for every available one");
@@ -457,6 +619,10 @@ Command add_compare(CLI::App& app) {
   sub->add_option("--preset", a->preset,
                   "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
                   "(-n, --steps override), max distance to the reference per step");
+  sub->add_option("--against", a->against,
+                  "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
+                  "(default: the snapshot's) and measure the distance to its positions; with "
+                  "--fail-above DISTANCE, exit 1 past it (a stored CI baseline)");
   sub->add_flag("--explain", a->explain,
                 "Explain the divergence: CPU float32 variants that differ in one factor each "
                 "(summation order, rsqrt, FMA, storage precision) and the e-folding time");

@@ -158,8 +158,17 @@ Resumed apply_checkpoint(RunArgs& a) {
 }
 
 void check_args(RunArgs& a, const std::string& name) {
-  if (a.resume.empty()) resolve_body_count(a.cfg);
-  check_config(a.cfg, 1);
+  expect_folder(a.out);  // made once every check (and the estimate) has passed
+  if (a.resume.empty()) {
+    resolve_body_count(a.cfg);
+    check_config(a.cfg, 1);
+  } else {
+    try {
+      check_config(a.cfg, 1);
+    } catch (const InputError& e) {  // a value from the checkpoint, or --json
+      throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());
+    }
+  }
   check_output_path(a.save, "--save");
   check_distinct_outputs({{"--json", a.cfg.json}, {"--save", a.save}});
   for (const auto& [option, value] : {std::pair{"--frames", a.frames}, std::pair{"--snapshot-every", a.snapshot_every},
@@ -181,9 +190,10 @@ void check_args(RunArgs& a, const std::string& name) {
       if (path.empty()) continue;
       const std::filesystem::path f(resolve_output(path));
       const std::string file = f.filename().string();
+      const std::string snapshot_ext = std::filesystem::path(snapshot_path("", a.snapshot_format, 0)).extension();
       const bool ours = (a.frames > 0 && file.starts_with("frame_") && f.extension() == ".png") ||
-                        (a.snapshot_every > 0 && file.starts_with("snapshot_")) ||
-                        file.starts_with("checkpoint.nbck");
+                        (a.snapshot_every > 0 && file.starts_with("snapshot_") && f.extension() == snapshot_ext) ||
+                        file == "checkpoint.nbck" || file == "checkpoint.nbck.prev" || file == "checkpoint.nbck.prev.tmp";
       if (f.parent_path() == dir.parent_path() && ours)
         throw InputError(std::string(option) + " '" + path + "' would be overwritten by a file run writes in --out");
     }
@@ -192,18 +202,34 @@ void check_args(RunArgs& a, const std::string& name) {
     throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
   if (a.no_energy && a.energy_every > 0)
     throw InputError("--no-energy and --energy-every contradict each other: give one");
-  if (!a.out.empty() && World::writer()) {  // made now, so that a folder that cannot be is bad input
-    std::filesystem::create_directories(a.out, ec);
-    if (ec) throw InputError("--out '" + a.out + "': cannot create the folder: " + ec.message());
-  }
   if (names_stdout(a.cfg.json) || names_stdout(a.save)) summary_to_stderr();
 }
 
 bool due(long long every, long long step) { return every > 0 && step % every == 0; }
 
+std::string quoted(const std::string& s) {
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The checkpoint and the outputs this run was asked for: what the resume command repeats.
+std::string resume_outputs(const RunArgs& a) {
+  std::string s = quoted(checkpoint_path(a.out)) + " --out " + quoted(a.out);
+  if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
+  if (a.snapshot_every > 0) s += " --snapshot-every " + std::to_string(a.snapshot_every) + " --snapshot-format " + a.snapshot_format;
+  if (a.frames > 0) s += " --frames " + std::to_string(a.frames);
+  if (!a.save.empty()) s += " --save " + quoted(a.save);
+  if (!a.cfg.json.empty()) s += " --json " + quoted(a.cfg.json);
+  return s;
+}
+
 int run(RunArgs& a) {
   const auto t_start = Clock::now();
   std::optional<Resumed> resumed;
+  if (given(a, "--resume") && a.resume.empty()) throw InputError("--resume '': name a checkpoint file");
   if (!a.resume.empty()) resumed = apply_checkpoint(a);
   const std::string name = canonical_name(a.pipeline);
   check_args(a, name);
@@ -247,6 +273,11 @@ int run(RunArgs& a) {
     }
   }
   phase("estimate");
+  if (!a.out.empty() && World::writer()) {  // only now: a refused command leaves no folder behind
+    std::error_code ec;
+    std::filesystem::create_directories(a.out, ec);
+    if (ec) throw InputError("--out '" + a.out + "': cannot create the folder: " + ec.message());
+  }
 
   // The state: made and staggered, or the checkpoint's, exactly as the pipeline held it.
   Start start;
@@ -269,6 +300,7 @@ int run(RunArgs& a) {
   Bodies& bodies = start.bodies;
   t_phase = Clock::now();
   p->load(bodies, params);
+  if (!resumed && a.snapshot_every > 0) p->read(bodies);  // the step-0 snapshot holds the pipeline's x_0
   phase("load");
 
 #ifdef NBODY_HAVE_GL
@@ -304,6 +336,7 @@ int run(RunArgs& a) {
     const Synchronised& s = synchronised_at(step, "energy at step " + std::to_string(step));
     samples.push_back({{"step", step}, {"total", s.energy.total()}});
   };
+  long long snapshotted = -1;
   auto snapshot = [&](long long step) {
     const Synchronised& s = synchronised_at(step, "snapshot at step " + std::to_string(step));
     const auto t0 = Clock::now();
@@ -326,6 +359,7 @@ int run(RunArgs& a) {
     if (with_energy) ours.emplace_back("energy", s.energy.total());
     write_snapshot(snapshot_path(a.out, a.snapshot_format, step), a.snapshot_format, out, time,
                    params.softening, ours);
+    snapshotted = step;
     diag_s += since(t0);
   };
   long long checkpointed = -1;
@@ -365,7 +399,7 @@ int run(RunArgs& a) {
     if (World::max(since(t_batch)) < 1.0) batch = std::min(2 * batch, steps);  // every rank alike
     deadline.check(since(t_sim), done - first);
     if (due(a.frames, done)) frame(done);
-    if (due(a.energy_every, done) && done < last) sample(done);
+    if (with_energy && due(a.energy_every, done)) sample(done);  // before a checkpoint of this step
     if (due(a.snapshot_every, done) || (a.snapshot_every > 0 && done == last)) snapshot(done);
     if (due(a.checkpoint_every, done) || (a.checkpoint_every > 0 && done == last)) checkpoint(done);
     progress.update(done - first);
@@ -374,6 +408,8 @@ int run(RunArgs& a) {
   }
   defer_interrupts(false);
   if (!interrupted) interrupted = pending_interrupt();  // arrived after the last batch
+  if (!interrupted && a.snapshot_every > 0 && snapshotted != last) snapshot(last);  // --steps 0
+  if (!interrupted && a.checkpoint_every > 0 && checkpointed != last) checkpoint(last);
   if (interrupted) {
     std::fflush(stdout);
     if (a.out.empty()) {
@@ -384,9 +420,9 @@ int run(RunArgs& a) {
       if (World::writer())
         std::fprintf(stderr, "nbody: interrupted at step %lld: checkpoint written to %s\n"
                      "resume with: nbody run --resume %s%s\n", done, checkpoint_path(a.out).c_str(),
-                     checkpoint_path(a.out).c_str(), done < last ? "" : " --steps M");
+                     resume_outputs(a).c_str(), done < last ? "" : " --steps M");
     }
-    return 128 + interrupted;  // 130 for SIGINT, 143 for SIGTERM, as a shell reports them
+    return 128 + interrupted;  // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, as a shell reports them
   }
   const double sim_s = since(t_sim) - diag_s;
   phases["simulation"] = sim_s;
@@ -400,7 +436,7 @@ int run(RunArgs& a) {
     vel_last = s.vel;
     if (with_energy) {
       e1 = s.energy;
-      if (last > first) samples.push_back({{"step", last}, {"total", e1.total()}});
+      if (last > first && !due(a.energy_every, last)) samples.push_back({{"step", last}, {"total", e1.total()}});
     }
   }
   phase("final_energy");

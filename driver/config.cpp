@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "error.hpp"
 #include "hdf5_io.hpp"
@@ -97,6 +98,16 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
       ->each([&o](const std::string&) { o.device_given = true; });
 }
 
+long long available_host_memory() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  long long kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return static_cast<long long>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+}
+
 void resolve_body_count(Config& c) {
   if (!c.ic_is_file() || c.n_given) return;
   // A name that is neither a generator nor a body file is left to initial_bodies(), whose
@@ -116,12 +127,14 @@ void check_config(const Config& c, int pipelines) {
   if (c.n > kMaxBodies)
     throw InputError("--bodies " + std::to_string(c.n) + ": the limit is " +
                      std::to_string(kMaxBodies) + " (32-bit body indices)");
+  // The host's share: the state, its synchronised and staged copies, and each pipeline's own.
   const long long bytes_per_body = 56 /* Bodies */ + 64LL * std::max(pipelines, 1);
-  const long long mem = static_cast<long long>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  if (mem > 0 && c.n * bytes_per_body > mem / 2)
-    throw InputError("--bodies " + std::to_string(c.n) + " needs about " +
-                     std::to_string(c.n * bytes_per_body >> 20) + " MiB of host memory; this machine has " +
-                     std::to_string(mem >> 20) + " MiB and the limit is half of it");
+  const long long need = c.n * bytes_per_body;
+  const long long avail = available_host_memory();
+  if (avail > 0 && need > avail)
+    throw InputError("--bodies " + std::to_string(c.n) + " needs about " + std::to_string(need >> 20) +
+                     " MiB of host memory; this machine has " + std::to_string(avail >> 20) +
+                     " MiB available (MemAvailable)");
   if (c.steps < 0) throw InputError("--steps " + std::to_string(c.steps) + ": must be >= 0");
   if (c.steps > 100000000)
     throw InputError("--steps " + std::to_string(c.steps) + ": the limit is 100000000");

@@ -43,8 +43,11 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 // that checks and estimates see the real N. Throws InputError for a missing file.
 void resolve_body_count(Config& c);
 
+// Bytes of host memory available now (MemAvailable), or 0 when unknown.
+long long available_host_memory();
+
 // Throws InputError naming the value and the limit. `pipelines` is how many copies of the state
-// will be held (for the memory check).
+// will be held (for the memory check against available_host_memory()).
 void check_config(const Config& c, int pipelines);
 
 // The fastest float64 engine here: CUDA's where there is a device, cpu64 elsewhere; under mpirun

@@ -6,9 +6,12 @@ cd "$(dirname "$0")/.."
 cmake --preset gpu >/dev/null
 cmake --build --preset gpu -j "$(nproc)"
 rm -rf bundle && mkdir -p bundle/lib
-cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end build/gpu/tests/test_cli_mpi bundle/
-for lib in libGLEW libgomp libX11 libxcb libXau libXdmcp libbsd libmd; do
-  ldd bundle/nbody bundle/test_gl | awk -v l="$lib" '$1 ~ "^"l"\\." {print $3}' | sort -u |
-    xargs -r -I{} cp -L {} bundle/lib/
-done
+cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end \
+   build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep bundle/
+# Every library the binaries load except those the GPU machine brings itself: glibc, the C++
+# runtime, the GL vendor-neutral runtime (.gl/), the NVIDIA driver and OpenMPI. HDF5 brings
+# libcurl and its TLS stack along (Debian builds it with the ros3 driver).
+ldd bundle/nbody bundle/test_gl bundle/test_keep | awk '$3 ~ /^\// {print $3}' | sort -u |
+  grep -v -E "/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|libEGL|libOpenGL|libGLX|libGLdispatch|libGL|libcuda|libmpi|libmpi_cxx|libopen-pal|libopen-rte|libhwloc|libevent_core-2\.1|libevent_pthreads-2\.1|libudev)\.so" |
+  xargs -r -I{} cp -L {} bundle/lib/
 du -sh bundle

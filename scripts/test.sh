@@ -1,14 +1,42 @@
 #!/usr/bin/env bash
-# README command 2: install what is missing, build with warnings as errors, and pass the tests.
+# README command 2: install what is missing, then
+#   1. build with warnings as errors (the ci preset) and pass its tests;
+#   2. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
+#   3. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
+# NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all three).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake --preset ci >/dev/null
-cmake --build --preset ci -j "$(nproc)"
+jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+
+summary() {  # ctest's summary line (ctest prints the list of skipped tests after it)
+  grep -E "tests passed|tests failed" "$log" | tail -n 1
+}
+
+cmake --preset ci >/dev/null
+cmake --build --preset ci -j "$jobs"
 status=0
-ctest --preset ci -j "$(nproc)" 2>&1 | tee "$log" || status=$?
-# End with ctest's summary line (ctest prints the list of skipped tests after it).
-grep -E "tests passed|tests failed" "$log" | tail -n 1
+ctest --preset ci -j "$jobs" 2>&1 | tee "$log" || status=$?
+ci_line="ci:   $(summary)"
+if [ "${NBODY_QUICK:-0}" = 1 ] || [ $status -ne 0 ]; then
+  echo "$ci_line"
+  exit $status
+fi
+
+echo "== ASan + UBSan (asan preset) =="
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j "$jobs" 2>&1 | tee "$log" || status=$?
+asan_line="asan: $(summary)"
+
+echo "== fuzz smoke: each reader for 30 s =="
+fuzz_status=0
+bash scripts/fuzz.sh 30 || fuzz_status=$?
+[ $fuzz_status -eq 0 ] || status=$fuzz_status
+
+echo "$ci_line"
+echo "$asan_line"
+echo "fuzz: $([ $fuzz_status -eq 0 ] && echo "no findings" || echo "FINDINGS (build/fuzz/findings/)")"
 exit $status

@@ -194,7 +194,7 @@ TEST(Honest, TwoOutputsWithOnePathAreRefused) {
   const Result f = nbody("run -p gl -n 64 --steps 2 --frames 1 --out '" + (d / "fr").string() + "' --save '" +
                          (d / "fr" / "frame_000001.png").string() + "'");
   EXPECT_EQ(f.code, 2) << f.err;
-  EXPECT_NE(f.err.find("overwritten by a --frames PNG"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("would be overwritten by a file run writes in --out"), std::string::npos) << f.err;
 }
 
 TEST(Honest, NotANumberIsAFailureWithNoResult) {
@@ -258,13 +258,14 @@ TEST(Honest, SmallUntruthsAreRefused) {
       {"bench --pipelines cpu32 -n 10 --seed -3", "--seed '-3'"},
       {"compare --pipelines '' -n 10 --steps 1", "--pipelines ''"},
       {"run -p gl -n 10 --steps 1 --frames 1 --out '" + (d / "file").string() + "'", "not a folder"},
-      {"run -p cpu32 -n 10 --steps 1 --out '" + (d / "o").string() + "'", "--frames"},
+      {"run -p cpu32 -n 10 --steps 1 --snapshot-every 1 --snapshot-format fits --out '" + (d / "o").string() + "'",
+       "must be hdf5, tipsy or csv"},
       {"run -p cpu32 -n 10 --steps 1 --subset random", "from a file --ic"},
       {"compare --pipelines cpu32, -n 10 --steps 1", "empty name"},
       {"run -p cpu32 --steps 1 --ic galaxy", "neither a generator"},
   };
   expect_bad_input(cases);
-  EXPECT_FALSE(fs::exists(d / "o"));
+  EXPECT_FALSE(fs::exists(d / "o")) << "bad input created the --out folder";
   // The largest seed is a seed, and leading zeros do not count against the 20 digits.
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 18446744073709551615").code, 0);
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 0000000000000000000000001").code, 0);

@@ -147,3 +147,32 @@ TEST(Mpi, InfoListsEveryRank) {
 }
 
 }  // namespace
+
+namespace {
+
+// Checkpoints are rank-count free: 4 steps under -np 2, resumed for 4 more under -np 3, give the
+// bytes of 8 steps in one process (only rank 0 writes; every rank reads the checkpoint).
+TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
+  REQUIRE_MPI();
+  for (const char* p : {"cpu32", "gl:forcequad"}) {
+    if (const std::string why = unavailable(p); !why.empty()) {
+      std::printf("[ SKIP     ] %s: %s\n", p, why.c_str());
+      continue;
+    }
+    const fs::path one = scratch() / "ck-one", two = scratch() / "ck-two", three = scratch() / "ck-three";
+    for (const auto& d : {one, two, three}) fs::remove_all(d);
+    const std::string common = std::string("run -p ") + p + " -n 601 --ic collision ";
+    Result r = nbody(common + "--steps 8 --checkpoint-every 8 --out '" + one.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = nbody(common + "--steps 4 --checkpoint-every 4 --out '" + two.string() + "'", mpirun(2));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = nbody("run --resume '" + (two / "checkpoint.nbck").string() + "' --steps 4 --checkpoint-every 4 --out '" +
+                  three.string() + "'",
+              mpirun(3));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(slurp(three / "checkpoint.nbck") == slurp(one / "checkpoint.nbck"))
+        << p << ": -np 2 then a resume under -np 3 differs from one process";
+  }
+}
+
+}  // namespace

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <cuda_runtime.h>
+
 #include "cuda_pipeline.hpp"
 #include "split_plan.hpp"
 #include "error.hpp"
@@ -239,6 +241,39 @@ TEST(CudaFp64Engine, StartStagedOnTheGpuIsTheCpu64Start) {
   EXPECT_LE(std::sqrt(num / den), 1e-12);
   const Synchronised sc = synchronise(cpu, p, *e_cpu, true), sg = synchronise(cpu, p, *e_gpu, true);
   EXPECT_NEAR(sg.energy.potential, sc.energy.potential, 1e-12 * std::fabs(sc.energy.potential));
+}
+
+}  // namespace
+}  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// Memory that grows with N is checked before it is allocated: with most of the device taken,
+// loading N = 2^26 bodies (>= 4 GiB of buffers) is refused as bad input, naming what is needed
+// and what is free, and nothing is left half-made.
+TEST(CudaMemory, RefusesWhatTheDeviceCannotHoldBeforeAllocating) {
+  REQUIRE_CUDA();
+  std::size_t free_bytes = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+  void* hog = nullptr;
+  const std::size_t leave = std::size_t{1} << 30;
+  ASSERT_GT(free_bytes, leave);
+  ASSERT_EQ(cudaMalloc(&hog, free_bytes - leave), cudaSuccess);
+  Bodies b;
+  b.resize(std::size_t{1} << 26);
+  for (std::size_t i = 0; i < b.size(); ++i) b.pos[i] = {static_cast<double>(i % 1000), 0, 0, 1e-6};
+  for (const char* variant : {"tuned", "gems31-fp64"}) {
+    auto p = cuda::make(variant, {});
+    try {
+      p->load(b, kParams);
+      ADD_FAILURE() << variant << ": loaded 2^26 bodies into about 1 GiB";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("MiB of GPU memory"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is free"), std::string::npos) << e.what();
+    }
+  }
+  cudaFree(hog);
 }
 
 }  // namespace
