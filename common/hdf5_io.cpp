@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "output.hpp"
@@ -522,28 +523,50 @@ Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name
   }
 }
 
-// The last file read, so that counting the bodies (for the checks and the estimate) and reading
-// them parse it once. Keyed by path, size and modification time.
-struct LastRead {
+namespace {
+
+// What count_hdf5_bodies() parsed, kept for the read_hdf5() of the same unchanged file that
+// follows it (which takes it: the snapshot is held once). Keyed by path, size and mtime.
+struct Counted {
   std::string path;
   std::uintmax_t size = 0;
   std::filesystem::file_time_type mtime;
-  Hdf5Snapshot snapshot;
+  std::optional<Hdf5Snapshot> snapshot;
 };
+Counted g_counted;
 
-Hdf5Snapshot read_hdf5(const std::string& path) {
-  static LastRead last;
+bool same_file(const Counted& c, const std::string& path) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   const auto mtime = std::filesystem::last_write_time(path, ec);
-  if (!ec && last.path == path && last.size == size && last.mtime == mtime) return last.snapshot;
-  const std::vector<char> bytes = read_file(path);
-  Hdf5Snapshot s = parse_hdf5_isolated(std::string_view(bytes.data(), bytes.size()), path);
-  if (!ec) last = {path, size, mtime, s};
-  return s;
+  return !ec && c.snapshot && c.path == path && c.size == size && c.mtime == mtime;
 }
 
-std::size_t count_hdf5_bodies(const std::string& path) { return read_hdf5(path).bodies.size(); }
+Hdf5Snapshot parse_file(const std::string& path) {
+  const std::vector<char> bytes = read_file(path);
+  return parse_hdf5_isolated(std::string_view(bytes.data(), bytes.size()), path);
+}
+
+}  // namespace
+
+Hdf5Snapshot read_hdf5(const std::string& path) {
+  if (same_file(g_counted, path)) {
+    Hdf5Snapshot s = std::move(*g_counted.snapshot);
+    g_counted.snapshot.reset();
+    return s;
+  }
+  return parse_file(path);
+}
+
+std::size_t count_hdf5_bodies(const std::string& path) {
+  if (same_file(g_counted, path)) return g_counted.snapshot->bodies.size();
+  Hdf5Snapshot s = parse_file(path);
+  const std::size_t n = s.bodies.size();
+  std::error_code ec;
+  g_counted = {path, std::filesystem::file_size(path, ec), std::filesystem::last_write_time(path, ec), std::move(s)};
+  if (ec) g_counted.snapshot.reset();
+  return n;
+}
 
 #endif
 

@@ -456,7 +456,9 @@ int run_against(CompareArgs& a) {
   a.cfg.ic = text("ic");
   a.cfg.subset = text("subset");
   try {
-    a.cfg.seed = std::stoull(text("seed"));
+    const std::string seed = text("seed");
+    if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument("seed");
+    a.cfg.seed = std::stoull(seed);
     a.cfg.pipeline = options_from_json(nlohmann::json::parse(text("options")), where);
   } catch (const std::exception&) {  // std::stoull's and nlohmann's errors alike
     throw InputError(where + ": its seed or pipeline options are unreadable");
@@ -470,7 +472,7 @@ int run_against(CompareArgs& a) {
     throw InputError(where + " (the run comes from it): " + e.what());
   }
   if (a.cfg.ic_is_file() && !std::filesystem::exists(a.cfg.ic))
-    throw InputError(where + " started from --ic " + a.cfg.ic + ", which is not here");
+    throw InputError(where + " started from --ic " + a.cfg.ic + ", which is neither a generator nor a file here");
   Threshold threshold{0, step};
   if (!a.fail_above.empty()) {
     if (a.fail_above.find('@') == std::string::npos) {  // DISTANCE alone: at the snapshot's step
@@ -491,8 +493,16 @@ int run_against(CompareArgs& a) {
       throw InputError("--fail-above '" + a.fail_above + "': the snapshot is at step " + std::to_string(step) +
                        "; give DISTANCE or DISTANCE@" + std::to_string(step));
   }
-  const std::vector<std::string> names =
-      a.app->count("--pipelines") > 0 ? parse_pipeline_list(a.pipelines) : std::vector<std::string>{text("pipeline")};
+  std::vector<std::string> names;
+  if (a.app->count("--pipelines") > 0) {
+    names = parse_pipeline_list(a.pipelines);
+  } else {
+    try {
+      names = {canonical_name(text("pipeline"))};
+    } catch (const InputError& e) {
+      throw InputError(where + ": its pipeline: " + e.what());
+    }
+  }
   if (names_stdout(a.cfg.json)) summary_to_stderr();
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);

@@ -106,7 +106,12 @@ Resumed apply_checkpoint(RunArgs& a) {
   auto is_bool = [](const nlohmann::json& j) { return j.is_boolean(); };
   if (field("format", is_str) != "nbody run checkpoint")
     throw InputError(where + ": block META is not a run checkpoint's");
-  const std::string name = canonical_name(field("pipeline", is_str).get<std::string>());
+  std::string name;
+  try {
+    name = canonical_name(field("pipeline", is_str).get<std::string>());
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
   if (given(a, "--pipeline") && canonical_name(a.pipeline) != name)
     throw InputError(where + " is of " + name + ": it resumes on that pipeline, not on " +
                      canonical_name(a.pipeline) + " (leave out --pipeline)");
@@ -140,6 +145,9 @@ Resumed apply_checkpoint(RunArgs& a) {
   a.cfg.subset = field("subset", is_str).get<std::string>();
   a.energy_every = field("energy_every", is_int).get<long long>();
   a.no_energy = field("no_energy", is_bool).get<bool>();
+  if (a.energy_every < 0 || (a.no_energy && a.energy_every > 0))
+    throw InputError(where + ": block META's energy_every " + std::to_string(a.energy_every) + " and no_energy " +
+                     (a.no_energy ? "true" : "false") + " do not go together");
   if (!given(a, "--steps")) {
     a.cfg.steps = last - r.step;
     if (a.cfg.steps == 0)
@@ -223,6 +231,8 @@ std::string resume_outputs(const RunArgs& a) {
   if (a.frames > 0) s += " --frames " + std::to_string(a.frames);
   if (!a.save.empty()) s += " --save " + quoted(a.save);
   if (!a.cfg.json.empty()) s += " --json " + quoted(a.cfg.json);
+  if (a.cfg.force) s += " --force";
+  if (a.cfg.pipeline.device_given) s += " --device " + std::to_string(a.cfg.pipeline.device);
   return s;
 }
 
@@ -273,11 +283,6 @@ int run(RunArgs& a) {
     }
   }
   phase("estimate");
-  if (!a.out.empty() && World::writer()) {  // only now: a refused command leaves no folder behind
-    std::error_code ec;
-    std::filesystem::create_directories(a.out, ec);
-    if (ec) throw InputError("--out '" + a.out + "': cannot create the folder: " + ec.message());
-  }
 
   // The state: made and staggered, or the checkpoint's, exactly as the pipeline held it.
   Start start;
@@ -300,8 +305,13 @@ int run(RunArgs& a) {
   Bodies& bodies = start.bodies;
   t_phase = Clock::now();
   p->load(bodies, params);
-  if (!resumed && a.snapshot_every > 0) p->read(bodies);  // the step-0 snapshot holds the pipeline's x_0
+  if (!resumed) p->read(bodies);  // x_0 as the pipeline holds it: what a step-0 snapshot or checkpoint keeps
   phase("load");
+  if (!a.out.empty() && World::writer()) {  // only now: a command refused for its input leaves no folder
+    std::error_code ec;
+    std::filesystem::create_directories(a.out, ec);
+    if (ec) throw InputError("--out '" + a.out + "': cannot create the folder: " + ec.message());
+  }
 
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<gl::FrameWriter> frames;

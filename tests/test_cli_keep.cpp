@@ -49,6 +49,12 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
   return pid;
 }
 
+// Waits (up to 60 s: a loaded CI machine, an ASan build) until `file` exists.
+bool wait_for(const fs::path& file) {
+  for (int i = 0; i < 6000 && !fs::exists(file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return fs::exists(file);
+}
+
 int wait_code(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -119,9 +125,11 @@ INSTANTIATE_TEST_SUITE_P(EveryDeterministicPipeline, Resume,
 TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
   for (const auto& [sig, code] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
     const fs::path d = dir("stopped-" + std::to_string(sig)), whole = dir("whole-" + std::to_string(sig));
-    const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy", "--out", d.string()},
+    // A checkpoint every 1000 steps shows that the run is stepping; the signal comes after the first.
+    const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy",
+                             "--checkpoint-every", "1000", "--out", d.string()},
                             scratch() / "spawn.log");
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_TRUE(wait_for(d / "checkpoint.nbck")) << slurp(scratch() / "spawn.log");
     ::kill(pid, sig);
     ASSERT_EQ(wait_code(pid), code) << slurp(scratch() / "spawn.log");
     const std::string log = slurp(scratch() / "spawn.log");
@@ -131,6 +139,7 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
     const long long s = json::parse(ck.meta)["step"].get<long long>();
     ASSERT_GT(s, 0) << log;
     const std::string to = std::to_string(s + 50);
+    // (the checkpoint cadence is part of neither the state nor META: any K gives the same file)
     Result r = cli_test::nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 50 --checkpoint-every " + to +
                      " --out '" + d.string() + "'");
     ASSERT_EQ(r.code, 0) << r.err;
@@ -142,7 +151,7 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
   }
   // Without --out there is nowhere to keep it: the run says so.
   const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy"}, scratch() / "spawn.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // well into the steps, even under ASan
   ::kill(pid, SIGTERM);
   EXPECT_EQ(wait_code(pid), 143) << slurp(scratch() / "spawn.log");
   EXPECT_NE(slurp(scratch() / "spawn.log").find("no checkpoint written (give --out DIR"), std::string::npos)
@@ -157,6 +166,14 @@ TEST(KillNine, TheLatestCheckpointAlwaysResumes) {
   std::mt19937 rng(12345);
   std::printf("kill -9 loop: seed 12345\n");
   int checked = 0, refused_tmp = 0, whole_tmp = 0;
+  {  // the first checkpoint, however slow the start (so that every round has one to check)
+    const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "100000", "--force", "--no-energy",
+                             "--checkpoint-every", "1", "--out", d.string()},
+                            scratch() / "kill.log");
+    ASSERT_TRUE(wait_for(d / "checkpoint.nbck.prev")) << slurp(scratch() / "kill.log");
+    ::kill(pid, SIGKILL);
+    wait_code(pid);
+  }
   for (int round = 0; round < 100; ++round) {
     const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "100000", "--force", "--no-energy",
                              "--checkpoint-every", "1", "--out", d.string()},
@@ -186,7 +203,7 @@ TEST(KillNine, TheLatestCheckpointAlwaysResumes) {
   }
   std::printf("kill -9 loop: %d checkpoints read whole; temporary files: %d refused, %d whole\n", checked,
               refused_tmp, whole_tmp);
-  EXPECT_GE(checked, 99) << "the runs were killed before their first checkpoint";
+  EXPECT_EQ(checked, 200) << "checkpoint.nbck or .prev went missing";
 }
 
 TEST(ResumeRefuses, BadCheckpointsAndOptionsThatWouldChangeTheRun) {
@@ -206,12 +223,16 @@ TEST(ResumeRefuses, BadCheckpointsAndOptionsThatWouldChangeTheRun) {
   meta["pipeline"] = "cpu64";
   c.meta = meta.dump();
   nbody::write_checkpoint((d / "other.nbck").string(), c);
+  meta["pipeline"] = "nope";
+  c.meta = meta.dump();
+  nbody::write_checkpoint((d / "nope.nbck").string(), c);
   expect_bad_input({
       {"run --resume '" + (d / "truncated.nbck").string() + "'", "block POS claims"},
       {"run --resume '" + (d / "flipped.nbck").string() + "'", "fails its CRC32C check"},
       {"run --resume '" + (d / "version.nbck").string() + "'", "format version 9"},
       {"run --resume '" + (d / "other.nbck").string() + "'", "holds 32-bit state, but cpu64's is 64-bit"},
       {"run --resume '" + ck + "' -p cpu64", "it resumes on that pipeline, not on cpu64"},
+      {"run --resume '" + (d / "nope.nbck").string() + "'", "nope.nbck': unknown pipeline 'nope'"},
       {"run --resume '" + ck + "' --dt 0.1", "--dt comes from the checkpoint"},
       {"run --resume '" + ck + "' -n 10", "--bodies comes from the checkpoint"},
       {"run --resume '" + ck + "'", "the last of its run: give --steps M"},
@@ -347,16 +368,24 @@ TEST(Out, MadeAfterTheChecksAndFilledEvenAtStepZero) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(fs::exists(d / "final.csv"));
   EXPECT_TRUE(fs::exists(d / "run.json"));
-  const fs::path refused = dir("outs") / "refused";
-  r = cli_test::nbody("run -p cpu32 -n 50 --steps 2 --dt -1 --out '" + refused.string() + "'");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_FALSE(fs::exists(refused)) << "a refused command made its --out folder";
-  const fs::path zero = dir("outs") / "zero";
-  r = cli_test::nbody("run -p cpu32 -n 50 --steps 0 --checkpoint-every 5 --snapshot-every 5 --snapshot-format csv --out '" +
-                      zero.string() + "'");
+  const fs::path slash = dir("outs") / "slash";  // "DIR/" is the same folder
+  r = cli_test::nbody("run -p cpu32 -n 50 --steps 2 --out '" + slash.string() + "/' --save '" + (slash / "f.csv").string() + "'");
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(fs::exists(zero / "checkpoint.nbck"));
-  EXPECT_TRUE(fs::exists(zero / "snapshot_000000.csv"));
+  const fs::path refused = dir("outs") / "refused";
+  for (const std::string& bad : {std::string("--dt -1"), std::string("--ic '") + (refused / "missing.csv").string() + "'"}) {
+    r = cli_test::nbody("run -p cpu32 -n 50 --steps 2 " + bad + " --out '" + refused.string() + "'");
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_FALSE(fs::exists(refused)) << bad << ": a refused command made its --out folder";
+  }
+  for (const char* p : {"cpu32", "cpu64"}) {  // a step-0 checkpoint holds the pipeline's own x_0
+    const fs::path zero = dir(std::string("outs-zero-") + p);
+    r = cli_test::nbody(std::string("run -p ") + p + " -n 50 --steps 0 --checkpoint-every 5 --out '" + zero.string() + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NO_THROW(nbody::read_checkpoint((zero / "checkpoint.nbck").string())) << p;
+    r = cli_test::nbody("run -p cpu32 -n 50 --steps 0 --snapshot-every 5 --snapshot-format csv --out '" + zero.string() + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(zero / "snapshot_000000.csv"));
+  }
 }
 
 }  // namespace
