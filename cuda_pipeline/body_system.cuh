@@ -140,7 +140,8 @@ class BodySystem : public Pipeline {
  protected:
   // Bodies are padded to a multiple of this (zero mass at the origin: they add exactly 0).
   virtual int pad_multiple() const { return 1; }
-  // Called by load() once padded_n() is known, before the acceleration buffer is sized.
+  // Called by load() once padded_n() is known, before any buffer is sized: the rung chooses its
+  // launch plan (the same hook as the GL rungs' TexturedPipeline::prepare).
   virtual void prepare(int /*padded_n*/) {}
   // How many partial accelerations compute_accelerations() writes.
   virtual int splits() const { return 1; }
@@ -151,7 +152,6 @@ class BodySystem : public Pipeline {
   int n() const { return n_; }
   int padded_n() const { return npad_; }
   T eps2() const { return eps2_; }
-  int device() const { return device_; }
 
  private:
   int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;

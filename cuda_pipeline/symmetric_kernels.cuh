@@ -10,9 +10,10 @@
 // home and is added to global memory (atomicAdd); the I sums are added when the warp leaves row I.
 // A diagonal pair is computed one-sided (every i against every j, the self term is 0).
 //
-// Per pair: 17 issue slots (3 FADD, 3 FFMA, 1 MUFU, 4 FMUL, 6 FFMA) for two interactions, + 7
-// shuffles per K^2 pairs. Against 13 per interaction in cuda:tuned that is 8.5, if the shuffles
-// and atomics cost nothing. The atomics make the summation order, and the last bits, vary from
+// Per pair: 17 issue slots (3 FADD, 3 FFMA, 1 MUFU, 4 FMUL, 6 FFMA) for two interactions, + 7K
+// shuffles per rotation step of K^2 pairs (7 per travelling body: x, y, z, m and the three sums),
+// i.e. 7/K per pair. Against 13 per interaction in cuda:tuned that is 8.5 (+ 3.5/K), if the
+// shuffles and atomics cost nothing. The atomics make the summation order, and the last bits, vary from
 // run to run.
 #pragma once
 #include "fast_math.cuh"

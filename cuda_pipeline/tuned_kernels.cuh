@@ -20,8 +20,10 @@
 //   MUFU              16 per SM per clock: 16 interactions/clock > 128/13 = 9.8, not binding
 //   memory            body j comes from shared memory; a tile of B bodies is loaded once per
 //                     B x B x K interactions (B = 128, K = 8: 131072 interactions per 2 KiB)
-//   fp64              64 DP lanes per SM, 17 DP operations (12 + 5 for the Newton step of
-//                     rsqrt_fast) = 3.8 interactions/clock/SM = 9.8e11/s at 1.98 GHz
+//   fp64              64 DP lanes per SM. The bench's fp64 bound (driver/bounds.hpp) counts the
+//                     12 DP operations of one interaction: 132 x 64 x 1.98e9 / 12 = 1.39e12/s.
+//                     This kernel adds 5 for the Newton step of rsqrt_fast: 17, so its own
+//                     ceiling is 132 x 64 x 1.98e9 / 17 = 9.8e11/s
 //
 // Measured on the H100 (N = 262144; scripts/gpu-profile.sh, docs/measurements/): the SASS loop
 // holds 13.65 instructions per interaction at K = 8 (FADD 3, FFMA 6, FMUL 3, MUFU 1, LDS 1/8,

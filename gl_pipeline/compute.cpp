@@ -17,12 +17,8 @@ class Compute final : public BodyShapedRung {
  private:
   static constexpr int kTile = 256;  // local_size_x of compute.comp
 
-  void allocate(int n, int width, int height) override {
-    const ContextInfo& ctx = context();
-    if (ctx.major * 10 + ctx.minor < 43)
-      throw Unavailable("gl:compute needs GL 4.3 compute shaders; this context is " +
-                        std::to_string(ctx.major) + "." + std::to_string(ctx.minor));
-    allocate_acc(n, width, height);
+  void prepare(int n, int width, int height) override {
+    allocate_acc(n, width, height);  // (make() checked for GL 4.3 compute shaders)
     compute_ = Program(ProgramDesc{"compute", "", "", "compute.comp"});
   }
 

@@ -29,7 +29,7 @@ class ForceQuad final : public TexturedPipeline {
   const Texture& acc() const override { return acc_; }
   const Framebuffer& acc_fbo() const override { return acc_fbo_; }
 
-  void allocate(int n, int width, int /*height*/) override {
+  void prepare(int n, int width, int /*height*/) override {
     const ContextInfo& ctx = context();
     n_ = n;
     const double bpp = opt_.half ? 8.0 : 16.0;

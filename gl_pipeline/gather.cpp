@@ -13,7 +13,7 @@ class Gather final : public BodyShapedRung {
   std::string name() const override { return "gl:gather"; }
 
  private:
-  void allocate(int n, int width, int height) override {
+  void prepare(int n, int width, int height) override {
     allocate_acc(n, width, height);
     gather_ = Program(ProgramDesc{"gather", "quad.vert", "gather.frag", ""});
   }

@@ -34,7 +34,6 @@ class Texture {
   int width() const { return desc_.width; }
   int height() const { return desc_.height; }
   const std::string& label() const { return desc_.label; }
-  GLenum format() const { return desc_.format; }
   void upload(const float* rgba);  // whole texture, RGBA floats
 
  private:

@@ -47,7 +47,7 @@ void TexturedPipeline::load(const Bodies& bodies, const Params& params) {
   cur_ = 0;
   velocity_ = Program(ProgramDesc{"velocity", "quad.vert", "velocity.frag", ""});
   position_ = Program(ProgramDesc{"position", "quad.vert", "position.frag", ""});
-  allocate(n_, width_, height_);
+  prepare(n_, width_, height_);
 }
 
 void TexturedPipeline::accelerations(std::vector<Vec3>& out) {

@@ -35,8 +35,9 @@ class TexturedPipeline : public Pipeline {
   long long fragments_drawn() const { return fragments_; }
 
  protected:
-  // Called by load() once the body textures exist: allocate the rung's own textures.
-  virtual void allocate(int n, int width, int height) = 0;
+  // Called by load() once the body count is known and the body textures exist: the rung makes
+  // its own textures and programs (the same hook as the CUDA rungs' BodySystem::prepare).
+  virtual void prepare(int n, int width, int height) = 0;
   // a(x) of `positions` into acc(), for at least the bodies [first, end) (a rung may write a
   // superset: whole texel rows).
   virtual void compute_accelerations(const Texture& positions, int first, int end) = 0;

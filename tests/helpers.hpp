@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,8 +27,13 @@ namespace nbody::test {
 
 // A fresh seed per test run (printed, so a failure can be replayed with NBODY_TEST_SEED).
 inline std::uint64_t fresh_seed() {
-  if (const char* s = std::getenv("NBODY_TEST_SEED")) return std::stoull(s);
-  static const std::uint64_t seed = std::random_device{}();
+  static const std::uint64_t seed = [] {
+    const char* given = std::getenv("NBODY_TEST_SEED");
+    const std::uint64_t s = given ? std::stoull(given) : std::random_device{}();
+    std::printf("[ SEED     ] %llu (replay with NBODY_TEST_SEED=%llu)\n", static_cast<unsigned long long>(s),
+                static_cast<unsigned long long>(s));
+    return s;
+  }();
   return seed;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_helpers.hpp"
+#include "shared_data.hpp"
 
 namespace {
 
@@ -54,6 +55,7 @@ TEST(Cli, RunWritesItsJson) {
 }
 
 TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
+  REQUIRE_GALAXY();
   const fs::path dir = scratch();
   const fs::path trunc = dir / "trunc.bin", nan = dir / "nan.csv", neg = dir / "neg.csv";
   write_file(nan, "x,y,z,vx,vy,vz,m\n1,2,nan,0,0,0,1\n");

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli_helpers.hpp"
+#include "shared_data.hpp"
 
 namespace {
 
@@ -234,6 +235,7 @@ TEST(Honest, WorkThatCannotFinishIsRefusedUpFront) {
 }
 
 TEST(Honest, SubsetOfAFileWarnsWhenUnboundAndRandomKeepsTheMix) {
+  REQUIRE_GALAXY();
   const std::string galaxy = std::string(NBODY_SHARED_DATA) + "/galaxy_20K.bin";
   const fs::path json = scratch() / "subset.json";
   const Result first = nbody("run -p cpu32 --steps 1 -n 1000 --ic '" + galaxy + "' --json '" + json.string() + "'");
@@ -291,6 +293,7 @@ TEST(Honest, StdoutOutputIsCleanAndNeverReplaced) {
 // The estimate sees a file's real body count, and a run at a rate no estimate foresaw stops at
 // the limit once its first steps are timed.
 TEST(Honest, EstimateCountsTheFileAndTheStepsAsTheyGo) {
+  REQUIRE_GALAXY();
   const std::string galaxy = std::string(NBODY_SHARED_DATA) + "/galaxy_20K.bin";
   const Result file = nbody("run -p cpu32 --ic '" + galaxy + "' --steps 20000 --no-energy");
   EXPECT_EQ(file.code, 2) << file.err;

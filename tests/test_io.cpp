@@ -8,6 +8,7 @@
 
 #include "error.hpp"
 #include "scratch.hpp"
+#include "shared_data.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
 
@@ -41,7 +42,7 @@ void expect_input_error(const std::function<void()>& f, const std::string& needl
 const fs::path kGalaxy = fs::path(NBODY_SHARED_DATA) / "galaxy_20K.bin";
 
 TEST(Tipsy, GalaxyCountsAndMass) {
-  ASSERT_TRUE(fs::exists(kGalaxy)) << kGalaxy << " missing: ../shared must sit beside the repo";
+  REQUIRE_GALAXY();
   TipsyCounts c;
   const Bodies b = read_tipsy(kGalaxy.string(), &c);
   EXPECT_EQ(c.nbodies, 20000);
@@ -56,6 +57,7 @@ TEST(Tipsy, GalaxyCountsAndMass) {
 }
 
 TEST(Tipsy, FirstNBodiesAndTooMany) {
+  REQUIRE_GALAXY();
   const Bodies b = make_initial_conditions(kGalaxy.string(), 100, 1);
   EXPECT_EQ(b.size(), 100u);
   expect_input_error([] { make_initial_conditions(kGalaxy.string(), 20001, 1); }, "exceeds");
@@ -63,6 +65,7 @@ TEST(Tipsy, FirstNBodiesAndTooMany) {
 
 // --subset random: each species in proportion, the file's total mass, file order, the seed's draw.
 TEST(Tipsy, RandomSubsetKeepsTheMixAndTheMass) {
+  REQUIRE_GALAXY();
   TipsyCounts c;
   const Bodies all = read_tipsy(kGalaxy.string(), &c);
   ASSERT_EQ(c.ndark, 2500);
@@ -89,6 +92,7 @@ TEST(Tipsy, RandomSubsetKeepsTheMixAndTheMass) {
 }
 
 TEST(Tipsy, BigEndianCopyReadsTheSame) {
+  REQUIRE_GALAXY();
   // Byte-swap every 4-byte field (and the 8-byte time) of the first 10 dark particles' file.
   std::vector<char> d = read_bytes(kGalaxy);
   const int ndark = 10;
@@ -108,6 +112,7 @@ TEST(Tipsy, BigEndianCopyReadsTheSame) {
 }
 
 TEST(Tipsy, BadFiles) {
+  REQUIRE_GALAXY();
   const std::vector<char> good = read_bytes(kGalaxy);
   expect_input_error([] { read_tipsy("/nonexistent/galaxy.bin"); }, "cannot open");
 

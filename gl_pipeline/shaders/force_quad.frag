@@ -2,7 +2,9 @@
 // TR04-032 §3, the force quad: the fragment at (x, y) writes f_ij, the softened pull of body
 // j = y on body i = x, for one chunk of the n x n all-pairs matrix (§6). The lookup texture turns
 // the linear indices into texels of the body texture, as the paper's does.
-// Per fragment: 2 lookup + 2 body texel fetches (48 B) for 20 flops; one RGBA32F write (16 B).
+// Per fragment: 2 lookup + 2 body texel fetches (48 B) and the 16 flops below, 19 with the 3 adds
+// of the reduction (the rate's convention, GPU Gems 3's, counts 20 per interaction); one RGBA32F
+// write (16 B).
 uniform sampler2D bodies;  // xyz position, w mass
 uniform sampler2D lookup;  // texel (k, c): body-texture texel of body c * chunk + k
 uniform int i_chunk;       // lookup row of the receiving bodies (columns of this quad)

@@ -1,6 +1,7 @@
 #version 330 core
 // gl:gather: one fragment per body i loops over every body j. The same sum as the force quad,
-// but accumulated in registers: per interaction one texel fetch (16 B, cached) and 20 flops.
+// but accumulated in registers: per interaction one texel fetch (16 B, cached) and the 19 flops
+// below (the rate's convention, GPU Gems 3's, counts 20).
 uniform sampler2D bodies;  // xyz position, w mass
 uniform int n;
 uniform int body_width;
