@@ -78,12 +78,12 @@ std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
     throw InputError("--device " + std::to_string(o.device) + ": this machine has " +
                      std::to_string(devs.size()) + " CUDA device(s), 0.." +
                      std::to_string(devs.size() - 1));
-  if (variant == "gems31") return make_gems31(o, false);
-  if (variant == "gems31-fp64") return make_gems31(o, true);
-  if (variant == "tuned") return make_tuned(o, false);
-  if (variant == "tuned-fp64") return make_tuned(o, true);
-  if (variant == "symmetric") return make_symmetric(o);
-  throw InputError("unknown CUDA variant '" + variant + "'");
+  const Options r = resolve(variant, o);  // the rung's defaults, checked
+  if (variant == "gems31") return make_gems31(r, false);
+  if (variant == "gems31-fp64") return make_gems31(r, true);
+  if (variant == "tuned") return make_tuned(r, false);
+  if (variant == "tuned-fp64") return make_tuned(r, true);
+  return make_symmetric(r);  // resolve() knows no other variant
 }
 
 }  // namespace nbody::cuda

@@ -1,4 +1,6 @@
 // cuda:gems31 and cuda:gems31-fp64: the host side of GPU Gems 3's tiled kernel (listing 31-3).
+#include <stdexcept>
+
 #include "body_system.cuh"
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
@@ -21,20 +23,18 @@ ForceKernel<T> force_kernel(int unroll) {
     case 8: return calculate_forces<T, 8>;
     case 16: return calculate_forces<T, 16>;
     case 32: return calculate_forces<T, 32>;
-    default: throw InputError("--cuda-unroll " + std::to_string(unroll) + ": must be 1, 2, 4, 8, 16 or 32");
+    default:
+      throw std::logic_error("cuda:gems31 has no kernel for unroll " + std::to_string(unroll) +
+                             " (resolve() admits 1, 2, 4, 8, 16, 32)");
   }
 }
 
 template <typename T>
 class Gems31 final : public BodySystem<T> {
  public:
+  // `o` comes resolved (options.cpp: the defaults and the checks).
   explicit Gems31(const Options& o)
-      : BodySystem<T>(o.device), p_(o.block > 0 ? o.block : 256), q_(o.q),
-        kernel_(force_kernel<T>(o.unroll)) {
-    if (p_ < 1 || q_ < 1 || p_ * q_ > 1024)
-      throw InputError("--cuda-block " + std::to_string(p_) + " x --cuda-q " + std::to_string(q_) +
-                       " must be 1..1024 threads per block");
-  }
+      : BodySystem<T>(o.device), p_(o.block), q_(o.q), kernel_(force_kernel<T>(o.unroll)) {}
 
   std::string name() const override { return sizeof(T) == 8 ? "cuda:gems31-fp64" : "cuda:gems31"; }
 

@@ -1,5 +1,6 @@
 // cuda:symmetric: the host side of symmetric_kernels.cuh.
 #include <algorithm>
+#include <stdexcept>
 
 #include "body_system.cuh"
 #include "cuda_pipeline.hpp"
@@ -19,15 +20,16 @@ SymmetricKernel symmetric_kernel(int k) {
     case 2: return symmetric_forces<2>;
     case 4: return symmetric_forces<4>;
     default:
-      throw InputError("--cuda-bodies " + std::to_string(k) + ": cuda:symmetric takes 1, 2 or 4");
+      throw std::logic_error("cuda:symmetric has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4)");
   }
 }
 
 class Symmetric final : public BodySystem<float> {
  public:
-  // Default K = 4: the fastest in the H100 sweep (docs/measurements/h100-2026-11-22-tuned-sweeps.txt).
+  // `o` comes resolved (options.cpp: K = 4 by default, the fastest in the H100 sweep,
+  // docs/measurements/h100-2026-11-22-tuned-sweeps.txt).
   explicit Symmetric(const Options& o)
-      : BodySystem<float>(o.device), k_(o.bodies > 0 ? o.bodies : 4), kernel_(symmetric_kernel(k_)) {
+      : BodySystem<float>(o.device), k_(o.bodies), kernel_(symmetric_kernel(k_)) {
     int sms = 0, per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, o.device));
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, kBlock, 0));

@@ -1,4 +1,6 @@
 // cuda:tuned and cuda:tuned-fp64: the host side of tuned_kernels.cuh.
+#include <stdexcept>
+
 #include "body_system.cuh"
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
@@ -21,22 +23,16 @@ TunedKernel<T> tuned_kernel(int k) {
     case 4: return tuned_forces<T, 4>;
     case 8: return tuned_forces<T, 8>;
     default:
-      throw InputError("--cuda-bodies " + std::to_string(k) + ": must be 1, 2, 4 or 8");
+      throw std::logic_error("cuda:tuned has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4, 8)");
   }
 }
 
 template <typename T>
 class Tuned final : public BodySystem<T> {
  public:
-  // Defaults from the H100 sweep in docs/measurements/ (B = 128; K = 8 fp32, K = 2 fp64).
+  // `o` comes resolved (options.cpp: the defaults and the checks).
   explicit Tuned(const Options& o)
-      : BodySystem<T>(o.device), block_(o.block > 0 ? o.block : 128),
-        k_(o.bodies > 0 ? o.bodies : (sizeof(T) == 8 ? 2 : 8)), split_(o.split),
-        kernel_(tuned_kernel<T>(k_)) {  // refuses a K with no kernel
-    if (block_ % 32 != 0 || block_ < 32 || block_ > 256)  // __launch_bounds__(256)
-      throw InputError("--cuda-block " + std::to_string(block_) +
-                       ": cuda:tuned takes a multiple of 32 in 32..256");
-    if (split_ < 0) throw InputError("--cuda-split " + std::to_string(split_) + ": must be >= 0");
+      : BodySystem<T>(o.device), block_(o.block), k_(o.bodies), split_(o.split), kernel_(tuned_kernel<T>(k_)) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
   }
 

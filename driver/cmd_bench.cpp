@@ -149,6 +149,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n) {
 int run_bench(BenchArgs& a) {
   const std::vector<long long> sizes = parse_sizes(a.sizes);
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines);
+  check_pipeline_options(names, a.cfg.pipeline);
   for (long long n : sizes) {
     a.cfg.n = n;
     check_config(a.cfg, 1);

@@ -314,6 +314,7 @@ int run_fig9(CompareArgs& a) {
     a.cfg.n = n;
     check_config(a.cfg, 3);
   }
+  check_pipeline_options(resolve_names(a), a.cfg.pipeline);
   place_on_device(a.cfg.pipeline);
   const std::string json = a.cfg.json;
   nlohmann::json runs = nlohmann::json::array();
@@ -368,6 +369,7 @@ int run_compare_once(CompareArgs& a) {
   }
   if (!a.plot.empty()) check_plot_tool();
   const std::vector<std::string> names = resolve_names(a);
+  check_pipeline_options(names, a.cfg.pipeline);
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
   echo_config(a, *engine);
@@ -503,6 +505,7 @@ int run_against(CompareArgs& a) {
       throw InputError(where + ": its pipeline: " + e.what());
     }
   }
+  check_pipeline_options(names, a.cfg.pipeline);
   if (names_stdout(a.cfg.json)) summary_to_stderr();
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);

@@ -170,9 +170,11 @@ void check_args(RunArgs& a, const std::string& name) {
   if (a.resume.empty()) {
     resolve_body_count(a.cfg);
     check_config(a.cfg, 1);
+    check_pipeline_options({name}, a.cfg.pipeline);
   } else {
     try {
       check_config(a.cfg, 1);
+      check_pipeline_options({name}, a.cfg.pipeline);
     } catch (const InputError& e) {  // a value from the checkpoint, or --json
       throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());
     }

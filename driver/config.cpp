@@ -14,9 +14,7 @@
 #include "output.hpp"
 #include "progress.hpp"
 #include "world.hpp"
-#ifdef NBODY_HAVE_CUDA
-#include "cuda_pipeline.hpp"
-#endif
+#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA, option_help() always
 
 namespace nbody {
 
@@ -78,19 +76,12 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
   app.add_option("--gl-precision", o.gl_precision,
                  "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)")
       ->capture_default_str();
-  app.add_option("--cuda-block", o.cuda_block,
-                 "CUDA threads per block, a multiple of 32 (0: the rung's default, gems31 256, tuned 128)")
-      ->capture_default_str();
-  app.add_option("--cuda-unroll", o.cuda_unroll, "cuda:gems31 inner-loop unroll (1, 2, 4, ... 32)")
-      ->capture_default_str();
-  app.add_option("--cuda-q", o.cuda_q, "cuda:gems31 threads per body q (1, 2, 4, ... 32; p*q <= 1024)")
-      ->capture_default_str();
-  app.add_option("--cuda-bodies", o.cuda_bodies,
-                 "Bodies per thread: cuda:tuned 1, 2, 4, 8; cuda:symmetric 1, 2, 4 (0: the rung's default)")
-      ->capture_default_str();
-  app.add_option("--cuda-split", o.cuda_split,
-                 "cuda:tuned parts of the j range, one block each (0: chosen for the device)")
-      ->capture_default_str();
+  auto help = [](const char* option) { return cuda::option_help(option); };  // the rungs' own rules
+  app.add_option("--cuda-block", o.cuda_block, help("block"))->capture_default_str();
+  app.add_option("--cuda-unroll", o.cuda_unroll, help("unroll"))->capture_default_str();
+  app.add_option("--cuda-q", o.cuda_q, help("q"))->capture_default_str();
+  app.add_option("--cuda-bodies", o.cuda_bodies, help("bodies"))->capture_default_str();
+  app.add_option("--cuda-split", o.cuda_split, help("split"))->capture_default_str();
   app.add_option("--device", o.device,
                  "CUDA device index, and the EGL device tried first for gl:* (under mpirun: "
                  "default local rank mod the device count)")

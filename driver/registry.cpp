@@ -8,9 +8,7 @@
 #ifdef NBODY_HAVE_GL
 #include "gl_pipeline.hpp"
 #endif
-#ifdef NBODY_HAVE_CUDA
-#include "cuda_pipeline.hpp"
-#endif
+#include "cuda_pipeline.hpp"  // plain C++: make() is linked only with CUDA, resolve() always
 
 namespace nbody {
 
@@ -47,6 +45,19 @@ std::vector<std::string> parse_pipeline_list(const std::string& list) {
   return out;
 }
 
+namespace {
+cuda::Options to_cuda(const PipelineOptions& o) {
+  cuda::Options c;
+  c.block = o.cuda_block;
+  c.unroll = o.cuda_unroll;
+  c.q = o.cuda_q;
+  c.device = o.device;
+  c.bodies = o.cuda_bodies;
+  c.split = o.cuda_split;
+  return c;
+}
+}  // namespace
+
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
                                         [[maybe_unused]] const PipelineOptions& o) {
   if (name == "cpu64") return std::make_unique<Cpu64>();
@@ -64,14 +75,7 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
   }
   if (name.starts_with("cuda:")) {
 #ifdef NBODY_HAVE_CUDA
-    cuda::Options c;
-    c.block = o.cuda_block;
-    c.unroll = o.cuda_unroll;
-    c.q = o.cuda_q;
-    c.device = o.device;
-    c.bodies = o.cuda_bodies;
-    c.split = o.cuda_split;
-    return cuda::make(name.substr(5), c);
+    return cuda::make(name.substr(5), to_cuda(o));
 #else
     throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
 #endif
@@ -85,30 +89,48 @@ void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");
   if (o.gl_precision != "float" && o.gl_precision != "half")
     throw InputError("--gl-precision '" + o.gl_precision + "': must be float or half");
-  if (o.cuda_block != 0 && (o.cuda_block < 32 || o.cuda_block > 1024 || o.cuda_block % 32 != 0))
-    throw InputError("--cuda-block " + std::to_string(o.cuda_block) +
-                     ": must be 0 (the rung's default) or a multiple of 32 in 32..1024");
-  if (o.cuda_unroll < 1 || o.cuda_unroll > 32 || (o.cuda_unroll & (o.cuda_unroll - 1)) != 0)
-    throw InputError("--cuda-unroll " + std::to_string(o.cuda_unroll) +
-                     ": must be a power of two in 1..32");
-  if (o.cuda_q < 1 || o.cuda_q > 32 || (o.cuda_q & (o.cuda_q - 1)) != 0)
-    throw InputError("--cuda-q " + std::to_string(o.cuda_q) + ": must be a power of two in 1..32");
-  if (o.cuda_block * o.cuda_q > 1024)
-    throw InputError("--cuda-block " + std::to_string(o.cuda_block) + " x --cuda-q " +
-                     std::to_string(o.cuda_q) + " = " + std::to_string(o.cuda_block * o.cuda_q) +
-                     " threads per block; the limit is 1024");
-  if (o.cuda_block == 0 && 256 * o.cuda_q > 1024)
-    throw InputError("--cuda-q " + std::to_string(o.cuda_q) + " with gems31's default --cuda-block "
-                     "256 makes " + std::to_string(256 * o.cuda_q) + " threads per block; the limit "
-                     "is 1024 (give a smaller --cuda-block)");
-  if (o.cuda_bodies != 0 && o.cuda_bodies != 1 && o.cuda_bodies != 2 && o.cuda_bodies != 4 &&
-      o.cuda_bodies != 8)
-    throw InputError("--cuda-bodies " + std::to_string(o.cuda_bodies) +
-                     ": must be 0 (the rung's default), 1, 2, 4 or 8");
-  if (o.cuda_split < 0 || o.cuda_split > 65535)
-    throw InputError("--cuda-split " + std::to_string(o.cuda_split) +
-                     ": must be 0 (chosen for the device) or 1..65535");
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
+}
+
+void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {
+  check_pipeline_options(o);
+  // The rungs' own rules (cuda_pipeline/options.cpp, in every build): each named cuda:* rung's;
+  // with none named, each option must suit a rung that uses it (a value none takes is a mistake).
+  std::vector<std::string> cuda;
+  for (const auto& name : names)
+    if (name.starts_with("cuda:")) cuda.push_back(name.substr(5));
+  if (!cuda.empty()) {
+    for (const auto& variant : cuda) cuda::resolve(variant, to_cuda(o));
+    return;
+  }
+  // Each option alone, against the rungs that use it: accepted if one of them takes it.
+  const cuda::Options d = to_cuda(PipelineOptions{});
+  const auto only = [&](auto set) {
+    cuda::Options one = d;
+    set(one);
+    return one;
+  };
+  const std::pair<cuda::Options, std::vector<const char*>> options[] = {
+      {only([&](cuda::Options& x) { x.block = o.cuda_block; }), {"gems31", "tuned"}},
+      {only([&](cuda::Options& x) { x.unroll = o.cuda_unroll; }), {"gems31"}},
+      {only([&](cuda::Options& x) { x.q = o.cuda_q; }), {"gems31"}},
+      {only([&](cuda::Options& x) { x.block = o.cuda_block; x.q = o.cuda_q; }), {"gems31"}},
+      {only([&](cuda::Options& x) { x.bodies = o.cuda_bodies; }), {"tuned", "symmetric"}},
+      {only([&](cuda::Options& x) { x.split = o.cuda_split; }), {"tuned"}}};
+  for (const auto& [one, users] : options) {
+    std::string first;
+    bool taken = false;
+    for (const char* variant : users) {
+      try {
+        cuda::resolve(variant, one);
+        taken = true;
+        break;
+      } catch (const InputError& e) {
+        if (first.empty()) first = e.what();
+      }
+    }
+    if (!taken) throw InputError(first);
+  }
 }
 
 }  // namespace nbody

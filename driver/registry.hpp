@@ -31,7 +31,10 @@ std::vector<std::string> parse_pipeline_list(const std::string& list);
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
 // cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.
 bool is_fp64_pipeline(const std::string& name);
-// Validates the option values (ranges); throws InputError.
+// Validates the GL options and --device; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);
+// The same, and the CUDA options against the rules of each cuda:* rung in `names`
+// (cuda_pipeline/options.cpp: the one place of their defaults and ranges).
+void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& options);
 
 }  // namespace nbody

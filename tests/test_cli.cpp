@@ -250,3 +250,22 @@ TEST(Cli, CudaAliasIsTheTunedRung) {
 }
 
 }  // namespace
+
+namespace {
+
+// The CUDA rungs' option rules live in one place (cuda_pipeline/options.cpp) and apply before any
+// work, with or without a device (exit 2, never "unavailable"); a value that one rung takes is
+// fine when another is run.
+TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
+  expect_bad_input({
+      {"run -p cuda:tuned -n 10 --cuda-block 512", "cuda:tuned takes a multiple of 32 in 32..256"},
+      {"run -p cuda:symmetric -n 10 --cuda-bodies 8", "cuda:symmetric takes 1, 2 or 4"},
+      {"run -p cuda:gems31 -n 10 --cuda-q 8", "threads per block; the limit is 1024"},
+      {"bench --pipelines cuda:tuned-fp64 -n 10 --cuda-split 70000", "--cuda-split 70000"},
+      {"compare --pipelines cpu64 -n 10 --steps 1 --cuda-unroll 3", "--cuda-unroll 3"},
+  });
+  EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --cuda-block 512").code, 0) << "gems31 takes 512";
+  EXPECT_NE(nbody("run --help").out.find("cuda:tuned 32..256 (0: 128)"), std::string::npos);
+}
+
+}  // namespace

@@ -20,6 +20,14 @@ struct Options {
   int split = 0;    // tuned: blocks per row (the j range in S parts); 0 = chosen for the device
 };
 
+// Each rung's defaults and the values it accepts, in one place (options.cpp): make() resolves its
+// options here, and the driver checks a command line here before any work. No device needed.
+// Returns the options with the rung's defaults filled in; throws InputError naming the option and
+// what the rung takes.
+Options resolve(const std::string& variant, const Options& given);
+// --help's text for "block", "unroll", "q", "bodies" and "split", from the same rules.
+std::string option_help(const std::string& option);
+
 // "gems31" (listing 31-3, float), "gems31-fp64" (the same kernel templated on double), "tuned",
 // "tuned-fp64" (tuned_kernels.cuh) and "symmetric" (symmetric_kernels.cuh).
 const std::vector<std::string>& variants();
