@@ -509,8 +509,8 @@ Command add_run(CLI::App& app) {
   add_common_options(*sub, a->cfg);
   add_pipeline_options(*sub, a->cfg.pipeline);
   sub->add_option("--out", a->out,
-                  "Folder for frames, snapshots and checkpoints (created if missing); with it, Ctrl-C or "
-                  "SIGTERM writes a checkpoint there before the run exits 130 or 143");
+                  "Folder for frames, snapshots and checkpoints (created if missing); with it, Ctrl-C, "
+                  "SIGTERM or SIGHUP writes a checkpoint there before the run exits 130, 143 or 129");
   sub->add_option("--frames", a->frames, "Write DIR/frame_NNNNNN.png every K steps (gl:* pipelines; 0: none)")
       ->capture_default_str();
   sub->add_option("--snapshot-every", a->snapshot_every,
@@ -522,7 +522,7 @@ Command add_run(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--checkpoint-every", a->checkpoint_every,
                   "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as "
-                  ".prev; 0: only on Ctrl-C/SIGTERM)")
+                  ".prev; 0: only on Ctrl-C, SIGTERM or SIGHUP)")
       ->capture_default_str();
   sub->add_option("--resume", a->resume,
                   "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what "
