@@ -62,7 +62,8 @@ Options resolve(const std::string& variant, const Options& given) {
 
 std::string option_help(const std::string& option) {
   if (option == "block")
-    return "CUDA threads per block, a multiple of 32: cuda:gems31 32..1024 (0: 256), cuda:tuned 32..256 (0: 128)";
+    return "CUDA threads per block, a multiple of 32: cuda:gems31 32..1024 (0: 256), cuda:tuned 32..256 (0: 128); "
+           "cuda:symmetric always 128";
   if (option == "unroll") return "cuda:gems31 inner-loop unroll: 1, 2, 4, 8, 16 or 32";
   if (option == "q") return "cuda:gems31 threads per body q: 1, 2, 4, 8, 16 or 32 (block x q <= 1024)";
   if (option == "bodies")

@@ -21,6 +21,7 @@
 #include "error.hpp"
 #include "explain.hpp"
 #include "hdf5_io.hpp"
+#include "snapshots.hpp"
 #include "initial_conditions.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -119,8 +120,12 @@ CompareResult compare(const CompareArgs& a, const std::vector<std::string>& name
   std::vector<std::string> why(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) {
     try {
+      if (!named && names[k] != a.reference) check_pipeline_options({names[k]}, a.cfg.pipeline);
       made[k] = make_pipeline(names[k], a.cfg.pipeline);
     } catch (const Unavailable& e) {
+      why[k] = e.what();
+    } catch (const InputError& e) {  // only in the default set: a rung that cannot take the options
+      if (named || names[k] == a.reference) throw;
       why[k] = e.what();
     }
   }
@@ -314,7 +319,8 @@ int run_fig9(CompareArgs& a) {
     a.cfg.n = n;
     check_config(a.cfg, 3);
   }
-  check_pipeline_options(resolve_names(a), a.cfg.pipeline);
+  check_pipeline_options(a.app->count("--pipelines") > 0 ? resolve_names(a) : std::vector<std::string>{a.reference},
+                         a.cfg.pipeline);
   place_on_device(a.cfg.pipeline);
   const std::string json = a.cfg.json;
   nlohmann::json runs = nlohmann::json::array();
@@ -369,7 +375,9 @@ int run_compare_once(CompareArgs& a) {
   }
   if (!a.plot.empty()) check_plot_tool();
   const std::vector<std::string> names = resolve_names(a);
-  check_pipeline_options(names, a.cfg.pipeline);
+  // Named pipelines must take the options; the default set skips a rung that cannot (compare()).
+  check_pipeline_options(a.app->count("--pipelines") > 0 ? names : std::vector<std::string>{a.reference},
+                         a.cfg.pipeline);
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
   echo_config(a, *engine);
@@ -474,7 +482,15 @@ int run_against(CompareArgs& a) {
     throw InputError(where + " (the run comes from it): " + e.what());
   }
   if (a.cfg.ic_is_file() && !std::filesystem::exists(a.cfg.ic))
-    throw InputError(where + " started from --ic " + a.cfg.ic + ", which is neither a generator nor a file here");
+    throw InputError(where + " started from --ic " + a.cfg.ic + ", which is neither a generator nor a file here "
+                     "(a path is taken from the current folder)");
+  if (const auto it = ours.find("ic_crc32c"); a.cfg.ic_is_file() && it != ours.end() &&
+                                             std::holds_alternative<std::string>(it->second)) {
+    const std::string now = file_crc32c(a.cfg.ic), then = std::get<std::string>(it->second);
+    if (now != then)
+      throw InputError(where + " started from --ic " + a.cfg.ic + " with CRC-32C " + then + "; the file here has " +
+                       now + ": not the same bodies");
+  }
   Threshold threshold{0, step};
   if (!a.fail_above.empty()) {
     if (a.fail_above.find('@') == std::string::npos) {  // DISTANCE alone: at the snapshot's step

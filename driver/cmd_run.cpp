@@ -348,7 +348,8 @@ int run(RunArgs& a) {
     const Synchronised& s = synchronised_at(step, "energy at step " + std::to_string(step));
     samples.push_back({{"step", step}, {"total", s.energy.total()}});
   };
-  long long snapshotted = -1;
+  long long snapshotted = -1, snapshots_written = 0;
+  const std::string ic_crc = a.cfg.ic_is_file() ? file_crc32c(a.cfg.ic) : "";
   auto snapshot = [&](long long step) {
     const Synchronised& s = synchronised_at(step, "snapshot at step " + std::to_string(step));
     const auto t0 = Clock::now();
@@ -369,9 +370,11 @@ int run(RunArgs& a) {
                         {"seed", std::to_string(a.cfg.seed)},
                         {"subset", a.cfg.subset}};
     if (with_energy) ours.emplace_back("energy", s.energy.total());
+    if (!ic_crc.empty()) ours.emplace_back("ic_crc32c", ic_crc);  // compare --against checks the file
     write_snapshot(snapshot_path(a.out, a.snapshot_format, step), a.snapshot_format, out, time,
                    params.softening, ours);
     snapshotted = step;
+    ++snapshots_written;
     diag_s += since(t0);
   };
   long long checkpointed = -1;
@@ -468,7 +471,9 @@ int run(RunArgs& a) {
   else
     std::printf("energy: not measured (--no-energy)\n");
   if (a.frames > 0) std::printf("frames: %s\n", a.out.c_str());
-  if (a.snapshot_every > 0) std::printf("snapshots: %s\n", snapshot_path(a.out, a.snapshot_format, last).c_str());
+  if (snapshots_written > 0)
+    std::printf("snapshots: %lld in %s (the last %s)\n", snapshots_written, a.out.c_str(),
+                snapshot_path(a.out, a.snapshot_format, last).c_str());
   if (checkpointed >= 0) std::printf("checkpoint: %s (step %lld)\n", checkpoint_path(a.out).c_str(), checkpointed);
 
   if (!a.save.empty()) {

@@ -94,16 +94,11 @@ void check_pipeline_options(const PipelineOptions& o) {
 
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {
   check_pipeline_options(o);
-  // The rungs' own rules (cuda_pipeline/options.cpp, in every build): each named cuda:* rung's;
-  // with none named, each option must suit a rung that uses it (a value none takes is a mistake).
-  std::vector<std::string> cuda;
+  // The rungs' own rules (cuda_pipeline/options.cpp, in every build): each named cuda:* rung's.
   for (const auto& name : names)
-    if (name.starts_with("cuda:")) cuda.push_back(name.substr(5));
-  if (!cuda.empty()) {
-    for (const auto& variant : cuda) cuda::resolve(variant, to_cuda(o));
-    return;
-  }
-  // Each option alone, against the rungs that use it: accepted if one of them takes it.
+    if (name.starts_with("cuda:")) cuda::resolve(name.substr(5), to_cuda(o));
+  // And each option alone, against the rungs that use it (named or not): accepted if one of them
+  // takes it, so that an option no rung would take is never silently ignored.
   const cuda::Options d = to_cuda(PipelineOptions{});
   const auto only = [&](auto set) {
     cuda::Options one = d;

@@ -33,8 +33,9 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineO
 bool is_fp64_pipeline(const std::string& name);
 // Validates the GL options and --device; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);
-// The same, and the CUDA options against the rules of each cuda:* rung in `names`
-// (cuda_pipeline/options.cpp: the one place of their defaults and ranges).
+// The same, and the CUDA options against the rules of each cuda:* rung in `names` and each option
+// against the rungs that use it (cuda_pipeline/options.cpp: the one place of their defaults and
+// ranges). Throws InputError.
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& options);
 
 }  // namespace nbody

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "checkpoint.hpp"
 #include "error.hpp"
 #include "io.hpp"
 
@@ -31,6 +32,17 @@ void write_snapshot(const std::string& path, const std::string& format, const Bo
     write_tipsy(path, synced, time, softening);
   else
     write_csv(path, synced);
+}
+
+std::string file_crc32c(const std::string& path) {
+  try {
+    const std::vector<char> bytes = read_file(path);
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "%08x", crc32c(bytes.data(), bytes.size()));
+    return hex;
+  } catch (const InputError&) {
+    return "";
+  }
 }
 
 std::string checkpoint_path(const std::string& dir) {

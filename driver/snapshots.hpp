@@ -17,6 +17,10 @@ std::string snapshot_path(const std::string& dir, const std::string& format, lon
 void write_snapshot(const std::string& path, const std::string& format, const Bodies& synced, double time,
                     double softening, const Hdf5Attributes& ours);
 
+// The CRC-32C of a file's bytes as 8 hex digits ("" when it cannot be read): a snapshot records
+// its --ic file's, so that compare --against knows the run starts from the same bodies.
+std::string file_crc32c(const std::string& path);
+
 // DIR/checkpoint.nbck (the previous one kept as DIR/checkpoint.nbck.prev).
 std::string checkpoint_path(const std::string& dir);
 

@@ -265,6 +265,11 @@ TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
       {"compare --pipelines cpu64 -n 10 --steps 1 --cuda-unroll 3", "--cuda-unroll 3"},
   });
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --cuda-block 512").code, 0) << "gems31 takes 512";
+  expect_bad_input({{"run -p cuda:symmetric -n 10 --cuda-block 4096", "--cuda-block 4096"}});  // no rung takes it
+  // The default compare set skips, with the reason, a rung that cannot take the options.
+  const Result r = nbody("compare -n 50 --steps 1 --cuda-block 512");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cuda:tuned takes a multiple of 32 in 32..256"), std::string::npos) << r.out;
   EXPECT_NE(nbody("run --help").out.find("cuda:tuned 32..256 (0: 128)"), std::string::npos);
 }
 

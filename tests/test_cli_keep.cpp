@@ -344,7 +344,15 @@ TEST(Against, AStoredSnapshotIsABaseline) {
   EXPECT_EQ(r.code, 1) << r.err << r.out;
   EXPECT_NE(r.out.find("cpu64"), std::string::npos);
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  // A file --ic is checked by its CRC-32C: other bytes are other bodies.
+  cli_test::write_file(d / "ic.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0.5,0,1\n");
+  r = cli_test::nbody("run -p cpu64 --ic '" + (d / "ic.csv").string() + "' --steps 2 --snapshot-every 2 --out '" +
+                      (d / "fromfile").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(cli_test::nbody("compare --against '" + (d / "fromfile" / "snapshot_000002.h5").string() + "' --fail-above 0").code, 0);
+  cli_test::write_file(d / "ic.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0.6,0,1\n");
   cli_test::expect_bad_input({
+      {"compare --against '" + (d / "fromfile" / "snapshot_000002.h5").string() + "'", "not the same bodies"},
       {"compare --against '" + snap + "' --steps 5", "--steps does not go with --against"},
       {"compare --against '" + snap + "' --fail-above 1e-3@4", "the snapshot is at step 12"},
       {"compare --against '" + snap + "' --fail-above abc", "expected DISTANCE (or DISTANCE@12)"},
