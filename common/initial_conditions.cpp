@@ -155,7 +155,7 @@ namespace {
 // proportion to its size (largest remainders), drawn by Floyd's algorithm; masses scaled so the
 // total is unchanged.
 Bodies random_subset(const Bodies& b, std::vector<std::size_t> groups, std::size_t n,
-                     std::uint64_t seed) {
+                     std::uint64_t seed, std::vector<std::size_t>& taken) {
   const std::size_t total = b.size();
   std::vector<std::size_t> take(groups.size());
   std::vector<std::pair<double, std::size_t>> remainder;
@@ -190,16 +190,18 @@ Bodies random_subset(const Bodies& b, std::vector<std::size_t> groups, std::size
   }
   if (m_sub > 0)
     for (auto& p : out.pos) p.w *= m_all / m_sub;
+  taken = take;
   return out;
 }
 
 }  // namespace
 
 Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
-                               Subset subset) {
+                               Subset subset, std::vector<Species>* species_out) {
   const bool is_name =
       std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
   if (is_name && n == 0) throw InputError("--bodies must be > 0 for a generated --ic");
+  if (is_name && species_out) *species_out = {{"bodies", n, true}};
   if (spec == "plummer") return plummer(n, seed);
   if (spec == "uniform") return uniform(n, seed);
   if (spec == "shell") return shell(n, seed);
@@ -208,19 +210,23 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
 
   const std::string path(spec);
   Bodies b;
-  std::vector<std::size_t> species;
+  std::vector<Species> species;
   if (ends_with_ci(path, ".csv")) {
     b = read_csv(path);
-    species = {b.size()};
+    species = {{"bodies", b.size(), true}};
   } else if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std")) {
     TipsyCounts c;
     b = read_tipsy(path, &c);
-    for (int count : {c.nsph, c.ndark, c.nstar})
-      if (count > 0) species.push_back(static_cast<std::size_t>(count));
+    const Species kinds[] = {{"gas", static_cast<std::size_t>(c.nsph), true},
+                             {"dark", static_cast<std::size_t>(c.ndark), false},
+                             {"star", static_cast<std::size_t>(c.nstar), true}};
+    for (const Species& k : kinds)
+      if (k.count > 0) species.push_back(k);
   } else if (ends_with_ci(path, ".h5") || ends_with_ci(path, ".hdf5")) {
     Hdf5Snapshot s = read_hdf5(path);  // ours, or any GADGET-style snapshot
     b = std::move(s.bodies);
-    species = s.groups;
+    for (std::size_t g = 0; g < s.groups.size(); ++g)  // the PartType of each group is not kept
+      species.push_back({"group " + std::to_string(g), s.groups[g], true});
   } else if (ends_with_ci(path, ".nbck")) {
     throw InputError("--ic '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
   } else
@@ -229,9 +235,20 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
   if (n > b.size())
     throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
                      " bodies in " + path);
-  if (n == 0 || n == b.size()) return b;
-  if (subset == Subset::Random) return random_subset(b, species, n, seed);
-  b.resize(n);
+  if (n != 0 && n != b.size()) {
+    if (subset == Subset::Random) {
+      std::vector<std::size_t> groups, taken;
+      for (const Species& k : species) groups.push_back(k.count);
+      b = random_subset(b, groups, n, seed, taken);
+      for (std::size_t g = 0; g < species.size(); ++g) species[g].count = taken[g];
+    } else {
+      b.resize(n);
+      std::size_t left = n;  // the first n bodies: whole species, then part of one
+      for (Species& k : species) left -= (k.count = std::min(k.count, left));
+    }
+    std::erase_if(species, [](const Species& k) { return k.count == 0; });
+  }
+  if (species_out) *species_out = std::move(species);
   return b;
 }
 

@@ -43,11 +43,21 @@ const std::vector<std::string>& generator_names();
 //          total mass is the file's. File order is kept.
 enum class Subset { First, Random };
 
-// `spec` is a generator name or a path to a Tipsy .bin or a .csv file. For a file, n = 0 takes
-// every body, n <= count takes n by `subset`, n > count is an InputError. Throws InputError for
-// an unknown name or any bad file (see io.hpp).
+// A run of consecutive bodies of one kind: Tipsy's gas, dark and star particles, an HDF5 file's
+// PartTypeK groups, or one "bodies" group for a generator or a CSV file. Pictures frame on the
+// luminous ones (gas and stars) and colour by species.
+struct Species {
+  std::string name;
+  std::size_t count = 0;
+  bool luminous = true;
+};
+
+// `spec` is a generator name or a path to a Tipsy .bin, a .csv or an HDF5 file. For a file, n = 0
+// takes every body, n <= count takes n by `subset`, n > count is an InputError. Throws
+// InputError for an unknown name or any bad file (see io.hpp). `species`, when given, receives
+// the species of the bodies returned, in order (their counts sum to the body count).
 Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
-                               Subset subset = Subset::First);
+                               Subset subset = Subset::First, std::vector<Species>* species = nullptr);
 
 // Subtract the centre-of-mass position and velocity.
 void to_centre_of_mass_frame(Bodies& bodies);

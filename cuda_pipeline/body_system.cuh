@@ -137,6 +137,12 @@ class BodySystem : public Pipeline {
 
   void finish() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  // For CUDA-GL interop (gl_interop.cu): the current state on the device, n() bodies each.
+  const Vec4T<T>* device_positions() const { return pos_[cur_].get(); }
+  const Vec4T<T>* device_velocities() const { return vel_.get(); }
+  int device() const { return device_; }
+  int n() const { return n_; }
+
  protected:
   // Bodies are padded to a multiple of this (zero mass at the origin: they add exactly 0).
   virtual int pad_multiple() const { return 1; }
@@ -149,7 +155,6 @@ class BodySystem : public Pipeline {
   // least the bodies [first, end) (a rung may compute a superset aligned to its tile).
   virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) = 0;
 
-  int n() const { return n_; }
   int padded_n() const { return npad_; }
   T eps2() const { return eps2_; }
 

@@ -8,6 +8,9 @@
 #include "error.hpp"
 #include "registry.hpp"
 #include "world.hpp"
+#ifdef NBODY_HAVE_GL
+#include "gl_pipeline.hpp"
+#endif
 
 namespace nbody {
 
@@ -28,6 +31,13 @@ int run_info() {
   }
   std::printf("hdf5: %s\n", have_hdf5() ? "yes (run --snapshot-every K writes .h5; --ic FILE.h5 reads one)"
                                        : "no (built without HDF5: snapshots as --snapshot-format tipsy or csv)");
+#ifdef NBODY_HAVE_GL
+  const std::string no_window = gl::window_unavailable();
+#else
+  const std::string no_window = "this build has no GL pipeline";
+#endif
+  std::printf("view: %s\n", no_window.empty() ? "yes (GLFW window; needs a display: DISPLAY or WAYLAND_DISPLAY)"
+                                              : ("no: " + no_window).c_str());
   if (!World::built_with_mpi())
     std::printf("mpi:  not built (no MPI at configure time): one process only; mpirun -np P > 1 is "
                 "refused\n");
@@ -65,15 +75,6 @@ int run_info() {
 Command add_info(CLI::App& app) {
   app.add_subcommand("info", "List devices, the GL renderer and which pipelines can run here");
   return run_info;
-}
-
-Command add_view(CLI::App& app) {
-  app.add_subcommand("view", "Interactive window (not yet: use `nbody run --frames K --out DIR`)");
-  return [] {
-    std::fprintf(stderr, "nbody view: not yet implemented; `nbody run --pipeline gl --frames K "
-                         "--out DIR` writes PNG frames headless\n");
-    return 3;
-  };
 }
 
 }  // namespace nbody

@@ -33,6 +33,8 @@ struct RunArgs {
   Config cfg;
   std::string pipeline = "gl";
   long long frames = 0;
+  std::string colour = "speed";  // frames: plain | speed | species
+  double view_radius = 0, view_tilt = 30, view_yaw = 0;
   std::string out;
   std::string save;
   long long energy_every = 0;  // 0 = at the start and the end only
@@ -189,8 +191,17 @@ void check_args(RunArgs& a, const std::string& name) {
   if (a.snapshot_every > 0) check_snapshot_format(a.snapshot_format);
   else if (given(a, "--snapshot-format"))
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
-  if (a.frames > 0 && !name.starts_with("gl:"))
-    throw InputError("--frames renders through GL: it needs a gl:* pipeline, not " + name);
+  if (!given(a, "--frames") || a.frames == 0)
+    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw"})
+      if (given(a, option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
+  if (a.colour != "speed" && a.colour != "species" && a.colour != "plain")
+    throw InputError("--colour '" + a.colour + "': frames take plain, speed or species");
+  if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
+      !std::isfinite(a.view_yaw))
+    throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
+#ifndef NBODY_HAVE_GL
+  if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
+#endif
   std::error_code ec;
   if (!a.out.empty() && std::filesystem::exists(a.out, ec) && !std::filesystem::is_directory(a.out, ec))
     throw InputError("--out '" + a.out + "' exists and is not a folder");
@@ -317,12 +328,18 @@ int run(RunArgs& a) {
 
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<gl::FrameWriter> frames;
-  if (a.frames > 0) frames = std::make_unique<gl::FrameWriter>(bodies);
+  if (a.frames > 0)  // the camera and scales from the state at the start (resumed: the checkpoint's)
+    frames = std::make_unique<gl::FrameWriter>(
+        gl::make_scene(bodies, start.species, {a.view_radius, a.view_tilt, a.view_yaw}), gl::parse_colour(a.colour));
   auto frame = [&](long long step) {
     if (!frames) return;
     char file[32];
     std::snprintf(file, sizeof file, "frame_%06lld.png", step);
-    write_output((std::filesystem::path(a.out) / file).string(), frames->png(*p));
+    char when[96];
+    std::snprintf(when, sizeof when, "step %lld   t = %.4g   N = %zu", step, static_cast<double>(step) * params.dt,
+                  bodies.size());
+    const std::string png = frames->png(*p, {name, when});
+    write_output((std::filesystem::path(a.out) / file).string(), png);
   };
 #else
   auto frame = [](long long) {};
@@ -516,8 +533,18 @@ Command add_run(CLI::App& app) {
   sub->add_option("--out", a->out,
                   "Folder for frames, snapshots and checkpoints (created if missing); with it, Ctrl-C, "
                   "SIGTERM or SIGHUP writes a checkpoint there before the run exits 130, 143 or 129");
-  sub->add_option("--frames", a->frames, "Write DIR/frame_NNNNNN.png every K steps (gl:* pipelines; 0: none)")
+  sub->add_option("--frames", a->frames,
+                  "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a "
+                  "gl:* pipeline is drawn from its textures, any other read back first; 0: none)")
       ->capture_default_str();
+  sub->add_option("--colour,--color", a->colour, "Frames: plain | speed | species (a file's gas, dark, star)")
+      ->capture_default_str();
+  sub->add_option("--view-radius", a->view_radius,
+                  "Frames: half the picture's height in world units (0: fit 90% of the luminous bodies)")
+      ->capture_default_str();
+  sub->add_option("--view-tilt", a->view_tilt, "Frames: camera tilt about x in degrees (0: looking down z)")
+      ->capture_default_str();
+  sub->add_option("--view-yaw", a->view_yaw, "Frames: camera turn about z in degrees")->capture_default_str();
   sub->add_option("--snapshot-every", a->snapshot_every,
                   "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last "
                   "(synchronised velocities: one float64 pass each; 0: none)")

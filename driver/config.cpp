@@ -202,18 +202,19 @@ void place_on_device(PipelineOptions& o) {
 #endif
 }
 
-Bodies initial_bodies(const Config& c) {
+Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   // A file gives all its bodies unless -n asks for fewer.
   const auto n = static_cast<std::size_t>(!c.ic_is_file() || c.n_given ? c.n : 0);
   Bodies b = make_initial_conditions(c.ic, n, c.seed,
-                                     c.subset == "random" ? Subset::Random : Subset::First);
+                                     c.subset == "random" ? Subset::Random : Subset::First, species);
   validate_bodies(b, "--ic " + c.ic);
   return b;
 }
 
 Start initial_state(const Config& c, Fp64Engine& engine, bool energy) {
   const auto t0 = std::chrono::steady_clock::now();
-  Start s{initial_bodies(c), {}, {}};
+  Start s;
+  s.bodies = initial_bodies(c, &s.species);
   s.vel0 = s.bodies.vel;
   const auto t1 = std::chrono::steady_clock::now();
   s.ic_s = std::chrono::duration<double>(t1 - t0).count();

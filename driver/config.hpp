@@ -57,11 +57,13 @@ std::unique_ptr<Fp64Engine> make_engine(const PipelineOptions& o);
 void place_on_device(PipelineOptions& o);
 
 // The initial conditions with synchronised velocities, checked (a subset of a file by --subset).
-Bodies initial_bodies(const Config& c);
+// `species`, when given, receives theirs (initial_conditions.hpp).
+Bodies initial_bodies(const Config& c, std::vector<Species>* species = nullptr);
 // Staggered for the leapfrog by one pass of `engine`, which also gives E_0 when `energy` is true.
 // Warns on stderr when a subset of a file is unbound (E_0 > 0). Shows progress for a long pass.
 struct Start {
   Bodies bodies;             // positions x_0, velocities v_{-1/2}
+  std::vector<Species> species;  // theirs, in order (for pictures)
   std::vector<Vec3> vel0;    // the synchronised v_0 the stagger started from
   Energy energy;             // E_0, when asked for
   double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass

@@ -4,6 +4,7 @@
 #include <EGL/eglext.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -89,7 +90,14 @@ ContextInfo create() {
     tried = "eglGetProcAddress found no eglQueryDevicesEXT/eglGetPlatformDisplayEXT";
   }
   if (!ok) throw Unavailable("no GL context: " + tried);
+  return describe_current(info.platform);
+}
 
+}  // namespace
+
+ContextInfo describe_current(const std::string& platform) {
+  ContextInfo info;
+  info.platform = platform;
   // GLEW 2.2 built for GLX returns GLEW_ERROR_NO_GLX_DISPLAY under EGL after it has loaded every
   // entry point: accept that code and check the GL version ourselves.
   glewExperimental = GL_TRUE;
@@ -127,23 +135,32 @@ ContextInfo create() {
   return info;
 }
 
+namespace {
+
+// The context every GL call of this process uses: made by create(), or adopted from a window.
+std::unique_ptr<ContextInfo> g_info;
+std::string g_failure;  // a failed attempt is remembered: later callers get the same reason
+
 }  // namespace
 
 void prefer_device(int index) { g_preferred_device = index < 0 ? 0 : index; }
 
 const ContextInfo& context() {
-  // A failed attempt is remembered: every later caller gets the same reason without retrying.
-  static std::unique_ptr<ContextInfo> info;
-  static std::string failure;
-  if (info) return *info;
-  if (!failure.empty()) throw Unavailable(failure);
+  if (g_info) return *g_info;
+  if (!g_failure.empty()) throw Unavailable(g_failure);
   try {
-    info = std::make_unique<ContextInfo>(create());
+    g_info = std::make_unique<ContextInfo>(create());
   } catch (const Unavailable& e) {
-    failure = e.what();
+    g_failure = e.what();
     throw;
   }
-  return *info;
+  return *g_info;
+}
+
+const ContextInfo& adopt_current_context(const std::string& platform) {
+  if (g_info) throw std::logic_error("adopt_current_context: a GL context is already in use");
+  g_info = std::make_unique<ContextInfo>(describe_current(platform));
+  return *g_info;
 }
 
 }  // namespace nbody::gl

@@ -17,5 +17,11 @@ struct ContextInfo {
 
 // Makes the context current on first use; throws Unavailable naming the EGL call and error code.
 const ContextInfo& context();
+// Takes the context current on this thread (a window's: window.cpp) as the one every GL call of
+// the process uses, instead of making an EGL one. Call before the first context().
+const ContextInfo& adopt_current_context(const std::string& platform);
+// Loads the entry points (GLEW) and describes the current context; throws Unavailable when it is
+// older than GL 3.3 core.
+ContextInfo describe_current(const std::string& platform);
 
 }  // namespace nbody::gl

@@ -156,27 +156,73 @@ TEST(GlObjects, BrokenShaderReportsItsLog) {
   }
 }
 
+namespace {
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgb;
+  int sum(int x, int y) const { return rgb[3 * (y * w + x)] + rgb[3 * (y * w + x) + 1] + rgb[3 * (y * w + x) + 2]; }
+};
+
+Image decode(const std::string& png) {
+  Image im;
+  int c = 0;
+  unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
+                                           static_cast<int>(png.size()), &im.w, &im.h, &c, 3);
+  if (!p) {
+    ADD_FAILURE() << "not a PNG: " << stbi_failure_reason();
+    return im;
+  }
+  im.rgb.assign(p, p + 3 * im.w * im.h);
+  stbi_image_free(p);
+  return im;
+}
+
+}  // namespace
+
 TEST(GlFrames, PngDecodesAndIsNotBlank) {
   REQUIRE_GL();
   const Bodies b = test::random_bodies(2000, 60);
   auto p = gl::make("forcequad", {});
   p->load(b, kParams);
   p->step(2);
-  gl::FrameWriter frames(b, 256);
-  const std::string png = frames.png(*p);
-  int w = 0, h = 0, c = 0;
-  unsigned char* img = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
-                                             static_cast<int>(png.size()), &w, &h, &c, 3);
-  ASSERT_NE(img, nullptr) << stbi_failure_reason();
-  EXPECT_EQ(w, 256);
-  EXPECT_EQ(h, 256);
+  gl::FrameWriter frames(gl::make_scene(b, {}, {}), gl::Colour::Speed, 256);
+  const Image im = decode(frames.png(*p, {}));
+  EXPECT_EQ(im.w, 256);
+  EXPECT_EQ(im.h, 256);
   int lit = 0;
-  for (int k = 0; k < w * h; ++k) lit += img[3 * k] + img[3 * k + 1] + img[3 * k + 2] > 30;
-  stbi_image_free(img);
+  for (int y = 0; y < im.h; ++y)
+    for (int x = 0; x < im.w; ++x) lit += im.sum(x, y) > 30;
   EXPECT_GT(lit, 200) << "lit pixels";
-  EXPECT_LT(lit, w * h / 2) << "the background is dark";
+  EXPECT_LT(lit, im.w * im.h / 2) << "the background is dark";
+}
+
+// The texture path (a gl:* rung, no read-back) and the buffer path (any other pipeline, read back)
+// draw the same state to the same picture; the label is text in the top-left band only.
+TEST(GlFrames, TextureAndBufferPathsAgreeAndTheLabelIsDrawn) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(1500, 61);
+  auto p = gl::make("forcequad", {});
+  p->load(b, kParams);
   Cpu64 cpu;
-  EXPECT_THROW(frames.png(cpu), InputError);
+  cpu.load(b, kParams);
+  gl::FrameWriter frames(gl::make_scene(b, {}, {}), gl::Colour::Speed, 256);
+  const Image gl_image = decode(frames.png(*p, {}));
+  const Image cpu_image = decode(frames.png(cpu, {}));
+  ASSERT_EQ(gl_image.rgb.size(), cpu_image.rgb.size());
+  int differ = 0;
+  for (std::size_t k = 0; k < gl_image.rgb.size(); ++k) differ += std::abs(gl_image.rgb[k] - cpu_image.rgb[k]) > 2;
+  EXPECT_EQ(differ, 0) << "channels that differ between the texture and the buffer path";
+
+  const Image labelled = decode(frames.png(*p, {"gl:forcequad", "step 0"}));
+  int in_band = 0, outside = 0;
+  for (int y = 0; y < labelled.h; ++y)
+    for (int x = 0; x < labelled.w; ++x) {
+      const bool changed = labelled.sum(x, y) != gl_image.sum(x, y);
+      (y < 44 && x < 200 ? in_band : outside) += changed;
+    }
+  EXPECT_GT(in_band, 100) << "pixels of text in the label's band";
+  EXPECT_EQ(outside, 0) << "the label changed pixels outside its band";
 }
 
 // The bench's fill bound counts the texels a step draws. TR04-032's step for n bodies in one chunk:

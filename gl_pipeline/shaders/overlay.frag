@@ -1,0 +1,5 @@
+#version 330 core
+in vec4 color;
+out vec4 frag;
+
+void main() { frag = color; }
