@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,26 +121,49 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
   // The script is fixed text: file names are ours (pairK.dat, energyK.dat), curve titles are the
   // files' column headers, the page title is ARG2 and the output ARG1.
   std::ostringstream script;
+  // Both panels share fixed margins, so their axes line up whatever the legends' widths.
   script << "set terminal pngcairo size 1100,800 font ',10'\n"
          << "set output ARG1\n"
          << "set multiplot layout 2,1 title ARG2 noenhanced\n"
+         << "set lmargin at screen 0.09\nset rmargin at screen 0.64\n"
          << "set logscale y\nset format y '10^{%L}'\nset grid\nset key outside right noenhanced\n"
          << "set ylabel 'max Euclidean distance'\nset xlabel 'step'\n";
+  if (!r.steps.empty() && r.steps.back().step > 0)  // one x range for both (the energy may be one point)
+    script << "set xrange [0:" << r.steps.back().step << "]\n";
+  // Each curve its own dash pattern and marker; a curve equal to an earlier one at every step
+  // says so in its title (the cpu64|* curves often lie on top of each other).
+  const std::size_t every = std::max<std::size_t>(1, r.steps.size() / 8);  // about 8 markers a curve
+  const auto style = [every](std::size_t k) {
+    return " lw 2 dt " + std::to_string(k % 5 + 1) + " pt " + std::to_string(k % 13 + 1) + " pi -" +
+           std::to_string(every);
+  };
   std::vector<std::string> curves;
   if (!r.steps.empty()) {
-    for (std::size_t k = 0; k < r.steps.front().pairs.size(); ++k) {
+    const std::size_t pairs = r.steps.front().pairs.size();
+    for (std::size_t k = 0; k < pairs; ++k) {
+      std::string title = pair_name(r.steps.front().pairs[k]);
+      for (std::size_t j = 0; j < k; ++j) {
+        const bool same = std::all_of(r.steps.begin(), r.steps.end(),
+                                      [&](const auto& s) { return s.pairs[k].d.max == s.pairs[j].d.max; });
+        if (same) {
+          title += " (= " + pair_name(r.steps.front().pairs[j]) + ")";
+          break;
+        }
+      }
       const std::string f = "pair" + std::to_string(k) + ".dat";
       std::ofstream out(dir / f);
       out.precision(9);
-      out << "step " << header(pair_name(r.steps.front().pairs[k])) << '\n';
+      out << "step " << header(title) << '\n';
       for (const auto& s : r.steps)
         if (s.pairs[k].d.max > 0) out << s.step << ' ' << s.pairs[k].d.max << '\n';
-      curves.push_back("'" + f + "' using 1:2 with lines lw 2 title columnheader(2)");
+      curves.push_back("'" + f + "' using 1:2 with linespoints" + style(k) + " title columnheader(2)");
     }
   }
   script << "plot ";
   if (curves.empty()) script << "1/0 notitle";
   for (std::size_t k = 0; k < curves.size(); ++k) script << (k ? ", " : "") << curves[k];
+  // The drift is 0 at step 0 by definition, and may be exactly 0 later: a log axis shows neither,
+  // so those points are left out (not floored to a made-up value that stretches the axis).
   script << "\nset ylabel '|E - E_0| / |E_0|'\n";
   std::vector<std::string> energy;
   for (const auto& name : r.pipelines) {
@@ -147,13 +171,16 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
     const std::string f = "energy" + std::to_string(energy.size()) + ".dat";
     std::ofstream out(dir / f);
     out.precision(9);
-    out << "step " << header(name) << '\n' << 0 << ' ' << 1e-17 << '\n';
+    out << "step " << header(name) << '\n';
     for (const auto& s : r.steps)
-      if (auto it = s.energy.find(name); it != s.energy.end())
-        out << s.step << ' ' << std::max(relative_drift(e0, it->second), 1e-17) << '\n';
-    energy.push_back("'" + f + "' using 1:2 with linespoints lw 2 title columnheader(2)");
+      if (auto it = s.energy.find(name); it != s.energy.end() && s.step > 0) {
+        const double drift = relative_drift(e0, it->second);
+        if (drift > 0) out << s.step << ' ' << drift << '\n';
+      }
+    energy.push_back("'" + f + "' using 1:2 with linespoints" + style(energy.size()) + " title columnheader(2)");
   }
   script << "plot ";
+  if (energy.empty()) script << "1/0 notitle";
   for (std::size_t k = 0; k < energy.size(); ++k) script << (k ? ", " : "") << energy[k];
   script << "\nunset multiplot\n";
   std::ofstream(dir / "plot.gp") << script.str();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "context.hpp"
 #include "error.hpp"
 #include "textured_pipeline.hpp"
 
@@ -236,6 +237,7 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
   glUniform1iv(program_.uniform("group_end"), 6, ends);
   glUniform3fv(program_.uniform("group_colour"), 6, colours);
   vao_.draw_points(n);
+  check_gl("drawing the bodies");
   glDisable(GL_BLEND);
 }
 
@@ -365,7 +367,7 @@ struct FrameWriter::Impl {
   Bodies host;
 };
 
-FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size) : impl_(std::make_unique<Impl>()) {
+FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size) : impl_((context(), std::make_unique<Impl>())) {
   if (colour == Colour::Divergence) throw InputError("frames of one pipeline have no divergence colouring");
   impl_->size = size;
   impl_->scene = scene;

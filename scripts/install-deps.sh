@@ -9,6 +9,7 @@ packages=(
   libegl-dev libgl-dev libglew-dev libglfw3-dev   # GL pipeline (EGL headless) and the viewer
   libegl-mesa0 libgl1-mesa-dri                     # Mesa llvmpipe: GL where there is no GPU
   libstb-dev                                       # stb_image_write for PNG frames
+  xvfb                                             # tests: nbody view in a window on a private X server
   libcli11-dev nlohmann-json3-dev                  # command line and JSON
   libgtest-dev                                     # tests
   gnuplot-nox                                      # compare --plot

@@ -71,3 +71,30 @@ inline std::string unavailable(const std::string& pipeline) {
 }
 
 }  // namespace cli_test
+
+namespace cli_test {
+
+// GL is expected where the project's scripts run the tests (scripts/test.sh sets NBODY_EXPECT_GL=1):
+// there a missing GL context fails the test; elsewhere the test skips, saying why.
+#define REQUIRE_GL_CLI()                                                                          \
+  do {                                                                                            \
+    const std::string why_ = cli_test::unavailable("gl:forcequad");                              \
+    if (!why_.empty()) {                                                                          \
+      const char* expect_ = std::getenv("NBODY_EXPECT_GL");                                       \
+      if (expect_ && *expect_ == '1') FAIL() << "GL was expected here (NBODY_EXPECT_GL=1): " << why_; \
+      GTEST_SKIP() << "no GL here: " << why_;                                                     \
+    }                                                                                             \
+  } while (0)
+
+// For a test whose GL part is one step among others: true when GL runs here; else false after
+// saying so on stderr, and a failure where GL was expected (NBODY_EXPECT_GL=1).
+inline bool gl_here() {
+  const std::string why = unavailable("gl:forcequad");
+  if (why.empty()) return true;
+  const char* expect = std::getenv("NBODY_EXPECT_GL");
+  if (expect && *expect == '1') ADD_FAILURE() << "GL was expected here (NBODY_EXPECT_GL=1): " << why;
+  std::fprintf(stderr, "no GL here, the GL part of this test is skipped: %s\n", why.c_str());
+  return false;
+}
+
+}  // namespace cli_test

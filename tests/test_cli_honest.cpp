@@ -158,7 +158,7 @@ TEST(Honest, FullDiskFailsAndLeavesNothingPartial) {
   EXPECT_FALSE(fs::exists(d / "p.png"));
   EXPECT_TRUE(leftovers(d, {"state.csv"}).empty());
 
-  if (unavailable("gl:forcequad").empty()) {
+  if (cli_test::gl_here()) {
     const fs::path frames = d / "frames";
     const Result f = nbody("run --pipeline gl -n 2000 --steps 3 --frames 1 --out '" + frames.string() + "'",
                            full_disk(24));
@@ -298,7 +298,7 @@ TEST(Honest, EstimateCountsTheFileAndTheStepsAsTheyGo) {
   const Result file = nbody("run -p cpu32 --ic '" + galaxy + "' --steps 20000 --no-energy");
   EXPECT_EQ(file.code, 2) << file.err;
   EXPECT_NE(file.err.find("--force"), std::string::npos) << file.err;
-  if (unavailable("gl:forcequad").empty()) {
+  if (cli_test::gl_here()) {
     const auto t0 = std::chrono::steady_clock::now();
     const Result slow = nbody("run -p gl:forcequad --gl-chunk 1 -n 64 --steps 2000000 --no-energy");
     EXPECT_EQ(slow.code, 2) << slow.err;

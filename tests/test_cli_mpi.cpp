@@ -130,7 +130,7 @@ TEST(Mpi, LateBadInputIsOneMessageAndFramesMatch) {
   std::size_t count = 0;
   for (std::size_t at = 0; (at = r.err.find("is not a number", at)) != std::string::npos; ++at) ++count;
   EXPECT_EQ(count, 1u) << r.err;
-  if (!unavailable("gl:forcequad").empty()) return;
+  if (!cli_test::gl_here()) return;
   const fs::path a = scratch() / "frames1", b = scratch() / "frames3";
   ASSERT_EQ(nbody("run -p gl -n 300 --steps 4 --frames 2 --out '" + a.string() + "'").code, 0);
   ASSERT_EQ(nbody("run -p gl -n 300 --steps 4 --frames 2 --out '" + b.string() + "'", mpirun(3)).code, 0);

@@ -1,0 +1,197 @@
+// nbody view as a user runs it: in a real window on a private X server (Xvfb; Mesa llvmpipe draws
+// it here, the NVIDIA driver on the GPU machine), scripted with --frames K --screenshot FILE.
+#include <fcntl.h>
+#include <signal.h>
+
+#include <array>
+#include <cstdlib>
+
+#include "cli_helpers.hpp"
+
+#include <stb_image.h>
+
+namespace {
+
+using cli_test::nbody;
+using cli_test::Result;
+using cli_test::scratch;
+namespace fs = std::filesystem;
+
+// A private X server for this test process: `Xvfb -displayfd` picks a free display and tells us.
+class Xvfb {
+ public:
+  Xvfb() {
+    if (std::system("command -v Xvfb >/dev/null 2>&1") != 0) {
+      why_ = "no Xvfb on PATH (scripts/install-deps.sh installs xvfb)";
+      return;
+    }
+    int fds[2];
+    if (pipe(fds) != 0) {
+      why_ = "pipe failed";
+      return;
+    }
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(fds[0]);
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      dup2(null, 2);
+      const std::string fd = std::to_string(fds[1]);
+      execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1600x1000x24", "-nolisten", "tcp",
+             static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[1]);
+    std::string number;
+    char c = 0;
+    while (read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+    close(fds[0]);
+    if (number.empty()) {
+      why_ = "Xvfb did not start";
+      return;
+    }
+    display_ = ":" + number;
+  }
+  ~Xvfb() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& why() const { return why_; }
+  std::string env() const { return "DISPLAY=" + display_ + " "; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_, why_;
+};
+
+const Xvfb& xvfb() {
+  static Xvfb x;
+  return x;
+}
+
+// Xvfb is expected where GL is (scripts/test.sh): there its absence fails, elsewhere it skips.
+#define REQUIRE_DISPLAY()                                                                  \
+  do {                                                                                     \
+    REQUIRE_GL_CLI();                                                                      \
+    if (!xvfb().why().empty()) {                                                           \
+      const char* expect_ = std::getenv("NBODY_EXPECT_GL");                                \
+      if (expect_ && *expect_ == '1') FAIL() << "a display was expected: " << xvfb().why(); \
+      GTEST_SKIP() << xvfb().why();                                                        \
+    }                                                                                      \
+  } while (0)
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgb;
+  const unsigned char* at(int x, int y) const { return &rgb[3 * (static_cast<std::size_t>(y) * w + x)]; }
+  int sum(int x, int y) const { return at(x, y)[0] + at(x, y)[1] + at(x, y)[2]; }
+};
+
+Image load(const fs::path& p) {
+  Image im;
+  int c = 0;
+  unsigned char* data = stbi_load(p.c_str(), &im.w, &im.h, &c, 3);
+  if (!data) {
+    ADD_FAILURE() << p << ": " << stbi_failure_reason();
+    return im;
+  }
+  im.rgb.assign(data, data + 3 * im.w * im.h);
+  stbi_image_free(data);
+  return im;
+}
+
+constexpr int kW = 800, kH = 400, kHud = 100, kFooter = 30;  // the HUD band and footer, in pixels
+
+// Runs a scripted view of gl:forcequad beside cpu32 at N = 2048 and loads its screenshot.
+Image scripted(const std::string& name, const std::string& extra, Result* out = nullptr) {
+  const fs::path png = scratch() / (name + ".png");
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frames 4 --size " + std::to_string(kW) + "x" +
+                             std::to_string(kH) + " --screenshot '" + png.string() + "' " + extra,
+                         xvfb().env());
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (out) *out = r;
+  return r.code == 0 ? load(png) : Image{};
+}
+
+TEST(View, WithoutADisplayExits3AndPointsToHeadlessFrames) {
+  const Result r = nbody("view -n 64", "env -u DISPLAY -u WAYLAND_DISPLAY ");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_EQ(cli_test::lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("run --frames"), std::string::npos) << r.err;
+}
+
+TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
+  cli_test::expect_bad_input({
+      {"view -p cpu32,cpu64,gl", "one or two pipelines"},
+      {"view -p cpu32 --colour divergence", "needs two pipelines"},
+      {"view --colour rainbow", "--colour 'rainbow'"},
+      {"view --size 10x10", "--size '10x10'"},
+      {"view --size big", "--size 'big'"},
+      {"view --steps-per-frame 0", "--steps-per-frame 0"},
+      {"view --frames -1", "--frames -1"},
+      {"view --screenshot shot.jpg", "must end in .png"},
+      {"view --view-radius -1", "--view-radius"},
+      {"view --steps 10", "--steps"},
+      {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour is for --frames"},
+      {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --colour divergence",
+       "frames take plain, speed or species"},
+  });
+}
+
+// Both panes hold the cluster (bright pixels clustered about each pane's centre), the HUD holds
+// text, and the summary names each pane's data path.
+TEST(View, ScriptedScreenshotShowsBothPanesAndTheHud) {
+  REQUIRE_DISPLAY();
+  Result r;
+  const Image im = scripted("both", "--colour speed", &r);
+  ASSERT_EQ(im.w, kW);
+  ASSERT_EQ(im.h, kH);
+  EXPECT_NE(r.out.find("gl:forcequad"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("path: GL texture, no copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("path: host copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4 frames"), std::string::npos) << r.out;
+  for (int pane = 0; pane < 2; ++pane) {
+    const int x0 = pane * kW / 2, x1 = x0 + kW / 2;
+    long long lit = 0;
+    double sx = 0, sy = 0;
+    for (int y = kHud; y < kH - kFooter; ++y)
+      for (int x = x0 + 4; x < x1 - 4; ++x)
+        if (im.sum(x, y) > 60) ++lit, sx += x, sy += y;
+    ASSERT_GT(lit, 300) << "lit pixels in pane " << pane;
+    const double cx = sx / static_cast<double>(lit) - (x0 + x1) / 2.0, cy = sy / static_cast<double>(lit) - kH / 2.0;
+    EXPECT_LT(std::abs(cx), kW / 2 * 0.1) << "pane " << pane << ": the bodies' centroid is off centre in x";
+    EXPECT_LT(std::abs(cy), kH * 0.1) << "pane " << pane << ": the bodies' centroid is off centre in y";
+    // HUD text is light grey on black; bodies coloured by speed are blue to orange, never grey.
+    int text = 0;
+    for (int y = 0; y < kHud; ++y)
+      for (int x = x0; x < x0 + 360; ++x) {
+        const unsigned char* p = im.at(x, y);
+        text += p[0] > 170 && p[1] > 170 && p[2] > 170 && std::max({p[0], p[1], p[2]}) - std::min({p[0], p[1], p[2]}) < 40;
+      }
+    EXPECT_GT(text, 400) << "text pixels in pane " << pane << "'s HUD";
+  }
+}
+
+// Colouring by the distance to the twin body changes the bodies' colours (not their places) and
+// adds the colour bar.
+TEST(View, DivergenceColouringChangesThePicture) {
+  REQUIRE_DISPLAY();
+  const Image speed = scripted("speed", "--colour speed");
+  const Image divergence = scripted("divergence", "--colour divergence");
+  ASSERT_EQ(speed.rgb.size(), divergence.rgb.size());
+  ASSERT_FALSE(speed.rgb.empty());
+  int changed = 0;
+  for (int y = kHud; y < kH - kFooter; ++y)
+    for (int x = 4; x < kW / 2 - 4; ++x)  // the left pane: no colour bar there
+      changed += std::abs(speed.sum(x, y) - divergence.sum(x, y)) > 30;
+  EXPECT_GT(changed, 300) << "pixels of the left pane that changed with the colour mode";
+  int bar = 0;  // the colour bar: saturated colours at the right edge
+  for (int y = 60; y < 60 + kH / 2; ++y)
+    for (int x = kW - 70; x < kW - 54; ++x) bar += divergence.sum(x, y) > 200;
+  EXPECT_GT(bar, 16 * kH / 4) << "the colour bar";
+}
+
+}  // namespace
