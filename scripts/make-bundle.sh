@@ -7,11 +7,16 @@ cmake --preset gpu >/dev/null
 cmake --build --preset gpu -j "$(nproc)"
 rm -rf bundle && mkdir -p bundle/lib
 cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end \
-   build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep bundle/
+   build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep \
+   build/gpu/tests/test_cli_view bundle/
 # Every library the binaries load except those the GPU machine brings itself: glibc, the C++
 # runtime, the GL vendor-neutral runtime (.gl/), the NVIDIA driver and OpenMPI. HDF5 brings
 # libcurl and its TLS stack along (Debian builds it with the ros3 driver).
 ldd bundle/nbody bundle/test_gl bundle/test_keep | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -v -E "/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|libEGL|libOpenGL|libGLX|libGLdispatch|libGL|libcuda|libmpi|libmpi_cxx|libopen-pal|libopen-rte|libhwloc|libevent_core-2\.1|libevent_pthreads-2\.1|libudev)\.so" |
   xargs -r -I{} cp -L {} bundle/lib/
+# GLFW loads these X extensions' client libraries itself (dlopen), so ldd does not list them.
+for x in libXrandr.so.2 libXinerama.so.1 libXcursor.so.1 libXi.so.6 libXxf86vm.so.1 libXrender.so.1 libXfixes.so.3; do
+  cp -L "/lib/x86_64-linux-gnu/$x" bundle/lib/ 2>/dev/null || true
+done
 du -sh bundle

@@ -18,9 +18,14 @@ using cli_test::scratch;
 namespace fs = std::filesystem;
 
 // A private X server for this test process: `Xvfb -displayfd` picks a free display and tells us.
+// NBODY_TEST_DISPLAY=:N uses a server already running instead (the GPU machine: gpu-view.sh).
 class Xvfb {
  public:
   Xvfb() {
+    if (const char* given = std::getenv("NBODY_TEST_DISPLAY"); given && *given) {  // a server already running
+      display_ = given;
+      return;
+    }
     if (std::system("command -v Xvfb >/dev/null 2>&1") != 0) {
       why_ = "no Xvfb on PATH (scripts/install-deps.sh installs xvfb)";
       return;
