@@ -34,6 +34,7 @@ struct ViewArgs {
   double radius = 0, tilt = 30, yaw = 0;
   bool vsync = false;
   bool no_interop = false;  // copy CUDA rungs through the host even where interop works
+  bool offscreen = false;   // scripted only: the headless EGL context, no window
 };
 
 // "gl:forcequad,cuda:tuned" where a CUDA device is, "gl:forcequad,cpu32" elsewhere.
@@ -91,6 +92,7 @@ int view(ViewArgs& a) {
   parse_size(a.size, width, height);
   if (a.steps_per_frame < 1) throw InputError("--steps-per-frame " + std::to_string(a.steps_per_frame) + ": must be >= 1");
   if (a.frames < 0) throw InputError("--frames " + std::to_string(a.frames) + ": must be >= 0");
+  if (a.offscreen && a.frames == 0) throw InputError("--offscreen is for the scripted mode: give --frames K");
   if (!a.screenshot.empty()) {
     if (!a.screenshot.ends_with(".png")) throw InputError("--screenshot '" + a.screenshot + "': must end in .png");
     check_output_path(a.screenshot, "--screenshot");
@@ -110,7 +112,7 @@ int view(ViewArgs& a) {
 
   // The window first: its context is the one the gl:* rungs run in.
   gl::WindowOptions wo;
-  wo.width = width, wo.height = height, wo.vsync = a.vsync;
+  wo.width = width, wo.height = height, wo.vsync = a.vsync, wo.offscreen = a.offscreen;
   gl::Window window(wo, gl::Scene{});
   auto engine = make_engine(a.cfg.pipeline);
   Start start = initial_state(a.cfg, *engine, true);
@@ -366,6 +368,9 @@ Command add_view(CLI::App& app) {
   sub->add_option("--view-yaw", a->yaw, "Camera turn about z in degrees")->capture_default_str();
   sub->add_flag("--no-interop", a->no_interop,
                 "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)");
+  sub->add_flag("--offscreen", a->offscreen,
+                "With --frames: no window; draw the same frames in the headless EGL context (no display "
+                "needed; frames/s then counts drawing finished by glFinish, no presentation)");
   sub->add_flag("--vsync", a->vsync, "Wait for the display's refresh between frames (off: as fast as it steps)");
   sub->footer(
       "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, "

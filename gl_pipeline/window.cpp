@@ -41,6 +41,9 @@ struct Window::Impl {
   GLuint divergence_buffer = 0, divergence_texture = 0;
   Divergence divergence;
   int width = 0, height = 0;  // of the last frame drawn, in pixels
+  bool glfw = false;          // glfwInit succeeded (a window); false: offscreen
+  Texture target;             // offscreen: the frame, drawn through `fbo`
+  Framebuffer fbo;
 
   ~Impl() {
     bodies.reset();
@@ -48,13 +51,29 @@ struct Window::Impl {
     for (auto& b : buffers) b.reset();
     if (divergence_texture) glDeleteTextures(1, &divergence_texture);
     if (divergence_buffer) glDeleteBuffers(1, &divergence_buffer);
+    target = Texture();
+    fbo = Framebuffer();
     if (window) glfwDestroyWindow(window);
-    glfwTerminate();
+    if (glfw) glfwTerminate();
   }
   static Impl& of(GLFWwindow* w) { return *static_cast<Impl*>(glfwGetWindowUserPointer(w)); }
 };
 
 Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.scene = scene;
+  m.camera = scene.camera;
+  if (options.offscreen) {  // the headless EGL context and a framebuffer object of the window's size
+    m.renderer = context().renderer;
+    m.width = options.width, m.height = options.height;
+    m.target = Texture({"offscreen frame", m.width, m.height, GL_RGBA8, nullptr});
+    m.fbo = Framebuffer(m.target);
+    m.bodies = std::make_unique<BodyRenderer>();
+    m.overlay = std::make_unique<Overlay>();
+    glGenBuffers(1, &m.divergence_buffer);
+    glGenTextures(1, &m.divergence_texture);
+    return;
+  }
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
@@ -62,9 +81,7 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
                       "headless");
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) throw Unavailable("no window: " + g_glfw_error);
-  Impl& m = *impl_;
-  m.scene = scene;
-  m.camera = scene.camera;
+  m.glfw = true;
   // The newest core context we use first (gl:compute needs 4.3), down to the force quad's 3.3.
   const int versions[][2] = {{4, 5}, {4, 3}, {3, 3}};
   for (const auto& v : versions) {
@@ -73,6 +90,11 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, v[1]);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    // Colour only: no depth, stencil or alpha planes are drawn (additive sprites, 2-D text), and
+    // asking for none lets GLX find a config on servers that offer few (Xvfb beside the NVIDIA driver).
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);
+    glfwWindowHint(GLFW_STENCIL_BITS, 0);
+    glfwWindowHint(GLFW_ALPHA_BITS, 0);
     m.window = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (m.window) break;
   }
@@ -120,9 +142,10 @@ void Window::set_scene(const Scene& scene) {
   impl_->camera = scene.camera;
 }
 
-bool Window::closing() const { return glfwWindowShouldClose(impl_->window); }
+bool Window::closing() const { return impl_->window && glfwWindowShouldClose(impl_->window); }
 
 std::string Window::poll(bool wait) {
+  if (!impl_->window) return "";
   if (wait)
     glfwWaitEventsTimeout(0.1);
   else
@@ -163,8 +186,8 @@ void Window::set_divergence(const Divergence& d) {
 
 void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, const std::string& footer) {
   Impl& m = *impl_;
-  glfwGetFramebufferSize(m.window, &m.width, &m.height);
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  if (m.window) glfwGetFramebufferSize(m.window, &m.width, &m.height);
+  glBindFramebuffer(GL_FRAMEBUFFER, m.window ? 0 : m.fbo.id());
   glViewport(0, 0, m.width, m.height);
   glClearColor(0, 0, 0, 1);
   glClear(GL_COLOR_BUFFER_BIT);
@@ -216,11 +239,17 @@ void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, cons
   o.flush(m.width, m.height);
 }
 
-void Window::show() { glfwSwapBuffers(impl_->window); }
+// Offscreen, a frame is shown when it is finished: glFinish stands where the swap would be.
+void Window::show() {
+  if (impl_->window)
+    glfwSwapBuffers(impl_->window);
+  else
+    glFinish();
+}
 
 std::string Window::png() {
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glReadBuffer(GL_BACK);
+  glBindFramebuffer(GL_FRAMEBUFFER, impl_->window ? 0 : impl_->fbo.id());
+  glReadBuffer(impl_->window ? GL_BACK : GL_COLOR_ATTACHMENT0);
   return read_png(0, 0, impl_->width, impl_->height);
 }
 

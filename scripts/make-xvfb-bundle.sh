@@ -12,9 +12,12 @@ mkdir -p "$stage/x/lib" "$stage/x/dri"
 cp -L "$(command -v Xvfb)" "$(command -v xkbcomp)" "$stage/x/"
 cp -rL /usr/share/X11/xkb "$stage/x/xkb"
 cp -L /usr/lib/x86_64-linux-gnu/dri/swrast_dri.so "$stage/x/dri/"
+# Mesa's GLX client too (__GLX_VENDOR_LIBRARY_NAME=mesa): a window drawn by llvmpipe, for when the
+# NVIDIA GLX client finds no configs on Xvfb.
+cp -L /usr/lib/x86_64-linux-gnu/libGLX_mesa.so.0 "$stage/x/lib/"
 # Every library Xvfb, xkbcomp and the DRI driver load, except glibc and the C++ runtime (the GPU
 # machine's are newer and compatible) and the GL vendor-neutral runtime (.gl/ carries it).
-ldd "$stage/x/Xvfb" "$stage/x/xkbcomp" "$stage/x/dri/swrast_dri.so" | awk '$3 ~ /^\// {print $3}' | sort -u |
+ldd "$stage/x/Xvfb" "$stage/x/xkbcomp" "$stage/x/dri/swrast_dri.so" "$stage/x/lib/libGLX_mesa.so.0" | awk '$3 ~ /^\// {print $3}' | sort -u |
   grep -v -E "/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|libGLX|libGLdispatch|libGL|libEGL|libOpenGL)\.so" |
   xargs -r -I{} cp -L {} "$stage/x/lib/"
 rm -rf xvfb && mkdir -p xvfb

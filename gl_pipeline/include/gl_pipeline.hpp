@@ -95,6 +95,9 @@ struct WindowOptions {
   int width = 1280, height = 640;
   bool vsync = true;
   std::string title = "nbody view";
+  // No window: draw into a framebuffer object of the same size in the headless EGL context (for
+  // scripted figures on a machine without a display). Keys and mouse do nothing.
+  bool offscreen = false;
 };
 
 // One pane: a pipeline and its HUD lines (drawn top left).
