@@ -160,8 +160,12 @@ int view(ViewArgs& a) {
   std::string message;  // the footer's last event
   Clock::time_point message_at = Clock::now();
   const Clock::time_point began = Clock::now();
-  Clock::time_point stats_due = began, energy_due = began;
-  double energy_cost_s = 0;
+  // A synchronise pass costs about what the start's stagger pass did: the first energy waits ten
+  // times that, so a large N on a CPU engine is not stalled by diagnostics.
+  double energy_cost_s = start.stagger_s;
+  Clock::time_point stats_due = began,
+                    energy_due = began + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(std::max(1.0, 10 * energy_cost_s)));
   long long frame = 0;
   Clock::time_point first_shown = began;
   const bool scripted = a.frames > 0;

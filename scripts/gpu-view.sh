@@ -21,10 +21,8 @@ v -p gl:forcequad,cuda:tuned --ic "$g" --frames 100 --steps-per-frame 4 --size 1
 source scripts/gpu-xvfb.sh
 for vendor in nvidia mesa; do
   section "window on Xvfb, GLX vendor $vendor"
-  __GLX_VENDOR_LIBRARY_NAME=$vendor LD_LIBRARY_PATH="/tmp/xvfb/x/lib:$LD_LIBRARY_PATH" \
-    "$N" view -p gl:forcequad,cuda:tuned -n 16384 --frames 60 --size 1600x800 --screenshot "$O/window-$vendor.png" &&
+  __GLX_VENDOR_LIBRARY_NAME=$vendor "$N" view -p gl:forcequad,cuda:tuned -n 16384 --frames 60 --size 1600x800 --screenshot "$O/window-$vendor.png" &&
     { section "test_cli_view, GLX vendor $vendor"
-      __GLX_VENDOR_LIBRARY_NAME=$vendor LD_LIBRARY_PATH="/tmp/xvfb/x/lib:$LD_LIBRARY_PATH" \
-        NBODY_TEST_DISPLAY=:99 NBODY_EXPECT_GL=1 NBODY_EXE="$PWD/$N" bundle/test_cli_view; break; }
+      __GLX_VENDOR_LIBRARY_NAME=$vendor NBODY_TEST_DISPLAY=:99 NBODY_EXPECT_GL=1 NBODY_EXE="$PWD/$N" bundle/test_cli_view; break; }
 done
 kill $XVFB_PID

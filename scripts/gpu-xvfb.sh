@@ -8,4 +8,6 @@ LD_LIBRARY_PATH="$X/x/lib:$LD_LIBRARY_PATH" "$X/x/Xvfb" :99 -screen 0 1920x1080x
   -xkbdir "$X/x/xkb" >"$X/xvfb.log" 2>&1 &
 XVFB_PID=$!
 sleep 2
-export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=nvidia
+# NVIDIA's GLX client needs X client libraries the GPU machine's image lacks (libxcb-glx,
+# libX11-xcb): without the carried ones GLFW finds no GLXFBConfig.
+export DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=nvidia LD_LIBRARY_PATH="$X/x/lib:$LD_LIBRARY_PATH"

@@ -199,4 +199,29 @@ TEST(View, DivergenceColouringChangesThePicture) {
   EXPECT_GT(bar, 16 * kH / 4) << "the colour bar";
 }
 
+// --offscreen draws the same frames with no display at all (the EGL context): the bodies' region
+// is the windowed picture's, pixel for pixel (the HUD's timings differ, so it is left out).
+TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
+  REQUIRE_DISPLAY();
+  const Image window = scripted("window", "--colour speed");
+  const fs::path png = scratch() / "offscreen.png";
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frames 4 --size " + std::to_string(kW) + "x" +
+                             std::to_string(kH) + " --colour speed --offscreen --screenshot '" + png.string() + "'",
+                         "env -u DISPLAY -u WAYLAND_DISPLAY ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Image off = load(png);
+  ASSERT_EQ(off.rgb.size(), window.rgb.size());
+  int differ = 0, lit = 0;
+  for (int y = kHud; y < kH - kFooter; ++y)
+    for (int x = 0; x < kW; ++x) {
+      differ += std::abs(off.sum(x, y) - window.sum(x, y)) > 6;
+      lit += off.sum(x, y) > 60;
+    }
+  EXPECT_GT(lit, 600) << "lit pixels offscreen";
+  EXPECT_LT(differ, 20) << "pixels that differ between the window and --offscreen";
+  const Result interactive = nbody("view --offscreen", "env -u DISPLAY ");
+  EXPECT_EQ(interactive.code, 2) << interactive.err;
+  EXPECT_NE(interactive.err.find("--frames"), std::string::npos) << interactive.err;
+}
+
 }  // namespace
