@@ -59,6 +59,11 @@ class Pipeline {
   virtual void read(Bodies& bodies) = 0;
   // Wait until queued device work has finished (for timing); a no-op on the CPU.
   virtual void finish() {}
+  // Milliseconds that `count` steps take, measured the way the device measures itself: CUDA
+  // events (the CUDA rungs), a GL_TIME_ELAPSED query (the GL rungs), else the wall clock around
+  // step() and finish(). timer() names which.
+  virtual double timed_steps(int count);
+  virtual const char* timer() const { return "wall clock"; }
   // "cpu64", "gl:forcequad", "cuda:gems31", ...
   virtual std::string name() const = 0;
 

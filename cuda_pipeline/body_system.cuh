@@ -137,6 +137,24 @@ class BodySystem : public Pipeline {
 
   void finish() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  // CUDA events around the steps' launches (on the default stream, where they run).
+  double timed_steps(int count) override {
+    if (exchange()) return Pipeline::timed_steps(count);  // distributed: the exchange is host time too
+    cudaEvent_t start = nullptr, stop = nullptr;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventRecord(start));
+    step(count);
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return ms;
+  }
+  const char* timer() const override { return "CUDA events"; }
+
   // For CUDA-GL interop (gl_interop.cu): the current state on the device, n() bodies each.
   const Vec4T<T>* device_positions() const { return pos_[cur_].get(); }
   const Vec4T<T>* device_velocities() const { return vel_.get(); }

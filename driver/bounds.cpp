@@ -1,5 +1,6 @@
 #include "bounds.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "device_names.hpp"
@@ -59,6 +60,17 @@ std::optional<Bound> bound_for(const std::string& name, [[maybe_unused]] Pipelin
     char buf[200];
     std::snprintf(buf, sizeof buf, "%lld texels/step at %.3e RGBA32F texels/s (%lld draws of %dx%d) = %.4g ms",
                   texels, f.texels_per_s, f.draws, f.side, f.side, bound_s * 1e3);
+    b.detail = buf;
+    return b;
+  }
+  if (name == "gl:gather") {  // one texel fetch per interaction: the fetch rate bounds it
+    const gl::FetchRate f = gl::measure_fetch_rate(static_cast<int>(n), std::min<long long>(n, 8192));
+    Bound b;
+    b.kind = "fetch";
+    b.interactions_per_s = f.fetches_per_s;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%.3e RGBA32F texel fetches/s (fetch.frag: %lld fragments x %lld bodies)",
+                  f.fetches_per_s, f.fragments, n);
     b.detail = buf;
     return b;
   }

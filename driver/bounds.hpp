@@ -6,6 +6,8 @@
 //         gl:compute gets the same bound when the GL renderer is that CUDA device.
 //   fill: gl:forcequad = the texels one step draws at the RGBA32F fill rate of a trivial shader,
 //         measured in the same run on the same context (gl::measure_fill_rate).
+//   fetch: gl:gather = the texel-fetch rate of its loop without the arithmetic (fetch.frag),
+//         one fetch per interaction, measured the same way (gl::measure_fetch_rate).
 #pragma once
 #include <optional>
 #include <string>
@@ -16,7 +18,7 @@
 namespace nbody {
 
 struct Bound {
-  std::string kind;    // "sm" or "fill"
+  std::string kind;    // "sm", "fill" or "fetch"
   std::string detail;  // how it was computed, with the figures
   double interactions_per_s = 0;
 };

@@ -14,5 +14,6 @@ Command add_run(CLI::App& app);
 Command add_compare(CLI::App& app);
 Command add_bench(CLI::App& app);
 Command add_view(CLI::App& app);
+Command add_ladder(CLI::App& app);
 
 }  // namespace nbody

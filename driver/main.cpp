@@ -28,7 +28,7 @@ int run_command(int argc, char** argv) {
   std::map<std::string, nbody::Command> commands{
       {"info", nbody::add_info(app)},       {"run", nbody::add_run(app)},
       {"compare", nbody::add_compare(app)}, {"bench", nbody::add_bench(app)},
-      {"view", nbody::add_view(app)}};
+      {"ladder", nbody::add_ladder(app)}, {"view", nbody::add_view(app)}};
   try {
     World::check_same_command(argc, argv);
   } catch (const nbody::InputError& e) {

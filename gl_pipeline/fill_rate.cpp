@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "context.hpp"
 #include "error.hpp"
@@ -47,6 +48,43 @@ FillRate measure_fill_rate(long long texels, int reps) {
   std::sort(s.begin(), s.end());
   r.texels_per_s = static_cast<double>(r.draws * per_draw) / s[s.size() / 2];
   check_gl("fill-rate probe");
+  return r;
+}
+
+FetchRate measure_fetch_rate(int n, long long fragments, int reps) {
+  const ContextInfo& ctx = context();
+  if (n < 1 || fragments < 1 || reps < 1) throw InputError("fetch-rate probe: n, fragments and reps must be >= 1");
+  int width = 0, height = 0;
+  body_texture_shape(n, ctx.max_texture, width, height);
+  std::vector<float> texels(4 * static_cast<std::size_t>(width) * height, 1.0f);
+  const Texture bodies({"fetch-rate bodies", width, height, GL_RGBA32F, texels.data()});
+  const Texture target({"fetch-rate target", width, height, GL_RGBA32F, nullptr});
+  const Framebuffer fbo(target);
+  const Program fetch(ProgramDesc{"fetch", "quad.vert", "fetch.frag", ""});
+  const QuadVao quad;
+  // Whole rows of the target, as many as hold `fragments` (at least one).
+  const int rows = static_cast<int>(std::clamp<long long>((fragments + width - 1) / width, 1, height));
+  FetchRate r;
+  r.fragments = static_cast<long long>(rows) * width;
+  r.fetches = r.fragments * n;
+  glDisable(GL_BLEND);
+  fbo.bind(0, 0, width, rows);
+  fetch.use();
+  fetch.sampler("bodies", 0, bodies);
+  fetch.set("n", n);
+  fetch.set("body_width", width);
+  auto run = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    quad.draw();
+    glFinish();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  run();  // warm-up: compile, allocate, clocks
+  std::vector<double> s;
+  for (int k = 0; k < reps; ++k) s.push_back(run());
+  std::sort(s.begin(), s.end());
+  r.fetches_per_s = static_cast<double>(r.fetches) / s[s.size() / 2];
+  check_gl("fetch-rate probe");
   return r;
 }
 

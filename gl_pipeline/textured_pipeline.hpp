@@ -24,6 +24,9 @@ class TexturedPipeline : public Pipeline {
   void step(int count) override;
   void read(Bodies& bodies) override;
   void finish() override { glFinish(); }
+  // A GL_TIME_ELAPSED query around the steps' draws (GL 3.3 core): the GPU's own time.
+  double timed_steps(int count) override;
+  const char* timer() const override { return "GL timer query"; }
   bool distributable() const override { return true; }
 
   // For FrameWriter: the current position and velocity textures and their layout.

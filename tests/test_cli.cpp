@@ -13,7 +13,7 @@ namespace {
 using namespace cli_test;
 
 TEST(Cli, HelpIsTrueAndExitsZero) {
-  for (const char* sub : {"", "run", "compare", "bench", "info", "view"}) {
+  for (const char* sub : {"", "run", "compare", "bench", "ladder", "info", "view"}) {
     const Result r = nbody(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub;
     EXPECT_NE(r.out.find("--"), std::string::npos) << sub;
@@ -232,6 +232,69 @@ TEST(Cli, BenchListsEveryRungWithItsBound) {
     }
   }
   EXPECT_NE(r.out.find("bound"), std::string::npos) << r.out;
+}
+
+// The bench validates the launch plan it times: the bodies checked are of the timed N (all of
+// them when --validate-n is larger), every row says how it was timed and how much the reps spread.
+TEST(Cli, BenchValidatesTheTimedNAndReportsTheSpread) {
+  const fs::path json = scratch() / "bench-valid.json";
+  const Result r = nbody("bench --pipelines cpu32 -n 300,2000 --validate-n 500 --steps 2 --reps 3 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), 2u);
+  EXPECT_EQ(j["results"][0]["n"], 300);
+  EXPECT_EQ(j["results"][0]["validated_bodies"], 300) << "all 300 bodies of the timed N";
+  EXPECT_EQ(j["results"][1]["validated_bodies"], 500) << "500 of the timed 2000";
+  for (const auto& row : j["results"]) {
+    EXPECT_GT(row["accel_rms_rel"].get<double>(), 0) << "cpu32 rounds: an error of exactly 0 checked nothing";
+    EXPECT_LT(row["accel_rms_rel"].get<double>(), 1e-5);
+    EXPECT_LE(row["worst_over_tolerance"].get<double>(), 1.0);
+    EXPECT_LE(row["ms_per_step_min"].get<double>(), row["ms_per_step"].get<double>());
+    EXPECT_GE(row["ms_per_step_max"].get<double>(), row["ms_per_step"].get<double>());
+    EXPECT_EQ(row["timer"], "wall clock");
+  }
+  EXPECT_NE(r.out.find("spread"), std::string::npos) << r.out;
+}
+
+// nbody ladder: every rung that runs here at one N, validated then timed; the speed-up column is
+// the ratio of each rung's rate to the one below; the rest are listed with the reason.
+TEST(Cli, LadderRunsEveryRungHereAndNamesTheOthers) {
+  const fs::path json = scratch() / "ladder.json";
+  const Result r = nbody("ladder -n 512 --steps 1 --reps 1 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  std::vector<std::string> ran;
+  for (const auto& row : j["results"]) ran.push_back(row["pipeline"]);
+  ASSERT_FALSE(ran.empty());
+  EXPECT_EQ(ran.front(), "cpu32");
+  for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31", "cuda:tuned", "cuda:symmetric",
+                        "cuda:gems31-fp64", "cuda:tuned-fp64"}) {
+    const bool here = unavailable(p).empty();
+    EXPECT_EQ(std::find(ran.begin(), ran.end(), p) != ran.end(), here) << p;
+    if (!here) {
+      bool listed = false;
+      for (const auto& u : j["unavailable"]) listed = listed || u["pipeline"] == p;
+      EXPECT_TRUE(listed) << p << " is neither run nor listed as unavailable";
+      EXPECT_NE(r.out.find(std::string(p) + " ") , std::string::npos) << r.out;
+    }
+  }
+  for (std::size_t k = 0; k < j["results"].size(); ++k) {
+    const auto& row = j["results"][k];
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+    if (k == 0 || row["pipeline"] == "cuda:gems31-fp64") {
+      EXPECT_TRUE(row["speedup_over_rung_below"].is_null()) << row.dump();
+      continue;
+    }
+    const double ratio = row["interactions_per_s"].get<double>() / j["results"][k - 1]["interactions_per_s"].get<double>();
+    EXPECT_NEAR(row["speedup_over_rung_below"].get<double>(), ratio, 1e-9 * ratio) << row.dump();
+    if (row["pipeline"] == "gl:gather") {
+      ASSERT_TRUE(row["bound"].is_object()) << row.dump();
+      EXPECT_EQ(row["bound"]["kind"], "fetch");
+      EXPECT_GT(row["bound"]["interactions_per_s"].get<double>(), 0);
+    }
+  }
+  cli_test::expect_bad_input({{"ladder -n 100,200", "one body count"}, {"ladder -n 0", "must be > 0"}});
 }
 
 // DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.

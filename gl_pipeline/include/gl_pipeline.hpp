@@ -40,6 +40,15 @@ struct FillRate {
 };
 FillRate measure_fill_rate(long long texels, int reps = 3);
 
+// The texel-fetch rate of this GL: fetch.frag (gather.frag's loop over n RGBA32F body texels, no
+// arithmetic) drawn over `fragments` fragments (at most the body texture's), each fetching all n;
+// the median of `reps` timed runs after a warm-up, each ended by glFinish. gl:gather's bound.
+struct FetchRate {
+  long long fragments = 0, fetches = 0;
+  double fetches_per_s = 0;
+};
+FetchRate measure_fetch_rate(int n, long long fragments, int reps = 3);
+
 // ---- Pictures: `run --frames` and `view` draw bodies the same way (render.cpp) ----------------
 
 // How bodies are coloured: plain, by speed, by species (a Tipsy file's gas, dark and star), or
