@@ -77,6 +77,7 @@ class ForceQuad final : public TexturedPipeline {
     quad_fbo_ = Framebuffer(quad_);
     scratch_fbo_ = Framebuffer(scratch_);
     acc_fbo_ = Framebuffer(acc_);
+    probe_quad();
     force_ = Program(ProgramDesc{"force_quad", "quad.vert", "force_quad.frag", ""});
     reduce_ = Program(ProgramDesc{"reduce_rows", "quad.vert", "reduce_rows.frag", ""});
   }
@@ -128,6 +129,21 @@ class ForceQuad final : public TexturedPipeline {
       src = to_scratch ? &scratch_ : &quad_;
       h = half;
     }
+  }
+
+  // A driver may accept a texture it cannot hold and draw nothing into it, without a GL error:
+  // clear the quad and read back its last texel before trusting it.
+  void probe_quad() {
+    quad_fbo_.bind(0, 0, chunk_, chunk_);
+    glClearColor(1, 2, 3, 4);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glClearColor(0, 0, 0, 0);
+    float texel[4] = {0, 0, 0, 0};
+    quad_fbo_.read(chunk_ - 1, chunk_ - 1, 1, 1, texel);
+    if (texel[0] != 1 || texel[3] != 4)
+      throw InputError("this GL did not keep a " + std::to_string(chunk_) + "x" + std::to_string(chunk_) +
+                       " force quad (" + gib((opt_.half ? 8.0 : 16.0) * chunk_ * chunk_) + "): its last texel did not take a clear; "
+                       "use a smaller --gl-chunk");
   }
 
   Options opt_;

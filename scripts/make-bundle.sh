@@ -8,7 +8,7 @@ cmake --build --preset gpu -j "$(nproc)"
 rm -rf bundle && mkdir -p bundle/lib
 cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end \
    build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep \
-   build/gpu/tests/test_cli_view bundle/
+   build/gpu/tests/test_cli_view build/gpu/tests/test_cli bundle/
 # Every library the binaries load except those the GPU machine brings itself: glibc, the C++
 # runtime, the GL vendor-neutral runtime (.gl/), the NVIDIA driver and OpenMPI. HDF5 brings
 # libcurl and its TLS stack along (Debian builds it with the ros3 driver).
