@@ -241,7 +241,13 @@ std::string resume_outputs(const RunArgs& a) {
   std::string s = quoted(checkpoint_path(a.out)) + " --out " + quoted(a.out);
   if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
   if (a.snapshot_every > 0) s += " --snapshot-every " + std::to_string(a.snapshot_every) + " --snapshot-format " + a.snapshot_format;
-  if (a.frames > 0) s += " --frames " + std::to_string(a.frames);
+  if (a.frames > 0) {
+    s += " --frames " + std::to_string(a.frames) + " --colour " + a.colour;
+    char view[160];
+    std::snprintf(view, sizeof view, " --view-radius %.17g --view-tilt %.17g --view-yaw %.17g", a.view_radius,
+                  a.view_tilt, a.view_yaw);
+    s += view;
+  }
   if (!a.save.empty()) s += " --save " + quoted(a.save);
   if (!a.cfg.json.empty()) s += " --json " + quoted(a.cfg.json);
   if (a.cfg.force) s += " --force";
@@ -328,11 +334,16 @@ int run(RunArgs& a) {
 
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<gl::FrameWriter> frames;
-  if (a.frames > 0)  // the camera and scales from the state at the start (resumed: the checkpoint's)
+  if (a.frames > 0) {  // the camera and scales from the state at the start (resumed: the checkpoint's)
+    // A resumed run's species: the checkpoint's --ic read again (its META gave ic, n, subset, seed).
+    if (resumed && start.species.empty() && a.cfg.ic_is_file()) initial_bodies(a.cfg, &start.species);
     frames = std::make_unique<gl::FrameWriter>(
         gl::make_scene(bodies, start.species, {a.view_radius, a.view_tilt, a.view_yaw}), gl::parse_colour(a.colour));
+  }
+  double frames_s = 0;  // drawing and writing frames: not simulation time
   auto frame = [&](long long step) {
     if (!frames) return;
+    const auto t0 = Clock::now();
     char file[32];
     std::snprintf(file, sizeof file, "frame_%06lld.png", step);
     char when[96];
@@ -340,8 +351,10 @@ int run(RunArgs& a) {
                   bodies.size());
     const std::string png = frames->png(*p, {name, when});
     write_output((std::filesystem::path(a.out) / file).string(), png);
+    frames_s += since(t0);
   };
 #else
+  const double frames_s = 0;
   auto frame = [](long long) {};
 #endif
 
@@ -456,9 +469,10 @@ int run(RunArgs& a) {
     }
     return 128 + interrupted;  // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, as a shell reports them
   }
-  const double sim_s = since(t_sim) - diag_s;
+  const double sim_s = since(t_sim) - diag_s - frames_s;
   phases["simulation"] = sim_s;
   phases["diagnostics"] = diag_s;
+  if (a.frames > 0) phases["frames"] = frames_s;
   t_phase = Clock::now();
 
   Energy e1;

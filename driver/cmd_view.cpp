@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "cost.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
 #include "metrics.hpp"
@@ -55,6 +56,11 @@ void parse_size(const std::string& s, int& w, int& h) {
 }
 
 #ifdef NBODY_HAVE_GL
+
+// The steps a scripted view takes (--frames K x --steps-per-frame).
+double scripted_steps(const ViewArgs& a) {
+  return static_cast<double>(a.frames) * static_cast<double>(a.steps_per_frame);
+}
 
 std::string format(const char* f, double v) {
   char buf[64];
@@ -110,11 +116,20 @@ int view(ViewArgs& a) {
   check_pipeline_options(names, a.cfg.pipeline);
   if (const std::string why = gl::window_unavailable(); !why.empty()) throw Unavailable(why);
 
+  // The set-up's float64 pass (the stagger, with E_0), estimated before anything opens: past an
+  // hour it is refused unless --force (as run and compare do).
+  auto engine = make_engine(a.cfg.pipeline);
+  const double n2 = static_cast<double>(a.cfg.n) * static_cast<double>(a.cfg.n);
+  {
+    std::vector<CostItem> cost{{engine->name() + " float64 set-up pass", n2}};
+    if (n2 > kTrivialInteractions) cost[0].per_s = measure_engine_rate(*engine, a.cfg.params(), a.cfg.n);
+    check_cost(cost, a.cfg.force);
+  }
+
   // The window first: its context is the one the gl:* rungs run in.
   gl::WindowOptions wo;
   wo.width = width, wo.height = height, wo.vsync = a.vsync, wo.offscreen = a.offscreen;
   gl::Window window(wo, gl::Scene{});
-  auto engine = make_engine(a.cfg.pipeline);
   Start start = initial_state(a.cfg, *engine, true);
   const std::size_t n = start.bodies.size();
   gl::Scene scene = gl::make_scene(start.bodies, start.species, {a.radius, a.tilt, a.yaw});
@@ -152,6 +167,16 @@ int view(ViewArgs& a) {
 #endif
   }
 
+  if (scripted_steps(a) * n2 > kTrivialInteractions) {  // scripted: the frames' steps too, at their measured rates
+    std::vector<CostItem> cost;
+    for (Side& s : sides) {
+      cost.push_back({s.name + " steps", scripted_steps(a) * n2,
+                      measure_step_rate(*s.pipeline, params, static_cast<long long>(n))});
+      s.pipeline->load(start.bodies, params);  // the probe left other bodies in it
+    }
+    check_cost(cost, a.cfg.force);
+  }
+
   const double e0 = start.energy.total();
   long long step = 0;
   double time = 0;
@@ -170,9 +195,16 @@ int view(ViewArgs& a) {
   Clock::time_point first_shown = began;
   const bool scripted = a.frames > 0;
 
+  // A screenshot is taken after the frame is drawn and before it is shown (the only time its pixels
+  // are defined); a failed write is reported in the footer, not fatal.
+  std::string shot;  // the path asked for by `p`, saved after this frame's draw
   auto save = [&](const std::string& path) {
-    write_output(path, window.png());
-    message = "saved " + path;
+    try {
+      write_output(path, window.png());
+      message = "saved " + path;
+    } catch (const std::exception& e) {
+      message = std::string("screenshot failed: ") + e.what();
+    }
     message_at = Clock::now();
   };
   auto reload = [&](const Bodies& b) {
@@ -205,7 +237,9 @@ int view(ViewArgs& a) {
       d.log10_distance[i] = static_cast<float>(std::log10(std::max(r, 1e-30)));
     }
     stats = {worst, std::sqrt(sum2 / static_cast<double>(std::max<std::size_t>(n, 1))), step};
-    // The colour bar spans whole decades from the largest distance down 6 (an identical pair: 0).
+    // The colour bar spans whole decades from the largest distance down 6; an identical pair has
+    // none (the bar says so).
+    d.identical = worst == 0;
     d.hi = worst > 0 ? static_cast<float>(std::ceil(std::log10(worst))) : 0.0f;
     d.lo = d.hi - 6;
     window.set_divergence(d);
@@ -254,18 +288,15 @@ int view(ViewArgs& a) {
           break;
         case '[': change_dt(0.5); break;
         case ']': change_dt(2.0); break;
-        case 'p': save(!a.screenshot.empty() ? a.screenshot : "nbody-view-step" + std::to_string(step) + ".png"); break;
+        case 'p': shot = "?"; break;  // named after this frame's step, saved after its draw
         default: break;
       }
     }
     if (quit) break;
     const int count = running ? a.steps_per_frame : one ? 1 : 0;
     if (count > 0) {
-      for (Side& s : sides) {
-        const auto t0 = Clock::now();
-        s.pipeline->step(count);
-        s.pipeline->finish();
-        const double ms = 1e3 * seconds_since(t0) / count;
+      for (Side& s : sides) {  // the pipeline's own timer: CUDA events, a GL timer query, the wall clock
+        const double ms = s.pipeline->timed_steps(count) / count;
         s.ms_per_step = s.ms_per_step > 0 ? 0.8 * s.ms_per_step + 0.2 * ms : ms;
       }
       step += count;
@@ -297,14 +328,14 @@ int view(ViewArgs& a) {
                                       std::chrono::duration<double>(std::max(1.0, 10 * energy_cost_s)));
     }
     std::vector<gl::Pane> panes;
-    const double n2 = static_cast<double>(n) * static_cast<double>(n);
+    const double nn = static_cast<double>(n) * static_cast<double>(n);
     for (Side& s : sides) {
       gl::Pane p{s.pipeline.get(), {}};
       p.hud.push_back(s.name + (s.where.empty() ? "" : "  " + s.where));
       p.hud.push_back("step " + std::to_string(step) + "   t = " + format("%.4g", time) + "   dt = " +
                       format("%.4g", params.dt) + "   N = " + std::to_string(n));
       if (s.ms_per_step > 0)
-        p.hud.push_back(format("%.3f ms/step   ", s.ms_per_step) + format("%.3g interactions/s", n2 / (s.ms_per_step / 1e3)));
+        p.hud.push_back(format("%.3f ms/step   ", s.ms_per_step) + format("%.3g interactions/s", nn / (s.ms_per_step / 1e3)));
       if (!std::isnan(s.drift))
         p.hud.push_back("energy drift " + format("%.2e", s.drift) + " (step " + std::to_string(s.drift_step) + ")");
       p.hud.push_back("path: " + s.path);
@@ -319,6 +350,10 @@ int view(ViewArgs& a) {
     if (!message.empty() && seconds_since(message_at) < 3) footer += "   " + message;
     window.draw(panes, mode, help, footer);
     if (last && !a.screenshot.empty()) write_output(a.screenshot, window.png());
+    if (!shot.empty()) {
+      save(!a.screenshot.empty() ? a.screenshot : "nbody-view-step" + std::to_string(step) + ".png");
+      shot.clear();
+    }
     window.show();
     if (frame == 0) first_shown = Clock::now();
     ++frame;
@@ -331,6 +366,8 @@ int view(ViewArgs& a) {
   if (frame > 1)  // the first frame carries the start-up (shader compiles, first launches)
     std::printf("  %.1f frames/s after the first frame (%lld frames in %.3f s)\n",
                 static_cast<double>(frame - 1) / std::max(after_first, 1e-9), frame - 1, after_first);
+  else
+    std::printf("  one frame: no frames/s (the first frame carries the start-up; give --frames 2 or more)\n");
   for (const Side& s : sides)
     std::printf("  %-16s %.3f ms/step  path: %s%s\n", s.name.c_str(), s.ms_per_step, s.path.c_str(),
                 std::isnan(s.drift) ? "" : ("  energy drift " + format("%.2e", s.drift)).c_str());
@@ -351,7 +388,7 @@ Command add_view(CLI::App& app) {
       "A window with two pipelines side by side, stepping in lock step from the same initial state, "
       "coloured by speed, species or their divergence (GLFW; needs a display)");
   add_common_options(*sub, a->cfg);
-  for (const char* name : {"--steps", "--json", "--force"}) sub->remove_option(sub->get_option(name));
+  for (const char* name : {"--steps", "--json"}) sub->remove_option(sub->get_option(name));
   add_pipeline_options(*sub, a->cfg.pipeline);
   sub->add_option("-p,--pipelines", a->pipelines,
                   "One or two pipelines, left and right (default: gl:forcequad beside cuda:tuned; cpu32 "
@@ -378,9 +415,10 @@ Command add_view(CLI::App& app) {
   sub->add_flag("--vsync", a->vsync, "Wait for the display's refresh between frames (off: as fast as it steps)");
   sub->footer(
       "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, "
-      "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`nbody run "
-      "--frames K --out DIR` renders headless). Exit codes: 0 ok, 2 bad input, 3 no window or a "
-      "pipeline failed.");
+      "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`--frames K "
+      "--offscreen` and `nbody run --frames K --out DIR` render headless). The set-up's float64 pass "
+      "(and a scripted run's steps) past an hour is refused without --force. Exit codes: 0 ok, 2 bad "
+      "input, 3 no window or a pipeline failed.");
   return [a]() -> int {
 #ifdef NBODY_HAVE_GL
     return view(*a);

@@ -159,8 +159,12 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
       curves.push_back("'" + f + "' using 1:2 with linespoints" + style(k) + " title columnheader(2)");
     }
   }
+  // An empty panel (one pipeline, or --steps 0) says so: a curve below a fixed range draws nothing
+  // and, unlike 1/0, is not an error on a log axis.
+  const char* kEmpty = "1e-300 notitle";
+  if (curves.empty()) script << "set label 1 'no pair of pipelines to compare' at graph 0.5, 0.5 center\n";
   script << "plot ";
-  if (curves.empty()) script << "1/0 notitle";
+  if (curves.empty()) script << "[] [1e-16:1] " << kEmpty << "\nunset label 1\n";
   for (std::size_t k = 0; k < curves.size(); ++k) script << (k ? ", " : "") << curves[k];
   // The drift is 0 at step 0 by definition, and may be exactly 0 later: a log axis shows neither,
   // so those points are left out (not floored to a made-up value that stretches the axis).
@@ -179,8 +183,12 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
       }
     energy.push_back("'" + f + "' using 1:2 with linespoints" + style(energy.size()) + " title columnheader(2)");
   }
+  std::size_t energy_points = 0;
+  for (const auto& s : r.steps) energy_points += s.step > 0 ? s.energy.size() : 0;
+  if (energy_points == 0) energy.clear();  // no drift after step 0 to show
+  if (energy.empty()) script << "set label 2 'no energy measured after step 0' at graph 0.5, 0.5 center\n";
   script << "plot ";
-  if (energy.empty()) script << "1/0 notitle";
+  if (energy.empty()) script << "[] [1e-16:1] " << kEmpty;
   for (std::size_t k = 0; k < energy.size(); ++k) script << (k ? ", " : "") << energy[k];
   script << "\nunset multiplot\n";
   std::ofstream(dir / "plot.gp") << script.str();

@@ -130,10 +130,6 @@ ContextInfo describe_current(const std::string& platform) {
   // Mesa llvmpipe refuses one texture past about 1.6e9 bytes (measured here with 22 GB free: 10000^2
   // RGBA32F force quad, 1.60e9 bytes, allocates; 10100^2, 1.63e9 bytes, gives GL_OUT_OF_MEMORY).
   if (info.renderer.find("llvmpipe") != std::string::npos) info.max_texture_bytes = 1500000000LL;
-  // Elsewhere, 4 GiB (a 16384^2 RGBA32F force quad): on the H100 (driver 580) a 32768^2 one
-  // (17 GB, with 40 GB free) allocated without a GL error and then drew nothing, giving
-  // accelerations of 0 (found by nbody ladder's validation at N = 131072).
-  else info.max_texture_bytes = 4294967296LL;
   while (glGetError() != GL_NO_ERROR) {
   }
   return info;

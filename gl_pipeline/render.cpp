@@ -60,9 +60,13 @@ Scene make_scene(const Bodies& initial, std::vector<Species> species, const Came
     for (std::size_t e = i + k.count; i < e; ++i) {
       const Vec4& p = initial.pos[i];
       const Vec3& u = initial.vel[i];
-      if (k.luminous || !any_luminous) r.push_back(length(p.x, p.y, p.z));
+      // The camera and the reference mass follow the luminous bodies (a galaxy's disk, not its
+      // halo); the speed scale all of them.
+      if (k.luminous || !any_luminous) {
+        r.push_back(length(p.x, p.y, p.z));
+        m.push_back(p.w);
+      }
       v.push_back(length(u.x, u.y, u.z));
-      m.push_back(p.w);
     }
   s.fit_radius = percentile90(r) / 0.6;  // the 90% radius fills 60% of the half-height
   s.vmax = 1.5 * percentile90(v);
@@ -167,6 +171,10 @@ BodyRenderer::BodyRenderer() : program_(ProgramDesc{"bodies", "bodies.vert", "po
   check_gl("making the colour ramp");
 }
 
+BodyRenderer::~BodyRenderer() {
+  if (ramp_) glDeleteTextures(1, &ramp_);
+}
+
 void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Camera& camera, Colour colour,
                         const Rect& vp, GLuint divergence, float lo, float hi) {
   const int n = source.count();
@@ -193,15 +201,14 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
   const char* samplers[] = {"pos_tex", "vel_tex", "pos_buf", "vel_buf", "divergence", "ramp"};
   for (int unit = 0; unit < 6; ++unit) glUniform1i(glGetUniformLocation(id, samplers[unit]), unit);
   program_.set("source", textured ? 0 : 1);
-  if (textured) {
-    bind(0, GL_TEXTURE_2D, textured->positions().id(), "pos_tex");
-    bind(1, GL_TEXTURE_2D, textured->velocities().id(), "vel_tex");
-    program_.set("body_width", textured->positions().width());
-  } else {
-    bind(2, GL_TEXTURE_BUFFER, source.buffers->position_texture(), "pos_buf");
-    bind(3, GL_TEXTURE_BUFFER, source.buffers->velocity_texture(), "vel_buf");
-  }
-  if (colour == Colour::Divergence) bind(4, GL_TEXTURE_BUFFER, divergence, "divergence");
+  // Units a source does not use get no texture: nothing stale (such as a framebuffer's own
+  // target) stays bound where the program could see it.
+  bind(0, GL_TEXTURE_2D, textured ? textured->positions().id() : 0, "pos_tex");
+  bind(1, GL_TEXTURE_2D, textured ? textured->velocities().id() : 0, "vel_tex");
+  bind(2, GL_TEXTURE_BUFFER, textured ? 0 : source.buffers->position_texture(), "pos_buf");
+  bind(3, GL_TEXTURE_BUFFER, textured ? 0 : source.buffers->velocity_texture(), "vel_buf");
+  if (textured) program_.set("body_width", textured->positions().width());
+  bind(4, GL_TEXTURE_BUFFER, colour == Colour::Divergence ? divergence : 0, "divergence");
   bind(5, GL_TEXTURE_2D, ramp_, "ramp");
   glActiveTexture(GL_TEXTURE0);
 

@@ -53,6 +53,9 @@ std::array<float, 3> ramp(float t);
 class BodyRenderer {
  public:
   BodyRenderer();
+  ~BodyRenderer();
+  BodyRenderer(const BodyRenderer&) = delete;
+  BodyRenderer& operator=(const BodyRenderer&) = delete;
   // Draws `source` into `viewport` of the bound framebuffer, viewed through `camera`.
   // `divergence` (a buffer texture of one float per body, log10 of the distance to its twin) is
   // used in Colour::Divergence, mapped from [lo, hi] onto the ramp.

@@ -77,8 +77,8 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
-    throw Unavailable("no display (DISPLAY is not set); `nbody run --frames K --out DIR` renders PNG frames "
-                      "headless");
+    throw Unavailable("no display (DISPLAY is not set); `nbody view --frames K --offscreen --screenshot F.png` "
+                      "or `nbody run --frames K --out DIR` render headless");
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) throw Unavailable("no window: " + g_glfw_error);
   m.glfw = true;
@@ -215,9 +215,14 @@ void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, cons
                                                                   : std::array<float, 3>{0.8f, 0.85f, 0.9f});
   }
   Overlay& o = *m.overlay;
-  if (colour == Colour::Divergence && panes.size() > 1)
-    o.colour_bar(static_cast<float>(m.width) - 70, 60, 16, static_cast<float>(m.height) * 0.5f, m.divergence.lo,
-                 m.divergence.hi, "distance to twin");
+  // The colour bar: right edge, below the HUD (which ends near y = 100 at 5 lines).
+  if (colour == Colour::Divergence && panes.size() > 1) {
+    const float top = Overlay::line_height() * 7 + 8, h = std::max(40.0f, static_cast<float>(m.height) * 0.4f);
+    if (m.divergence.identical)
+      o.text(static_cast<float>(m.width) - 250, top, "distance to twin: 0 (identical)");
+    else
+      o.colour_bar(static_cast<float>(m.width) - 70, top, 16, h, m.divergence.lo, m.divergence.hi, "distance to twin");
+  }
   if (!footer.empty()) o.text(10, static_cast<float>(m.height) - Overlay::line_height() - 6, footer, {0.7f, 0.7f, 0.7f});
   if (help) {
     static const char* lines[] = {"keys",

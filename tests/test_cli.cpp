@@ -297,6 +297,19 @@ TEST(Cli, LadderRunsEveryRungHereAndNamesTheOthers) {
   cli_test::expect_bad_input({{"ladder -n 100,200", "one body count"}, {"ladder -n 0", "must be > 0"}});
 }
 
+// A plot with nothing in a panel (one pipeline, or no step) is drawn with the panel saying so, not
+// refused by gnuplot's "all points undefined" on a log axis.
+TEST(Cli, PlotWithAnEmptyPanelIsStillDrawn) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  for (const char* args : {"--pipelines cpu64 -n 64 --steps 3", "--pipelines cpu64,cpu32 -n 64 --steps 0"}) {
+    const fs::path png = scratch() / "empty-panel.png";
+    fs::remove(png);
+    const Result r = nbody(std::string("compare ") + args + " --plot '" + png.string() + "'");
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+    EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 1000u) << args;
+  }
+}
+
 // DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.
 TEST(Cli, CudaAliasIsTheTunedRung) {
   const fs::path json = scratch() / "alias.json";

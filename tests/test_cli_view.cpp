@@ -8,6 +8,8 @@
 
 #include "cli_helpers.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <stb_image.h>
 
 namespace {
@@ -193,8 +195,8 @@ TEST(View, DivergenceColouringChangesThePicture) {
     for (int x = 4; x < kW / 2 - 4; ++x)  // the left pane: no colour bar there
       changed += std::abs(speed.sum(x, y) - divergence.sum(x, y)) > 30;
   EXPECT_GT(changed, 300) << "pixels of the left pane that changed with the colour mode";
-  int bar = 0;  // the colour bar: saturated colours at the right edge
-  for (int y = 60; y < 60 + kH / 2; ++y)
+  int bar = 0;  // the colour bar: saturated colours at the right edge, below the HUD
+  for (int y = 140; y < 290; ++y)
     for (int x = kW - 70; x < kW - 54; ++x) bar += divergence.sum(x, y) > 200;
   EXPECT_GT(bar, 16 * kH / 4) << "the colour bar";
 }
@@ -222,6 +224,27 @@ TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
   const Result interactive = nbody("view --offscreen", "env -u DISPLAY ");
   EXPECT_EQ(interactive.code, 2) << interactive.err;
   EXPECT_NE(interactive.err.find("--frames"), std::string::npos) << interactive.err;
+}
+
+// run --frames: any pipeline (a non-GL one is read back), labelled frames, and the drawing timed as
+// its own phase, not as simulation.
+TEST(RunFrames, AnyPipelineLabelledAndTimedApart) {
+  REQUIRE_GL_CLI();
+  const fs::path out = scratch() / "frames-cpu32", json = scratch() / "frames.json";
+  const Result r = nbody("run -p cpu32 -n 256 --steps 4 --frames 2 --colour plain --view-tilt 0 --out '" + out.string() +
+                         "' --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : {"frame_000000.png", "frame_000002.png", "frame_000004.png"}) {
+    const Image im = load(out / f);
+    ASSERT_EQ(im.w, 512) << f;
+    int text = 0;  // the label: white text in the top-left band
+    for (int y = 0; y < 40; ++y)
+      for (int x = 0; x < 200; ++x) text += im.at(x, y)[0] == 255 && im.at(x, y)[1] == 255 && im.at(x, y)[2] == 255;
+    EXPECT_GT(text, 100) << f;
+  }
+  const auto j = nlohmann::json::parse(cli_test::slurp(json));
+  EXPECT_GT(j["phases_s"]["frames"].get<double>(), 0) << j["phases_s"].dump();
+  EXPECT_NEAR(j["sim_s"].get<double>(), j["phases_s"]["simulation"].get<double>(), 1e-12);
 }
 
 }  // namespace

@@ -197,6 +197,26 @@ TEST(GlFrames, PngDecodesAndIsNotBlank) {
   EXPECT_LT(lit, im.w * im.h / 2) << "the background is dark";
 }
 
+// The camera fits the luminous bodies and a body of their median mass is the reference: a heavy
+// dark halo ten times wider neither shrinks the disk nor dims it.
+TEST(GlFrames, SceneFramesTheLuminousBodies) {
+  Bodies b;
+  for (int i = 0; i < 1000; ++i) {  // a halo of radius ~10, mass 1 each; a disk of radius ~1, mass 0.01
+    const double t = i * 0.1;
+    const bool dark = i < 200;
+    const double r = dark ? 10.0 : 1.0;
+    b.pos.push_back({r * std::cos(t), r * std::sin(t), 0, dark ? 1.0 : 0.01});
+    b.vel.push_back({0, 0, 0});
+  }
+  const gl::Scene scene = gl::make_scene(b, {{"dark", 200, false}, {"star", 800, true}}, {});
+  EXPECT_NEAR(scene.fit_radius, 1.0 / 0.6, 1e-9) << "the 90% radius of the stars fills 60% of the half-height";
+  EXPECT_EQ(scene.camera.radius, scene.fit_radius);
+  EXPECT_EQ(scene.mass_ref, 0.01);
+  const gl::Scene all = gl::make_scene(b, {}, {});  // no species known: every body counts
+  EXPECT_NEAR(all.fit_radius, 10.0 / 0.6, 1e-9);
+  EXPECT_EQ(gl::make_scene(b, {}, {2.5, 10, 20}).camera.radius, 2.5) << "an asked radius is kept";
+}
+
 // The texture path (a gl:* rung, no read-back) and the buffer path (any other pipeline, read back)
 // draw the same state to the same picture; the label is text in the top-left band only.
 TEST(GlFrames, TextureAndBufferPathsAgreeAndTheLabelIsDrawn) {

@@ -63,6 +63,28 @@ TEST(Tipsy, FirstNBodiesAndTooMany) {
   expect_input_error([] { make_initial_conditions(kGalaxy.string(), 20001, 1); }, "exceeds");
 }
 
+// The species of the bodies returned, for pictures: Tipsy's groups in file order, counted after
+// --subset (first: whole groups then part of one, empty ones dropped; random: in proportion).
+TEST(Tipsy, SpeciesFollowTheSubset) {
+  REQUIRE_GALAXY();
+  auto names = [](const std::vector<Species>& v) {
+    std::string s;
+    for (const auto& k : v) s += k.name + ":" + std::to_string(k.count) + (k.luminous ? "+ " : "- ");
+    return s;
+  };
+  std::vector<Species> all, first, random, generated;
+  EXPECT_EQ(make_initial_conditions(kGalaxy.string(), 0, 1, Subset::First, &all).size(), 20000u);
+  EXPECT_EQ(names(all), "dark:2500- star:17500+ ");  // galaxy_20K: no gas
+  make_initial_conditions(kGalaxy.string(), 3000, 1, Subset::First, &first);
+  EXPECT_EQ(names(first), "dark:2500- star:500+ ");
+  make_initial_conditions(kGalaxy.string(), 1000, 1, Subset::First, &first);
+  EXPECT_EQ(names(first), "dark:1000- ") << "the star group, empty, is dropped";
+  make_initial_conditions(kGalaxy.string(), 3000, 5, Subset::Random, &random);
+  EXPECT_EQ(names(random), "dark:375- star:2625+ ");
+  make_initial_conditions("plummer", 64, 1, Subset::First, &generated);
+  EXPECT_EQ(names(generated), "bodies:64+ ");
+}
+
 // --subset random: each species in proportion, the file's total mass, file order, the seed's draw.
 TEST(Tipsy, RandomSubsetKeepsTheMixAndTheMass) {
   REQUIRE_GALAXY();

@@ -120,6 +120,7 @@ struct Pane {
 struct Divergence {
   std::vector<float> log10_distance;
   float lo = -8, hi = 0;
+  bool identical = false;  // every distance is 0: the bar says so instead of a range
 };
 
 // A GLFW window (GL 3.3 core or newer, GLEW) of one or two panes side by side. Its context becomes
