@@ -50,6 +50,8 @@ std::optional<Bound> bound_for(const std::string& name, [[maybe_unused]] Pipelin
   }
 #endif
 #ifdef NBODY_HAVE_GL
+  // The fill and fetch probes draw and fetch RGBA32F: no bound is claimed for RGBA16F storage.
+  if (name.starts_with("gl:") && options.gl_precision == "half") return std::nullopt;
   if (name == "gl:forcequad") {
     const long long texels = gl::fragments_per_step(p);
     const gl::FillRate f = gl::measure_fill_rate(texels);

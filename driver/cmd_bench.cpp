@@ -1,7 +1,10 @@
-// nbody bench: validate each pipeline against cpu64 at small N, warm up, then time; one table row
-// per pipeline and N. Rates count N^2 interactions per step (GPU Gems 3 §31.4) and 20 flops per
-// interaction (30 for fp64); cuda:symmetric computes half of them and is counted the same way.
-// Each row carries the fraction of a hardware bound where one applies (bounds.hpp).
+// nbody bench and nbody ladder: each pipeline holds the timed N, its accelerations of --validate-n
+// bodies are checked element-wise against the float64 engine (the launch plan that is timed is the
+// one validated), then it is warmed up and timed (median and spread of --reps runs); the state
+// after the timed steps is checked again. Rates count N^2 interactions per step (GPU Gems 3
+// §31.4) and 20 flops per interaction (30 for fp64); cuda:symmetric computes half of them and is
+// counted the same way. Each row carries the fraction of a hardware bound where one applies
+// (bounds.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -77,6 +80,7 @@ struct Row {
   long long n = 0, steps = 0;
   double ms = 0, ms_min = 0, ms_max = 0, rate = 0, gflops = 0, err = 0, worst = 0;
   long long checked = 0;  // bodies whose accelerations were checked
+  std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
   std::string timer;
   // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone),
   // and the share of the step spent in the position exchange.
@@ -88,9 +92,16 @@ struct Row {
 };
 
 // Milliseconds for `steps` steps: the pipeline's own timer (CUDA events, a GL timer query) in one
-// process; distributed, the slowest rank's wall clock from a common start.
+// process; distributed, the wall clock (the slowest rank's from a common start, and rank 0's alone
+// for the one-rank figure, so that the speed-up compares like with like).
 double time_steps(Pipeline& p, int steps, bool all_ranks) {
-  if (!all_ranks || World::size() == 1) return p.timed_steps(steps);
+  if (World::size() == 1) return p.timed_steps(steps);
+  if (!all_ranks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    p.step(steps);
+    p.finish();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
   World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
   p.step(steps);
@@ -114,20 +125,18 @@ Timing ms_per_step(Pipeline& p, long long reps, long long steps, bool all_ranks 
   return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 
-// The rows checked: `m` bodies in four runs spread over [0, n) (the first, the last and two in
-// between), so tiles, splits and padding at both ends are covered.
+// The rows checked: `m` bodies in (up to) four runs spread over [0, n): for m >= 2 the first run
+// starts at body 0 and the last ends at body n - 1, two lie in between, so tiles, splits and padding
+// at both ends are covered. Runs do not overlap; all of [0, n) when m >= n.
 std::vector<std::pair<std::size_t, std::size_t>> checked_rows(std::size_t n, std::size_t m) {
-  m = std::min(m, n);
+  if (m >= n) return {{0, n}};
   std::vector<std::pair<std::size_t, std::size_t>> runs;
-  const std::size_t per = (m + 3) / 4;
-  std::size_t covered = 0;
-  for (int k = 0; k < 4 && covered < m; ++k) {
-    const std::size_t len = std::min(per, m - covered);
-    std::size_t begin = k == 3 ? n - len : static_cast<std::size_t>(static_cast<double>(n - len) * k / 3.0);
-    if (!runs.empty()) begin = std::max(begin, runs.back().second);
-    const std::size_t end = std::min(n, begin + len);
-    if (end > begin) runs.push_back({begin, end});
-    covered += end - begin;
+  const std::size_t k = std::min<std::size_t>(4, m);
+  for (std::size_t r = 0; r < k; ++r) {
+    const std::size_t len = m / k + (r < m % k ? 1 : 0);
+    const std::size_t begin = r + 1 == k ? n - len : (n - len) * r / (k - 1 > 0 ? k - 1 : 1);
+    const std::size_t from = runs.empty() ? begin : std::max(begin, runs.back().second);
+    runs.push_back({from, std::min(n, from + len)});
   }
   return runs;
 }
@@ -142,6 +151,7 @@ std::string validate(Pipeline& p, const Bodies& bodies, const Params& params, Fp
   double ref2 = 0, err2 = 0;
   std::size_t count = 0;
   const auto runs = checked_rows(bodies.size(), static_cast<std::size_t>(validate_n));
+  row.checked_runs = runs;
   for (const auto& [b, e] : runs) {
     engine.evaluate_rows(bodies.pos, params.eps2(), b, e, &ref, nullptr);
     for (std::size_t i = b; i < e; ++i) ref2 += norm(ref[i]) * norm(ref[i]), ++count;
@@ -195,9 +205,9 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
     World::barrier();
   }
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
-  // The rate is the total of P devices, so is the bound: the sm bound is one device's; the fill
-  // bound already counts the texels this rank draws, 1/P of a step's.
-  if (row.bound && row.bound->kind == "sm" && World::size() > 1) {
+  // The rate is the total of P devices, so is the bound: the sm and fetch bounds are one device's;
+  // the fill bound already counts the texels this rank draws, 1/P of a step's.
+  if (row.bound && (row.bound->kind == "sm" || row.bound->kind == "fetch") && World::size() > 1) {
     row.bound->interactions_per_s *= World::size();
     row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";
   }
@@ -210,6 +220,22 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
   if (ex) {
     const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     row.comm_fraction = World::max((ex->seconds() - comm0) / all);
+  }
+  // The timed steps queue more work between waits than one acceleration pass: check the state they
+  // leave too (finite, and its accelerations as above), so a rung that stops computing mid-run
+  // cannot post a time.
+  Bodies after;
+  p->read(after);
+  bool finite = true;
+  for (std::size_t i = 0; i < after.size() && finite; ++i)
+    finite = std::isfinite(after.pos[i].x + after.pos[i].y + after.pos[i].z + after.vel[i].x + after.vel[i].y + after.vel[i].z);
+  Row again = row;
+  const std::string late = finite ? validate(*p, after, params, engine, tolerance(name, a.cfg.pipeline), a.validate_n, again)
+                                  : "the state is not finite after the timed steps";
+  if (!late.empty()) {
+    row.status = "FAILED after timing";
+    if (World::writer()) std::fprintf(stderr, "nbody bench: %s at N = %lld, after the timed steps: %s\n", name.c_str(), n, late.c_str());
+    return row;
   }
   row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
   row.gflops = row.rate * (is_fp64_pipeline(name) ? 30 : 20) * 1e-9;
@@ -276,10 +302,10 @@ int run_bench(BenchArgs& a, bool ladder) {
     if (cost.back().interactions > kTrivialInteractions)
       cost.back().per_s = measure_step_rate(*p, a.cfg.params(), *std::max_element(sizes.begin(), sizes.end()));
   }
-  {  // the float64 check of validate_n rows per row of the table
+  {  // the float64 check of validate_n rows, before and after the timed steps, per row of the table
     double rows = 0;
     for (long long n : sizes) rows += static_cast<double>(std::min(n, a.validate_n)) * static_cast<double>(n);
-    cost.push_back({engine->name() + " validation", rows * static_cast<double>(names.size())});
+    cost.push_back({engine->name() + " validation", 2 * rows * static_cast<double>(names.size())});
     if (cost.back().interactions > kTrivialInteractions)
       cost.back().per_s = measure_engine_rate(*engine, a.cfg.params(), *std::max_element(sizes.begin(), sizes.end()));
   }
@@ -295,10 +321,11 @@ int run_bench(BenchArgs& a, bool ladder) {
   std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32) or / 12 DP ops (fp64); "
               "fill = the texels a step draws at the measured RGBA32F fill rate; fetch = one texelFetch "
               "per interaction at the measured fetch rate\n");
-  std::printf("validation: the timed N and launch plan, %lld bodies checked element-wise against %s "
-              "(atol x rms|a| + rtol x |a|); timing: median of %lld runs of %lld steps after a warm-up "
-              "step, spread = (max - min) / median\n\n",
-              std::min(a.validate_n, sizes.front()), engine->name().c_str(), a.reps, a.cfg.steps);
+  std::printf("validation: at the timed N and launch plan, before and after the timed steps, min(%lld, N) "
+              "bodies checked element-wise against the float64 engine %s (atol x rms|a| + rtol x |a|); "
+              "timing: median of %lld runs of %lld steps after a warm-up step, spread = (max - min) / "
+              "median\n\n",
+              a.validate_n, engine->name().c_str(), a.reps, a.cfg.steps);
   const bool many = World::size() > 1;
   if (many)
     std::printf("ranks: %d (bodies split in blocks, positions allgathered once per step); rates are "
@@ -346,7 +373,8 @@ int run_bench(BenchArgs& a, bool ladder) {
                           {"ms_per_step_max", row.ms_max}, {"timer", row.timer},
                           {"interactions_per_s", row.rate},
                           {"gflops", row.gflops},     {"accel_rms_rel", row.err},
-                          {"validated_bodies", row.checked}, {"worst_over_tolerance", row.worst},
+                          {"validated_bodies", row.checked}, {"validated_rows", row.checked_runs},
+                          {"worst_over_tolerance", row.worst},
                           {"status", row.status},     {"bound", nullptr}};
       if (ladder) j["speedup_over_rung_below"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json(nullptr);
       if (many) {

@@ -159,13 +159,18 @@ class DistributedEngine final : public Fp64Engine {
  public:
   DistributedEngine(std::unique_ptr<Fp64Engine> inner, Exchange& ex)
       : inner_(std::move(inner)), ex_(ex) {}
-  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t, std::size_t,
+  // The rows [begin, end) asked for, split in blocks across the ranks, then gathered.
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
-    const auto [b, e] = ex_.block(pos.size());
+    const std::size_t m = end - begin;
+    const std::size_t b = begin + block_begin(m, ex_.ranks(), ex_.rank());
+    const std::size_t e = begin + block_begin(m, ex_.ranks(), ex_.rank() + 1);
+    if (acc) acc->resize(pos.size());
+    if (phi) phi->resize(pos.size());
     inner_->on_progress = on_progress;
     inner_->evaluate_rows(pos, eps2, b, e, acc, phi);
-    if (acc) ex_.allgather(*acc);
-    if (phi) ex_.allgather(*phi);
+    if (acc) ex_.allgather(acc->data() + begin, sizeof(Vec3), m);
+    if (phi) ex_.allgather(phi->data() + begin, sizeof(double), m);
   }
   std::string name() const override { return inner_->name(); }
   std::string where() const override {

@@ -101,17 +101,22 @@ class ForceQuad final : public TexturedPipeline {
         if (d == 0) glDisable(GL_BLEND); else glEnable(GL_BLEND);
         force_.set("j_chunk", d);
         draw(quad_fbo_, x0, 0, ci - x0, cj);
+        wait_now_and_then(static_cast<long long>(ci - x0) * cj);
       }
       glDisable(GL_BLEND);
       reduce(c, x0, ci, rows);
-      // Wait for the GPU every ~1e9 fragments: on the H100 (driver 580) a step queued whole past
-      // about 10 s of work (N = 114688: 12 s) came back as accelerations of 0 with no GL error;
-      // N = 98304 (9 s) was right. Found by nbody ladder's validation at the timed N.
-      queued_ += static_cast<long long>(ci - x0) * rows * chunks_;
-      if (queued_ > (1LL << 30)) {
-        glFinish();
-        queued_ = 0;
-      }
+      wait_now_and_then(static_cast<long long>(ci - x0) * rows);  // the passes: about one quad more
+    }
+  }
+
+  // Wait for the GPU once ~1e9 fragments are queued (one 32768^2 quad): on the H100 (driver 580)
+  // a step queued whole past about 10 s of work (N = 114688: 12 s) came back as accelerations of 0
+  // with no GL error; N = 98304 (9 s) was right. Found by nbody ladder's validation at the timed N.
+  void wait_now_and_then(long long fragments) {
+    queued_ += fragments;
+    if (queued_ >= (1LL << 30)) {
+      glFinish();
+      queued_ = 0;
     }
   }
 

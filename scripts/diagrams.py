@@ -148,7 +148,8 @@ def symmetric_tiles(t=6):
                 body.append(rect(x0 + j * c, y0 + i * c, c, c, "#fafafa", "#ddd"))
                 body.append(text(x0 + j * c + c / 2, y0 + i * c + c / 2 + 4, "-", 12, fill="#bbb"))
                 continue
-            w = k * warps // pairs
+            # The kernel's split: warp w takes pairs [pairs * w / warps, pairs * (w + 1) / warps).
+            w = next(v for v in range(warps) if pairs * v // warps <= k < pairs * (v + 1) // warps)
             body.append(rect(x0 + j * c, y0 + i * c, c, c, colours[w], "#333", 1))
             label = "diag" if i == j else f"{k}"
             body.append(text(x0 + j * c + c / 2, y0 + i * c + c / 2 - 2, label, 12, weight="bold"))

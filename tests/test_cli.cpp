@@ -246,6 +246,20 @@ TEST(Cli, BenchValidatesTheTimedNAndReportsTheSpread) {
   EXPECT_EQ(j["results"][0]["n"], 300);
   EXPECT_EQ(j["results"][0]["validated_bodies"], 300) << "all 300 bodies of the timed N";
   EXPECT_EQ(j["results"][1]["validated_bodies"], 500) << "500 of the timed 2000";
+  // The checked rows: the first body, the last body, runs that do not overlap, 500 in all.
+  const auto& runs = j["results"][1]["validated_rows"];
+  ASSERT_EQ(runs.size(), 4u) << runs.dump();
+  EXPECT_EQ(runs.front()[0], 0);
+  EXPECT_EQ(runs.back()[1], 2000);
+  long long covered = 0, end = 0;
+  for (const auto& run : runs) {
+    EXPECT_GE(run[0].get<long long>(), end) << runs.dump();
+    end = run[1].get<long long>();
+    covered += run[1].get<long long>() - run[0].get<long long>();
+  }
+  EXPECT_EQ(covered, 500);
+  const auto small = nlohmann::json::parse(slurp(json));  // 300 < 500: every body
+  EXPECT_EQ(small["results"][0]["validated_rows"].dump(), "[[0,300]]");
   for (const auto& row : j["results"]) {
     EXPECT_GT(row["accel_rms_rel"].get<double>(), 0) << "cpu32 rounds: an error of exactly 0 checked nothing";
     EXPECT_LT(row["accel_rms_rel"].get<double>(), 1e-5);
