@@ -197,6 +197,48 @@ TEST(GlFrames, PngDecodesAndIsNotBlank) {
   EXPECT_LT(lit, im.w * im.h / 2) << "the background is dark";
 }
 
+// Divergence colouring maps log10(distance) from [lo, hi] onto the ramp: bodies at hi are drawn red,
+// bodies at lo dark blue (the window's offscreen mode: the same drawing, no display).
+TEST(GlFrames, DivergenceColoursFollowTheRange) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(800, 62);
+  gl::WindowOptions o;
+  o.offscreen = true, o.width = 400, o.height = 200;
+  try {
+    gl::Window w(o, gl::make_scene(b, {}, {}));
+    Cpu64 p;  // any non-GL pipeline: drawn from the uploaded buffers
+    w.upload(0, b);
+    w.upload(1, b);
+    auto picture = [&](float value) {
+      gl::Divergence d;
+      d.log10_distance.assign(b.size(), value);
+      d.lo = -7, d.hi = -1;
+      w.set_divergence(d);
+      w.draw({{&p, {}}, {&p, {}}}, gl::Colour::Divergence, false, "");
+      return decode(w.png());
+    };
+    for (const auto& [value, want_red] : {std::pair{-1.0f, true}, std::pair{-7.0f, false}}) {
+      const Image im = picture(value);
+      long long red = 0, blue = 0, lit = 0;
+      for (int y = 40; y < im.h; ++y)  // the left pane below the (empty) HUD
+        for (int x = 0; x < im.w / 2 - 4; ++x) {
+          const int i = 3 * (y * im.w + x);
+          if (im.sum(x, y) < 40) continue;
+          ++lit;
+          red += im.rgb[i] > 2 * im.rgb[i + 2];
+          blue += im.rgb[i + 2] > 2 * im.rgb[i];
+        }
+      ASSERT_GT(lit, 100) << value;
+      if (want_red)
+        EXPECT_GT(red, lit * 9 / 10) << "log10 distance at hi: red";
+      else
+        EXPECT_GT(blue, lit * 9 / 10) << "log10 distance at lo: dark blue";
+    }
+  } catch (const Unavailable& e) {
+    GTEST_SKIP() << e.what();  // a build without GLFW has no Window, offscreen included
+  }
+}
+
 // The camera fits the luminous bodies and a body of their median mass is the reference: a heavy
 // dark halo ten times wider neither shrinks the disk nor dims it.
 TEST(GlFrames, SceneFramesTheLuminousBodies) {
