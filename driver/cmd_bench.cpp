@@ -247,7 +247,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
 const std::vector<std::string>& ladder_rungs() {
   static const std::vector<std::string> v{"cpu32",       "gl:forcequad", "gl:gather",       "gl:compute",
                                           "cuda:gems31", "cuda:tuned",   "cuda:symmetric", "cuda:gems31-fp64",
-                                          "cuda:tuned-fp64"};
+                                          "cuda:tuned-fp64", "gl:compute-ds"};
   return v;
 }
 
@@ -353,7 +353,8 @@ int run_bench(BenchArgs& a, bool ladder) {
       std::printf("%-18s %9lld %11.4f %7s %13.4e %10.2f %12s %6s %11.2e", row.pipeline.c_str(), row.n, row.ms, spread,
                   row.rate, row.gflops, bound, fraction, row.err);
       // Speed-up over the rung below; the float64 rungs start their own ladder.
-      const bool restart = name == "cuda:gems31-fp64";
+      // The fp64 rungs and the double-single rung start their own ladders.
+      const bool restart = name == "cuda:gems31-fp64" || name == "gl:compute-ds";
       const double speedup = below > 0 && !restart && row.rate > 0 ? row.rate / below : 0;
       if (ladder) {
         if (speedup > 0)

@@ -121,7 +121,7 @@ Resumed apply_checkpoint(RunArgs& a) {
     if (given(a, option))
       throw InputError(std::string(option) + " comes from the checkpoint on --resume (the resumed run "
                        "is the same run); give only outputs, --steps, --force and --device");
-  const int bits = is_fp64_pipeline(name) ? 64 : 32;
+  const int bits = state_bits(name);
   if (r.checkpoint.bits != bits)
     throw InputError(where + " holds " + std::to_string(r.checkpoint.bits) + "-bit state, but " + name +
                      "'s is " + std::to_string(bits) + "-bit");
@@ -412,7 +412,7 @@ int run(RunArgs& a) {
     const auto t0 = Clock::now();
     Checkpoint c;
     c.meta = checkpoint_meta(a, name, bodies.size(), step, last, e0, samples).dump();
-    c.bits = is_fp64_pipeline(name) ? 64 : 32;
+    c.bits = state_bits(name);
     c.state = bodies;
     write_checkpoint(checkpoint_path(a.out), c);
     checkpointed = step;

@@ -14,7 +14,7 @@ namespace nbody {
 
 const std::vector<std::string>& pipeline_names() {
   static const std::vector<std::string> names{
-      "cpu64",      "cpu32",           "gl:forcequad",   "gl:gather",        "gl:compute",
+      "cpu64",      "cpu32",           "gl:forcequad",   "gl:gather",        "gl:compute", "gl:compute-ds",
       "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"};
   return names;
 }
@@ -84,6 +84,8 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
 }
 
 bool is_fp64_pipeline(const std::string& name) { return name == "cpu64" || name.ends_with("-fp64"); }
+
+int state_bits(const std::string& name) { return is_fp64_pipeline(name) || name == "gl:compute-ds" ? 64 : 32; }
 
 void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");

@@ -31,6 +31,9 @@ std::vector<std::string> parse_pipeline_list(const std::string& list);
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
 // cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.
 bool is_fp64_pipeline(const std::string& name);
+// The precision of a pipeline's state, as checkpoints hold it: 64 for cpu64, the -fp64 rungs and
+// gl:compute-ds (a double-single pair is exactly a double), else 32.
+int state_bits(const std::string& name);
 // Validates the GL options and --device; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);
 // The same, and the CUDA options against the rules of each cuda:* rung in `names` and each option

@@ -5,7 +5,7 @@
 namespace nbody::gl {
 
 const std::vector<std::string>& variants() {
-  static const std::vector<std::string> v{"forcequad", "gather", "compute"};
+  static const std::vector<std::string> v{"forcequad", "gather", "compute", "compute-ds"};
   return v;
 }
 
@@ -13,10 +13,10 @@ std::unique_ptr<Pipeline> make(const std::string& variant, const Options& option
   const ContextInfo& ctx = context();  // throws Unavailable with the EGL reason
   if (variant == "forcequad") return make_forcequad(options);
   if (variant == "gather") return make_gather(options);
-  if (variant == "compute") {
+  if (variant == "compute" || variant == "compute-ds") {
     if (ctx.major * 10 + ctx.minor < 43)
-      throw Unavailable("gl:compute needs GL 4.3; this context is " + ctx.version);
-    return make_compute(options);
+      throw Unavailable("gl:" + variant + " needs GL 4.3; this context is " + ctx.version);
+    return variant == "compute" ? make_compute(options) : make_compute_ds(options);
   }
   throw InputError("unknown GL variant '" + variant + "'");
 }
