@@ -13,6 +13,7 @@ std::string Fp32Recipe::name() const {
   if (approx_rsqrt) n += "rsqrt-approx+";
   if (fma) n += "fma+";
   if (half_storage) n += "fp16+";
+  if (double_state) n += "f64state+";
   if (n.back() == '+') n.pop_back();
   else n += "baseline";
   return n;
@@ -62,7 +63,9 @@ void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32
       Acc ax, ay, az;
       tx.assign(n, 0), ty.assign(n, 0), tz.assign(n, 0);
       for (std::ptrdiff_t j = 0; j < n; ++j) {
-        const float rx = x[j] - x[i], ry = y[j] - y[i], rz = z[j] - z[i];
+        const float rx = r.double_state ? static_cast<float>(pos[j].x - pos[i].x) : x[j] - x[i];
+        const float ry = r.double_state ? static_cast<float>(pos[j].y - pos[i].y) : y[j] - y[i];
+        const float rz = r.double_state ? static_cast<float>(pos[j].z - pos[i].z) : z[j] - z[i];
         const float d2 = r.fma ? std::fma(rx, rx, std::fma(ry, ry, std::fma(rz, rz, eps2)))
                                : rx * rx + ry * ry + rz * rz + eps2;
         float inv = 1.0f / std::sqrt(d2);
@@ -103,9 +106,15 @@ void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32
 void Cpu32Recipe::load(const Bodies& b, const Params& p) {
   pos_ = b.pos;
   vel_ = b.vel;
-  for (auto& q : pos_) q = {static_cast<float>(q.x), static_cast<float>(q.y), static_cast<float>(q.z), static_cast<float>(q.w)};
-  for (auto& v : vel_) v = {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+  for (auto& q : pos_) {
+    const double w = static_cast<float>(q.w);  // masses are float in every recipe
+    if (!recipe_.double_state) q = {static_cast<float>(q.x), static_cast<float>(q.y), static_cast<float>(q.z), w};
+    q.w = w;
+  }
+  if (!recipe_.double_state)
+    for (auto& v : vel_) v = {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
   dt_ = static_cast<float>(p.dt);
+  dt64_ = p.dt;
   eps2_ = p.eps2();
 }
 
@@ -115,6 +124,16 @@ void Cpu32Recipe::step(int count) {
   std::vector<Vec3> a;
   for (int s = 0; s < count; ++s) {
     accelerations_recipe(pos_, eps2_, recipe_, a);
+    if (recipe_.double_state) {  // the float accelerations, the leapfrog in float64
+      for (std::size_t i = 0; i < pos_.size(); ++i) {
+        Vec3& v = vel_[i];
+        Vec4& x = pos_[i];
+        v = {v.x + static_cast<float>(a[i].x) * dt64_, v.y + static_cast<float>(a[i].y) * dt64_,
+             v.z + static_cast<float>(a[i].z) * dt64_};
+        x = {x.x + v.x * dt64_, x.y + v.y * dt64_, x.z + v.z * dt64_, x.w};
+      }
+      continue;
+    }
     for (std::size_t i = 0; i < pos_.size(); ++i) {
       float v[3] = {static_cast<float>(vel_[i].x), static_cast<float>(vel_[i].y), static_cast<float>(vel_[i].z)};
       float x[3] = {static_cast<float>(pos_[i].x), static_cast<float>(pos_[i].y), static_cast<float>(pos_[i].z)};

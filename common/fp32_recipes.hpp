@@ -15,6 +15,8 @@ struct Fp32Recipe {
   bool approx_rsqrt = false;  // 1/sqrt rounded to 21 bits, the accuracy class of a hardware rsqrt
   bool fma = false;           // fused multiply-adds in |r|^2 and the accumulation
   bool half_storage = false;  // positions and masses rounded to fp16 (11 significant bits)
+  bool double_state = false;  // positions and velocities kept in float64 (r_ij is their difference
+                              // rounded to float; the leapfrog in float64): gl:compute-ds's storage
   std::string name() const;   // "cpu32:pairwise", "cpu32:rsqrt-approx", ... ("cpu32:baseline")
 };
 
@@ -36,7 +38,7 @@ class Cpu32Recipe final : public Pipeline {
   std::vector<Vec4> pos_;  // float values held in double storage
   std::vector<Vec3> vel_;
   float dt_ = 0;
-  double eps2_ = 0;
+  double dt64_ = 0, eps2_ = 0;
 };
 
 }  // namespace nbody

@@ -154,15 +154,23 @@ TEST(Cli, ExplainNamesEveryFactor) {
                             "inverse square root", "FMA contraction", "storage precision", "chaos"})
     EXPECT_NE(r.out.find(cause), std::string::npos) << cause << "\n" << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
-  ASSERT_EQ(j["explain"].size(), 7u);
+  ASSERT_EQ(j["explain"].size(), 9u);
   // Each factor changes the step-1 accelerations of the baseline (none is a no-op row)...
-  for (std::size_t k = 1; k < 6; ++k)
+  for (std::size_t k = 1; k < 8; ++k)
     EXPECT_GT(j["explain"][k]["accel_rms_rel_vs_baseline"].get<double>(), 0.0) << j["explain"][k].dump();
   // ...and the tree and compensated sums land closer to float64 than the sequential sum does.
   const double base = j["explain"][0]["accel_rms_rel_vs_cpu64"];
   EXPECT_LT(j["explain"][1]["accel_rms_rel_vs_cpu64"].get<double>(), base);
   EXPECT_LT(j["explain"][2]["accel_rms_rel_vs_cpu64"].get<double>(), base);
   EXPECT_GT(j["explain"][5]["accel_rms_rel_vs_cpu64"].get<double>(), 100 * base) << "fp16 storage";
+  // Storage, not summation, sets the float32 trajectory's distance: a better sum alone leaves it
+  // where it is, float64 state cuts it, and float64 state with a compensated sum (gl:compute-ds's
+  // recipe) cuts it by more than 100x.
+  const double d_base = j["explain"][0]["max_distance_vs_cpu64"];
+  EXPECT_GT(j["explain"][2]["max_distance_vs_cpu64"].get<double>(), 0.5 * d_base) << "Kahan alone";
+  EXPECT_LT(j["explain"][6]["max_distance_vs_cpu64"].get<double>(), 0.2 * d_base) << "float64 state";
+  EXPECT_LT(j["explain"][7]["max_distance_vs_cpu64"].get<double>(), 0.01 * d_base) << "float64 state + Kahan";
+  EXPECT_EQ(j["explain"][7]["variant"], "cpu32:kahan+f64state");
 }
 
 TEST(Cli, Fig9PresetAtReducedN) {
