@@ -441,7 +441,7 @@ Command add_ladder(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "ladder", "The ladder table of docs/ladder.md on this machine: every rung that can run here (cpu32, "
                 "gl:forcequad, gl:gather, gl:compute, cuda:gems31, cuda:tuned, cuda:symmetric, then the fp64 "
-                "rungs) at one N, validated, then timed: rate, bound, fraction of the bound, speed-up over "
+                "rungs and gl:compute-ds, each starting its own speed-up column) at one N, validated, then timed: rate, bound, fraction of the bound, speed-up over "
                 "the rung below, accuracy against float64. The rungs that cannot run are listed with why");
   auto a = std::make_shared<BenchArgs>();
   a->cfg.steps = 5;
