@@ -23,7 +23,7 @@ struct Fp32Recipe {
 void accelerations_recipe(const std::vector<Vec4>& pos, double eps2, const Fp32Recipe& r,
                           std::vector<Vec3>& out);
 
-// A Pipeline stepping with a recipe (kick-drift in float, like cpu32).
+// A Pipeline stepping with a recipe (kick-drift in float, like cpu32; in float64 with double_state).
 class Cpu32Recipe final : public Pipeline {
  public:
   explicit Cpu32Recipe(Fp32Recipe r) : recipe_(r) {}

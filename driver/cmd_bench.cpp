@@ -281,6 +281,10 @@ int run_bench(BenchArgs& a, bool ladder) {
       if (!ladder) throw Unavailable(name + " cannot run here: " + std::string(e.what()));
       absent.push_back({name, e.what()});
       continue;
+    } catch (const InputError& e) {  // ladder: an option this rung cannot take leaves it out
+      if (!ladder) throw;
+      absent.push_back({name, e.what()});
+      continue;
     }
     if (World::size() > 1 && !made.back()->distributable()) {
       if (!ladder) throw InputError(name + " does not run distributed (one process only)");

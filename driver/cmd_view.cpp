@@ -143,8 +143,8 @@ int view(ViewArgs& a) {
     s.name = names[k];
     s.pipeline = make_pipeline(s.name, a.cfg.pipeline);
     s.pipeline->load(start.bodies, params);
-    s.textured = s.name.starts_with("gl:");
-    s.where = s.textured ? window.renderer() : s.name.starts_with("cpu") ? cpu_model() : "";
+    s.textured = gl::draws_from_textures(*s.pipeline);
+    s.where = s.name.starts_with("gl:") ? window.renderer() : s.name.starts_with("cpu") ? cpu_model() : "";
     if (s.textured) {
       s.path = "GL texture, no copy";
       continue;

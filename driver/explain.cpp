@@ -45,7 +45,8 @@ nlohmann::json explain(const Bodies& start, const Params& params, long long step
       {"storage precision: fp16 positions and masses (11 bits)", {Sum::Sequential, false, false, true}},
       {"storage precision: float64 positions and velocities, r_ij rounded from their difference",
        {Sum::Sequential, false, false, false, true}},
-      {"float64 storage and a compensated sum: gl:compute-ds's recipe", {Sum::Kahan, false, false, false, true}},
+      {"float64 storage and a compensated sum (what gl:compute-ds does in double-single)",
+       {Sum::Kahan, false, false, false, true}},
   };
   std::vector<Vec3> ref;
   accelerations_fp64(start.pos, params.eps2(), ref);

@@ -32,7 +32,7 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineO
 // cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.
 bool is_fp64_pipeline(const std::string& name);
 // The precision of a pipeline's state, as checkpoints hold it: 64 for cpu64, the -fp64 rungs and
-// gl:compute-ds (a double-single pair is exactly a double), else 32.
+// gl:compute-ds (its integrator keeps each hi + lo pair exactly a double), else 32.
 int state_bits(const std::string& name);
 // Validates the GL options and --device; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);

@@ -1,5 +1,7 @@
 // gl:compute-ds — gl:compute with positions and velocities in double-single (a float pair: the
-// technique of shader GPGPU before GPUs had doubles), r_ij correctly rounded from both halves, the
+// technique of shader GPGPU before GPUs had doubles), r_ij from both halves (the difference of the
+// his plus the difference of the los: within an ulp of the float r_ij, not always correctly
+// rounded), the
 // force in float, a compensated sum, and a double-single leapfrog. It removes the float32 floor of
 // the divergence from cpu64 (docs/divergence.md): positions are no longer rounded to 24 bits.
 // Storage: shader storage buffers (GL 4.3), not textures: this rung draws nothing.
@@ -94,6 +96,21 @@ class ComputeDs final : public Pipeline {
   }
 
   void finish() override { glFinish(); }
+  // A GL_TIME_ELAPSED query around the dispatches, as the textured rungs time themselves.
+  double timed_steps(int count) override {
+    GLuint query = 0;
+    glGenQueries(1, &query);
+    glFinish();
+    glBeginQuery(GL_TIME_ELAPSED, query);
+    step(count);
+    glEndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query, GL_QUERY_RESULT, &ns);
+    glDeleteQueries(1, &query);
+    check_gl("gl:compute-ds: timing " + std::to_string(count) + " steps");
+    return static_cast<double>(ns) * 1e-6;
+  }
+  const char* timer() const override { return "GL timer query"; }
 
  private:
   GLuint groups() const { return static_cast<GLuint>((n_ + 255) / 256); }

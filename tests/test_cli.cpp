@@ -171,6 +171,7 @@ TEST(Cli, ExplainNamesEveryFactor) {
   EXPECT_LT(j["explain"][6]["max_distance_vs_cpu64"].get<double>(), 0.2 * d_base) << "float64 state";
   EXPECT_LT(j["explain"][7]["max_distance_vs_cpu64"].get<double>(), 0.01 * d_base) << "float64 state + Kahan";
   EXPECT_EQ(j["explain"][7]["variant"], "cpu32:kahan+f64state");
+  EXPECT_NE(r.out.find("what gl:compute-ds does"), std::string::npos) << r.out;
 }
 
 TEST(Cli, Fig9PresetAtReducedN) {

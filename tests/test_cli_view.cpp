@@ -226,6 +226,24 @@ TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
   EXPECT_NE(interactive.err.find("--frames"), std::string::npos) << interactive.err;
 }
 
+// gl:compute-ds keeps its state in storage buffers, not textures: its pane is read back and drawn
+// (a pane that took it for a textured rung drew nothing).
+TEST(View, ARungWithoutTexturesIsReadBackAndDrawn) {
+  REQUIRE_GL_CLI();
+  const fs::path png = scratch() / "ds.png";
+  const Result r = nbody("view -p gl:compute-ds,cpu32 -n 512 --frames 2 --size 400x200 --offscreen --screenshot '" +
+                         png.string() + "'", "env -u DISPLAY ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("gl:compute-ds    "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("path: GL texture"), std::string::npos) << "gl:compute-ds has no texture path\n" << r.out;
+  const Image im = load(png);
+  int lit[2] = {0, 0};
+  for (int y = 60; y < im.h - 30; ++y)
+    for (int x = 0; x < im.w; ++x) lit[x < im.w / 2 ? 0 : 1] += im.sum(x, y) > 60;
+  EXPECT_GT(lit[0], 100) << "the gl:compute-ds pane";
+  EXPECT_GT(lit[1], 100) << "the cpu32 pane";
+}
+
 // run --frames: any pipeline (a non-GL one is read back), labelled frames, and the drawing timed as
 // its own phase, not as simulation.
 TEST(RunFrames, AnyPipelineLabelledAndTimedApart) {

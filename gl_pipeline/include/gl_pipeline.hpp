@@ -15,11 +15,14 @@ struct Options {
   bool half = false;  // RGBA16F bodies and force quad (TR04-032's 16-bit option)
 };
 
-// "forcequad", "gather", "compute".
+// "forcequad", "gather", "compute", "compute-ds".
 const std::vector<std::string>& variants();
 // Throws Unavailable when no GL context can be made (the message names the EGL call and error)
 // or the context lacks what the variant needs.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+// True for a rung whose bodies live in GL textures (forcequad, gather, compute): pictures draw it
+// with no read-back. gl:compute-ds keeps its state in storage buffers and is read back.
+bool draws_from_textures(const Pipeline& pipeline);
 // Before the first GL call: try EGL device `index` (mod the device count) first. Distributed runs
 // give rank r the device (local rank mod count), as for CUDA.
 void prefer_device(int index);

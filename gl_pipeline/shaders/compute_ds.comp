@@ -1,7 +1,7 @@
 #version 430 core
 // gl:compute-ds, the force stage: positions in double-single (a float pair hi + lo, 48 bits; the
-// 2004-era technique for precision past the hardware's), r_ij formed from both parts so that its
-// float value is correctly rounded, the force in float, and each body's sum compensated (Kahan),
+// 2004-era technique for precision past the hardware's), r_ij formed from both parts (the his'
+// difference plus the los': within an ulp of the correctly rounded float), the force in float, and each body's sum compensated (Kahan),
 // so that the sum carries no more error than its terms. `precise` forbids the compiler to
 // re-associate the two-sums (which would cancel the compensation to zero).
 layout(local_size_x = 256) in;
