@@ -61,9 +61,9 @@ class Pipeline {
   virtual void finish() {}
   // Milliseconds that `count` steps take, measured the way the device measures itself: CUDA
   // events (the CUDA rungs), a GL_TIME_ELAPSED query (the GL rungs), else the wall clock around
-  // step() and finish(). timer() names which.
+  // step() and finish(). timer() names what timed the last call.
   virtual double timed_steps(int count);
-  virtual const char* timer() const { return "wall clock"; }
+  virtual std::string timer() const { return "wall clock"; }
   // "cpu64", "gl:forcequad", "cuda:gems31", ...
   virtual std::string name() const = 0;
 

@@ -153,7 +153,7 @@ class BodySystem : public Pipeline {
     cudaEventDestroy(stop);
     return ms;
   }
-  const char* timer() const override { return "CUDA events"; }
+  std::string timer() const override { return "CUDA events"; }
 
   // For CUDA-GL interop (gl_interop.cu): the current state on the device, n() bodies each.
   const Vec4T<T>* device_positions() const { return pos_[cur_].get(); }

@@ -188,7 +188,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
   auto p = make_pipeline(name, a.cfg.pipeline);
   p->distribute(World::exchange());
   p->load(bodies, params);
-  row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
+
   const std::string mismatch = validate(*p, bodies, params, engine, tolerance(name, a.cfg.pipeline), a.validate_n, row);
   if (!mismatch.empty()) {
     row.status = "FAILED validation";
@@ -217,6 +217,13 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
   const auto t0 = std::chrono::steady_clock::now();
   const Timing t = ms_per_step(*p, a.reps, a.cfg.steps);
   row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max;
+  row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
+  if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate
+    row.status = "FAILED timing";
+    if (World::writer()) std::fprintf(stderr, "nbody bench: %s at N = %lld: the %s read %g ms a step\n", name.c_str(), n,
+                                      row.timer.c_str(), row.ms);
+    return row;
+  }
   if (ex) {
     const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     row.comm_fraction = World::max((ex->seconds() - comm0) / all);

@@ -98,19 +98,11 @@ class ComputeDs final : public Pipeline {
   void finish() override { glFinish(); }
   // A GL_TIME_ELAPSED query around the dispatches, as the textured rungs time themselves.
   double timed_steps(int count) override {
-    GLuint query = 0;
-    glGenQueries(1, &query);
-    glFinish();
-    glBeginQuery(GL_TIME_ELAPSED, query);
-    step(count);
-    glEndQuery(GL_TIME_ELAPSED);
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(query, GL_QUERY_RESULT, &ns);
-    glDeleteQueries(1, &query);
-    check_gl("gl:compute-ds: timing " + std::to_string(count) + " steps");
-    return static_cast<double>(ns) * 1e-6;
+    const GlTime t = gpu_milliseconds([&] { step(count); }, std::to_string(count) + " steps of gl:compute-ds");
+    timer_ = t.timer;
+    return t.ms;
   }
-  const char* timer() const override { return "GL timer query"; }
+  std::string timer() const override { return timer_; }
 
  private:
   GLuint groups() const { return static_cast<GLuint>((n_ + 255) / 256); }
@@ -137,6 +129,7 @@ class ComputeDs final : public Pipeline {
   GLuint buf_[5] = {0, 0, 0, 0, 0};  // positions hi, lo; velocities hi, lo; accelerations
   Program force_, integrate_;
   bool programs_ = false;
+  std::string timer_ = "GL timer query";
 };
 
 }  // namespace

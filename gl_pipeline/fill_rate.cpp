@@ -1,7 +1,6 @@
 // The fill-rate bound of the bench: how fast this GL writes RGBA32F texels with a trivial shader,
 // measured over as many texels as a step of the pipeline draws.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -36,17 +35,11 @@ FillRate measure_fill_rate(long long texels, int reps) {
   glDisable(GL_BLEND);
   fbo.bind(0, 0, r.side, r.side);
   fill.use();
-  auto run = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (long long d = 0; d < r.draws; ++d) quad.draw();
-    glFinish();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  run();  // warm-up: compile, allocate, clocks
-  std::vector<double> s;
-  for (int k = 0; k < reps; ++k) s.push_back(run());
-  std::sort(s.begin(), s.end());
-  r.texels_per_s = static_cast<double>(r.draws * per_draw) / s[s.size() / 2];
+  // Timed as the rungs time their steps (a GL timer query), so a fraction compares like with like.
+  const double ms = median_after_warmup(
+      [&] { return gpu_milliseconds([&] { for (long long d = 0; d < r.draws; ++d) quad.draw(); }, "the fill probe").ms; },
+      reps);
+  r.texels_per_s = static_cast<double>(r.draws * per_draw) / (ms * 1e-3);
   check_gl("fill-rate probe");
   return r;
 }
@@ -73,17 +66,8 @@ FetchRate measure_fetch_rate(int n, long long fragments, int reps) {
   fetch.sampler("bodies", 0, bodies);
   fetch.set("n", n);
   fetch.set("body_width", width);
-  auto run = [&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    quad.draw();
-    glFinish();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  run();  // warm-up: compile, allocate, clocks
-  std::vector<double> s;
-  for (int k = 0; k < reps; ++k) s.push_back(run());
-  std::sort(s.begin(), s.end());
-  r.fetches_per_s = static_cast<double>(r.fetches) / s[s.size() / 2];
+  const double ms = median_after_warmup([&] { return gpu_milliseconds([&] { quad.draw(); }, "the fetch probe").ms; }, reps);
+  r.fetches_per_s = static_cast<double>(r.fetches) / (ms * 1e-3);
   check_gl("fetch-rate probe");
   return r;
 }

@@ -1,6 +1,7 @@
 #include "gl_objects.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -172,6 +173,33 @@ void QuadVao::draw() const {
 void QuadVao::draw_points(int count) const {
   glBindVertexArray(id_);
   glDrawArrays(GL_POINTS, 0, count);
+}
+
+GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& what) {
+  GLuint query = 0;
+  glGenQueries(1, &query);
+  glFinish();
+  const auto t0 = std::chrono::steady_clock::now();
+  glBeginQuery(GL_TIME_ELAPSED, query);
+  work();
+  glEndQuery(GL_TIME_ELAPSED);
+  GLuint64 ns = 0;
+  glGetQueryObjectui64v(query, GL_QUERY_RESULT, &ns);  // waits for the result
+  glFinish();
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  glDeleteQueries(1, &query);
+  check_gl("timing " + what);
+  const double ms = static_cast<double>(ns) * 1e-6;
+  if (ms >= 0.5 * wall) return {ms, "GL timer query"};
+  return {wall, "wall clock (the GL timer query saw under half of it)"};
+}
+
+double median_after_warmup(const std::function<double()>& measure, int reps) {
+  measure();
+  std::vector<double> v;
+  for (int k = 0; k < reps; ++k) v.push_back(measure());
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 }  // namespace nbody::gl

@@ -4,6 +4,7 @@
 #pragma once
 #include <GL/glew.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -113,6 +114,22 @@ class QuadVao {
  private:
   GLuint id_ = 0;
 };
+
+// Milliseconds that `work`'s GL commands take: a GL_TIME_ELAPSED query around them (after a
+// glFinish, so nothing earlier is counted), waited for; and the wall clock over the same span.
+// What every GL timing uses: the rungs' timed_steps() and the bench's fill- and fetch-rate probes.
+struct GlTime {
+  double ms = 0;
+  const char* timer = "GL timer query";  // or the wall clock, when the query did not see the work
+};
+// The query's figure, unless it is below half the wall clock's: Mesa llvmpipe's query reads 0 for
+// compute dispatches and about 0 for draws it has not rasterised by the query's end (measured
+// here), and a rate from such a figure would be impossible. Then the wall clock's, and says so.
+GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& what);
+
+// The median of `reps` calls of `measure` after one unmeasured warm-up call (shader compiles,
+// allocation, clocks).
+double median_after_warmup(const std::function<double()>& measure, int reps);
 
 std::string_view shader_source(const std::string& name);  // shaders_embedded.cpp
 

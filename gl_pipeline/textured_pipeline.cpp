@@ -129,17 +129,9 @@ void TexturedPipeline::read(Bodies& bodies) {
 
 double TexturedPipeline::timed_steps(int count) {
   if (exchange()) return Pipeline::timed_steps(count);  // distributed: the exchange is host time too
-  GLuint query = 0;
-  glGenQueries(1, &query);
-  glFinish();
-  glBeginQuery(GL_TIME_ELAPSED, query);
-  step(count);
-  glEndQuery(GL_TIME_ELAPSED);
-  GLuint64 ns = 0;
-  glGetQueryObjectui64v(query, GL_QUERY_RESULT, &ns);  // waits for the result
-  glDeleteQueries(1, &query);
-  check_gl("timing " + std::to_string(count) + " steps");
-  return static_cast<double>(ns) * 1e-6;
+  const GlTime t = gpu_milliseconds([&] { step(count); }, std::to_string(count) + " steps of " + name());
+  timer_ = t.timer;
+  return t.ms;
 }
 
 }  // namespace nbody::gl

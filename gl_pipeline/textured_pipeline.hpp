@@ -26,7 +26,7 @@ class TexturedPipeline : public Pipeline {
   void finish() override { glFinish(); }
   // A GL_TIME_ELAPSED query around the steps' draws (GL 3.3 core): the GPU's own time.
   double timed_steps(int count) override;
-  const char* timer() const override { return "GL timer query"; }
+  std::string timer() const override { return timer_; }
   bool distributable() const override { return true; }
 
   // For FrameWriter: the current position and velocity textures and their layout.
@@ -66,6 +66,7 @@ class TexturedPipeline : public Pipeline {
   Framebuffer pos_fbo_[2], vel_fbo_[2];
   int cur_ = 0;
   long long fragments_ = 0;
+  std::string timer_ = "GL timer query";  // what timed the last timed_steps()
   Program velocity_, position_;
   QuadVao quad_;
   std::vector<float> host_;  // distributed: every body's texels, staged for the exchange

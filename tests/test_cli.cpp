@@ -305,6 +305,12 @@ TEST(Cli, LadderRunsEveryRungHereAndNamesTheOthers) {
   for (std::size_t k = 0; k < j["results"].size(); ++k) {
     const auto& row = j["results"][k];
     EXPECT_EQ(row["status"], "ok") << row.dump();
+    // A plausible time from a named timer (llvmpipe's GL query reads 0 for compute dispatches: the
+    // wall clock stands in, and says so).
+    EXPECT_GT(row["ms_per_step"].get<double>(), 0) << row.dump();
+    EXPECT_LT(row["interactions_per_s"].get<double>(), 1e14) << row.dump();
+    const std::string timer = row["timer"];
+    EXPECT_TRUE(timer.starts_with("wall clock") || timer == "GL timer query" || timer == "CUDA events") << timer;
     if (k == 0 || row["pipeline"] == "cuda:gems31-fp64" || row["pipeline"] == "gl:compute-ds") {  // own ladders
       EXPECT_TRUE(row["speedup_over_rung_below"].is_null()) << row.dump();
       continue;

@@ -12,6 +12,7 @@
 
 #include "checkpoint.hpp"
 #include "cli_helpers.hpp"
+#include "helpers.hpp"
 #include "error.hpp"
 #include "io.hpp"
 
@@ -64,14 +65,7 @@ int wait_code(pid_t pid) {
 // Fresh random bodies in a unit ball with masses spread over a factor of 100 (the seed printed,
 // NBODY_TEST_SEED replays it), as a CSV --ic.
 fs::path unequal_masses(int n) {
-  static const std::uint64_t seed = [] {
-    const char* given = std::getenv("NBODY_TEST_SEED");
-    const std::uint64_t s = given ? std::stoull(given) : std::random_device{}();
-    std::printf("[ SEED     ] %llu (replay with NBODY_TEST_SEED=%llu)\n", static_cast<unsigned long long>(s),
-                static_cast<unsigned long long>(s));
-    return s;
-  }();
-  std::mt19937_64 rng(seed + static_cast<std::uint64_t>(n));
+  std::mt19937_64 rng(nbody::test::fresh_seed() + static_cast<std::uint64_t>(n));
   std::uniform_real_distribution<double> u(-1.0, 1.0), m(0.01, 1.0);
   std::string csv = "x,y,z,vx,vy,vz,m\n";
   char line[256];

@@ -34,8 +34,8 @@ std::string describe_context();
 long long fragments_per_step(Pipeline& pipeline);
 
 // The RGBA32F fill rate of this GL: a trivial fragment shader drawn `draws` times over a side x
-// side target, about `texels` texels in all; the median of `reps` timed runs after a warm-up,
-// each ended by glFinish.
+// side target, about `texels` texels in all; the median of `reps` runs after a warm-up, each timed
+// by a GL timer query as the rungs' steps are.
 struct FillRate {
   int side = 0;
   long long draws = 0;
@@ -45,7 +45,7 @@ FillRate measure_fill_rate(long long texels, int reps = 3);
 
 // The texel-fetch rate of this GL: fetch.frag (gather.frag's loop over n RGBA32F body texels, no
 // arithmetic) drawn over `fragments` fragments (at most the body texture's), each fetching all n;
-// the median of `reps` timed runs after a warm-up, each ended by glFinish. gl:gather's bound.
+// the median of `reps` runs after a warm-up, timed like the fill rate. gl:gather's bound.
 struct FetchRate {
   long long fragments = 0, fetches = 0;
   double fetches_per_s = 0;
