@@ -30,7 +30,7 @@ struct ViewArgs {
   int steps_per_frame = 1;
   long long frames = 0;  // scripted: draw this many frames, save the last (--screenshot), exit
   std::string screenshot;
-  std::string colour;  // "" = species where the file has several, else speed
+  std::string colour = "auto";  // auto: species where the file has several, else speed
   std::string size = "1280x640";
   double radius = 0, tilt = 30, yaw = 0;
   bool vsync = false;
@@ -106,7 +106,7 @@ int view(ViewArgs& a) {
   if (!(a.radius >= 0) || !std::isfinite(a.radius)) throw InputError("--view-radius must be >= 0 (0: fit)");
   if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
   std::optional<gl::Colour> colour;
-  if (!a.colour.empty()) colour = gl::parse_colour(a.colour);
+  if (a.colour != "auto") colour = gl::parse_colour(a.colour);
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));
   if (colour == gl::Colour::Divergence && names.size() < 2)
@@ -395,8 +395,9 @@ Command add_view(CLI::App& app) {
                   "where there is no CUDA device)");
   sub->add_option("--steps-per-frame", a->steps_per_frame, "Leapfrog steps between frames")->capture_default_str();
   sub->add_option("--colour,--color", a->colour,
-                  "plain | speed | species | divergence (each body's distance to its twin, log scale; "
-                  "default: species for a file with several, else speed)");
+                  "auto | plain | speed | species | divergence (each body's distance to its twin, log "
+                  "scale); auto: species for a file with several, else speed")
+      ->capture_default_str();
   sub->add_option("--frames", a->frames,
                   "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)")
       ->capture_default_str();

@@ -61,7 +61,7 @@ class ComputeDs final : public Pipeline {
   }
 
   void accelerations(std::vector<Vec3>& out) override {
-    compute_forces();
+    compute_accelerations();
     std::vector<float> a(4 * static_cast<std::size_t>(n_));
     read_buffer(4, a);
     out.resize(static_cast<std::size_t>(n_));
@@ -70,7 +70,7 @@ class ComputeDs final : public Pipeline {
 
   void step(int count) override {
     for (int s = 0; s < count; ++s) {
-      compute_forces();
+      compute_accelerations();
       integrate_.use();
       bind();
       integrate_.set("n", n_);
@@ -109,7 +109,7 @@ class ComputeDs final : public Pipeline {
   void bind() const {
     for (GLuint k = 0; k < 5; ++k) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, k, buf_[k]);
   }
-  void compute_forces() {
+  void compute_accelerations() {
     force_.use();
     bind();
     force_.set("n", n_);

@@ -27,7 +27,7 @@ const std::vector<std::string>& colour_names() {
 Colour parse_colour(const std::string& name) {
   const auto& v = colour_names();
   const auto it = std::find(v.begin(), v.end(), name);
-  if (it == v.end()) throw InputError("--colour '" + name + "': must be plain, speed, species or divergence");
+  if (it == v.end()) throw InputError("--colour '" + name + "': must be auto, plain, speed, species or divergence");
   return static_cast<Colour>(it - v.begin());
 }
 

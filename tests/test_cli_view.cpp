@@ -135,6 +135,7 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view -p cpu32,cpu64,gl", "one or two pipelines"},
       {"view -p cpu32 --colour divergence", "needs two pipelines"},
       {"view --colour rainbow", "--colour 'rainbow'"},
+      {"view --colour ''", "--colour ''"},
       {"view --size 10x10", "--size '10x10'"},
       {"view --size big", "--size 'big'"},
       {"view --steps-per-frame 0", "--steps-per-frame 0"},
