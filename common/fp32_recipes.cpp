@@ -10,6 +10,7 @@ std::string Fp32Recipe::name() const {
   std::string n = "cpu32:";
   if (sum == Sum::Pairwise) n += "pairwise+";
   if (sum == Sum::Kahan) n += "kahan+";
+  if (sum == Sum::Tiled) n += "tiled+";
   if (approx_rsqrt) n += "rsqrt-approx+";
   if (fma) n += "fma+";
   if (half_storage) n += "fp16+";
@@ -40,6 +41,7 @@ float approx(float x) {
 
 struct Acc {  // one component's running sum
   float s = 0, c = 0;
+  double tiles = 0;  // Sum::Tiled: the finished tiles' partials
 };
 
 }  // namespace
@@ -63,6 +65,8 @@ void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32
       Acc ax, ay, az;
       tx.assign(n, 0), ty.assign(n, 0), tz.assign(n, 0);
       for (std::ptrdiff_t j = 0; j < n; ++j) {
+        if (r.sum == Fp32Recipe::Sum::Tiled && j % Fp32Recipe::kTile == 0)
+          for (Acc* a : {&ax, &ay, &az}) a->tiles += a->s, a->s = 0;
         const float rx = r.double_state ? static_cast<float>(pos[j].x - pos[i].x) : x[j] - x[i];
         const float ry = r.double_state ? static_cast<float>(pos[j].y - pos[i].y) : y[j] - y[i];
         const float rz = r.double_state ? static_cast<float>(pos[j].z - pos[i].z) : z[j] - z[i];
@@ -97,6 +101,10 @@ void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32
           h = half;
         }
         ax.s = tx[0], ay.s = ty[0], az.s = tz[0];
+      }
+      if (r.sum == Fp32Recipe::Sum::Tiled) {
+        out[i] = {ax.tiles + ax.s, ay.tiles + ay.s, az.tiles + az.s};
+        continue;
       }
       out[i] = {ax.s, ay.s, az.s};
     }

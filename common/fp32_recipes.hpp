@@ -10,8 +10,11 @@
 namespace nbody {
 
 struct Fp32Recipe {
-  enum class Sum { Sequential, Pairwise, Kahan };
-  Sum sum = Sum::Sequential;  // j order 0..n-1 (CUDA kernel) | halving tree (GL reduction) | compensated
+  enum class Sum { Sequential, Pairwise, Kahan, Tiled };
+  // j order 0..n-1 (CUDA kernel) | halving tree (GL reduction) | compensated | a float partial
+  // per tile of kTile j (0..127, 128..255, ...), the partials summed in float64 (cuda:mixed)
+  Sum sum = Sum::Sequential;
+  static constexpr int kTile = 128;
   bool approx_rsqrt = false;  // 1/sqrt rounded to 21 bits, the accuracy class of a hardware rsqrt
   bool fma = false;           // fused multiply-adds in |r|^2 and the accumulation
   bool half_storage = false;  // positions and masses rounded to fp16 (11 significant bits)

@@ -9,7 +9,7 @@
 namespace nbody::cuda {
 
 const std::vector<std::string>& variants() {
-  static const std::vector<std::string> v{"gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric"};
+  static const std::vector<std::string> v{"gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric", "mixed"};
   return v;
 }
 
@@ -83,6 +83,7 @@ std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
   if (variant == "gems31-fp64") return make_gems31(r, true);
   if (variant == "tuned") return make_tuned(r, false);
   if (variant == "tuned-fp64") return make_tuned(r, true);
+  if (variant == "mixed") return make_mixed(r);
   return make_symmetric(r);  // resolve() knows no other variant
 }
 

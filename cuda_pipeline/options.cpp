@@ -17,7 +17,7 @@ std::string rung(const std::string& variant) { return "cuda:" + variant; }
 }  // namespace
 
 // Defaults from the H100 sweeps in docs/measurements/: gems31 p = 256 (GPU Gems 3's); tuned B = 128
-// with K = 8 (fp32) or 2 (fp64); symmetric K = 4.
+// with K = 8 (fp32 and mixed) or 2 (fp64); symmetric K = 0, chosen by N (symmetric.cu: 8 or 4).
 Options resolve(const std::string& variant, const Options& given) {
   Options o = given;
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
@@ -37,24 +37,24 @@ Options resolve(const std::string& variant, const Options& given) {
                        (given.block == 0 ? " (the block defaults to 256: give a smaller --cuda-block)" : ""));
     return o;
   }
-  if (variant == "tuned" || variant == "tuned-fp64") {
+  if (variant == "tuned" || variant == "tuned-fp64" || variant == "mixed") {  // mixed: tuned's shape
+    const char* k0 = variant == "tuned-fp64" ? "2" : "8";
     if (o.block == 0) o.block = 128;
     if (o.block < 32 || o.block > 256 || o.block % 32 != 0)  // __launch_bounds__(256)
       throw InputError("--cuda-block " + std::to_string(o.block) + ": " + rung(variant) +
                        " takes a multiple of 32 in 32..256 (0: 128)");
-    if (o.bodies == 0) o.bodies = variant == "tuned" ? 8 : 2;
+    if (o.bodies == 0) o.bodies = std::stoi(k0);
     if (o.bodies != 1 && o.bodies != 2 && o.bodies != 4 && o.bodies != 8)
       throw InputError("--cuda-bodies " + std::to_string(o.bodies) + ": " + rung(variant) + " takes 1, 2, 4 or 8 (0: " +
-                       (variant == "tuned" ? "8)" : "2)"));
+                       k0 + ")");
     if (o.split < 0 || o.split > 65535)
       throw InputError("--cuda-split " + std::to_string(o.split) + ": " + rung(variant) +
                        " takes 0 (chosen for the device) or 1..65535");
     return o;
   }
   if (variant == "symmetric") {
-    if (o.bodies == 0) o.bodies = 4;
-    if (o.bodies != 1 && o.bodies != 2 && o.bodies != 4)
-      throw InputError("--cuda-bodies " + std::to_string(o.bodies) + ": cuda:symmetric takes 1, 2 or 4 (0: 4)");
+    if (o.bodies != 0 && o.bodies != 1 && o.bodies != 2 && o.bodies != 4 && o.bodies != 8 && o.bodies != 16)
+      throw InputError("--cuda-bodies " + std::to_string(o.bodies) + ": cuda:symmetric takes 1, 2, 4, 8 or 16 (0: 8, or 4 where N is too small to fill the GPU)");
     return o;
   }
   throw InputError("unknown CUDA variant '" + variant + "'");
@@ -62,13 +62,14 @@ Options resolve(const std::string& variant, const Options& given) {
 
 std::string option_help(const std::string& option) {
   if (option == "block")
-    return "CUDA threads per block, a multiple of 32: cuda:gems31 32..1024 (0: 256), cuda:tuned 32..256 (0: 128); "
+    return "CUDA threads per block, a multiple of 32: cuda:gems31 32..1024 (0: 256), cuda:tuned and cuda:mixed 32..256 (0: 128); "
            "cuda:symmetric always 128";
   if (option == "unroll") return "cuda:gems31 inner-loop unroll: 1, 2, 4, 8, 16 or 32";
   if (option == "q") return "cuda:gems31 threads per body q: 1, 2, 4, 8, 16 or 32 (block x q <= 1024)";
   if (option == "bodies")
-    return "Bodies per thread K: cuda:tuned 1, 2, 4, 8 (0: 8; tuned-fp64 0: 2), cuda:symmetric 1, 2, 4 (0: 4)";
-  if (option == "split") return "cuda:tuned parts of the j range, one block each: 1..65535 (0: chosen for the device)";
+    return "Bodies per thread K: cuda:tuned 1, 2, 4, 8 (0: 8; tuned-fp64 0: 2; mixed 0: 8), cuda:symmetric 1, 2, 4, 8, 16 (0: 8, or 4 where N is too small to fill the GPU)";
+  if (option == "split")
+    return "cuda:tuned and cuda:mixed parts of the j range, one block each: 1..65535 (0: chosen for the device)";
   return "";
 }
 

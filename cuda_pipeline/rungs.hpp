@@ -9,5 +9,6 @@ namespace nbody::cuda {
 std::unique_ptr<Pipeline> make_gems31(const Options& o, bool fp64);
 std::unique_ptr<Pipeline> make_tuned(const Options& o, bool fp64);
 std::unique_ptr<Pipeline> make_symmetric(const Options& o);
+std::unique_ptr<Pipeline> make_mixed(const Options& o);
 
 }  // namespace nbody::cuda

@@ -19,48 +19,73 @@ SymmetricKernel symmetric_kernel(int k) {
     case 1: return symmetric_forces<1>;
     case 2: return symmetric_forces<2>;
     case 4: return symmetric_forces<4>;
+    case 8: return symmetric_forces<8>;
+    case 16: return symmetric_forces<16, 2>;  // J in 8 passes of 2: 7 x 18 registers, not 7 x 32
     default:
-      throw std::logic_error("cuda:symmetric has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4)");
+      throw std::logic_error("cuda:symmetric has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4, 8, 16)");
   }
 }
 
 class Symmetric final : public BodySystem<float> {
  public:
-  // `o` comes resolved (options.cpp: K = 4 by default, the fastest in the H100 sweep,
-  // docs/measurements/h100-2026-11-22-tuned-sweeps.txt).
-  explicit Symmetric(const Options& o)
-      : BodySystem<float>(o.device), k_(o.bodies), kernel_(symmetric_kernel(k_)) {
-    int sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, o.device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, kBlock, 0));
-    resident_warps_ = static_cast<long long>(sms) * std::max(per_sm, 1) * (kBlock / 32);
+  // `o` comes resolved (options.cpp): K = 0 chooses by N (prepare()).
+  explicit Symmetric(const Options& o) : BodySystem<float>(o.device), fixed_k_(o.bodies) {
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
   }
 
   std::string name() const override { return "cuda:symmetric"; }
+  int bodies() const { return k_; }
 
  private:
   static constexpr int kBlock = 128;
-  int pad_multiple() const override { return 32 * k_; }
+  // Chosen K pads to 32 x 8, which K = 4 divides.
+  int pad_multiple() const override { return 32 * (fixed_k_ ? fixed_k_ : 8); }
+
+  // K = 8 where each resident warp gets at least 8 tile pairs to walk, else K = 4 (issue 16's H100
+  // runs, docs/measurements/h100-2026-11-22-frontier.txt: at N = 2^18 and 2^20 K = 8 is 16% faster
+  // than K = 4; at 2^14 its 2080 tile pairs give the 1584 resident warps about one each and it is
+  // 14% slower). K = 16 (2% above K = 8 at 2^18 and 2^20) is left to --cuda-bodies 16.
+  void prepare(int npad) override {
+    k_ = fixed_k_;
+    if (k_ == 0) k_ = pairs(npad, 8) >= 8 * resident_warps(8) ? 8 : 4;
+    kernel_ = symmetric_kernel(k_);
+    warps_ = resident_warps(k_);
+  }
+
+  long long pairs(int npad, int k) const {
+    const long long tiles = npad / (32 * k);
+    return tiles * (tiles + 1) / 2;
+  }
+
+  long long resident_warps(int k) const {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, symmetric_kernel(k), kBlock, 0));
+    return static_cast<long long>(sms_) * std::max(per_sm, 1) * (kBlock / 32);
+  }
 
   // Not distributable (pipeline.hpp): f_ji = -f_ij lands in other ranks' bodies. `first` and
   // `end` are always the whole range.
   void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc, int, int) override {
     const int tiles = padded_n() / (32 * k_);
-    const long long pairs = static_cast<long long>(tiles) * (tiles + 1) / 2;
     // One resident wave of warps, each with an equal share of the tile pairs.
-    const long long warps = std::min(pairs, resident_warps_);
+    const long long warps = std::min(pairs(padded_n(), k_), warps_);
     const int blocks = static_cast<int>((warps + kBlock / 32 - 1) / (kBlock / 32));
     CUDA_CHECK(cudaMemsetAsync(acc, 0, sizeof(Vec4T<float>) * padded_n()));
     kernel_<<<blocks, kBlock>>>(pos, acc, tiles, eps2());
   }
 
-  int k_;
-  SymmetricKernel kernel_;
-  long long resident_warps_ = 0;
+  int fixed_k_, k_ = 0, sms_ = 0;
+  SymmetricKernel kernel_ = nullptr;
+  long long warps_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<Pipeline> make_symmetric(const Options& o) { return std::make_unique<Symmetric>(o); }
+
+int symmetric_bodies(const Pipeline& p) {
+  const auto* s = dynamic_cast<const Symmetric*>(&p);
+  return s ? s->bodies() : 0;
+}
 
 }  // namespace nbody::cuda

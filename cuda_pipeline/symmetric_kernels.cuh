@@ -15,6 +15,15 @@
 // i.e. 7/K per pair. Against 13 per interaction in cuda:tuned that is 8.5 (+ 3.5/K), if the
 // shuffles and atomics cost nothing. The atomics make the summation order, and the last bits, vary from
 // run to run.
+//
+// Bound (H100 SXM, 132 SMs x 128 lanes x 1.98e9 /s = 3.35e13 slots/s; N^2-counted, 2 per pair):
+//   K = 8: 17.875 slots per pair -> 3.74e12/s;  K = 16: 17.44 -> 3.83e12/s.
+// Measured (issue 16, docs/measurements/h100-2026-11-22-frontier.txt): at K = 8 the SASS of one
+// rotation step (64 pairs) holds, per pair, FADD 3, FFMA 9, FMUL 4, MUFU 1, SHFL 0.875, and the
+// tile-pair loop around it 48 REDG and 16 LDG (scripts/sass-report.sh). N = 2^18: K = 4 2.37e12,
+// K = 8 2.74e12 (73% of its bound),
+// K = 16 (J in passes of KJ = 2) 2.79e12; K = 16 with KJ = 8 as K = 8; KJ = 4 at K = 16 and
+// KJ = 2 at K = 8 about 8% slower. The rest is issue efficiency, as in cuda:tuned (~75%).
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
@@ -44,10 +53,14 @@ __device__ __forceinline__ int row_of(long long p, int T) {
   return static_cast<int>(I);
 }
 
-template <int K>
+// K: I bodies per lane (a tile is 32 x K bodies). KJ (divides K): J bodies travelling at once; the
+// J tile is visited in K / KJ passes of 32 rotation steps, so the registers held are 7 (K + KJ)
+// per lane while the shuffles per pair stay 7 / K.
+template <int K, int KJ = K>
 __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __restrict__ pos,
                                                         Vec4T<float>* __restrict__ acc, int tiles,
                                                         float eps2) {
+  static_assert(K % KJ == 0, "the J passes cover the tile");
   const int lane = threadIdx.x & 31;
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
   const long long warps = (static_cast<long long>(gridDim.x) * blockDim.x) >> 5;
@@ -73,44 +86,46 @@ __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __re
   };
   load_i();
   for (; p < p_end; ++p) {
-    float xj[K], yj[K], zj[K], mj[K], axj[K], ayj[K], azj[K];
-#pragma unroll
-    for (int b = 0; b < K; ++b) {
-      const Vec4T<float> q = pos[(J * K + b) * 32 + lane];
-      xj[b] = q.x, yj[b] = q.y, zj[b] = q.z, mj[b] = q.w;
-      axj[b] = ayj[b] = azj[b] = 0;
-    }
     const bool diagonal = I == J;
     const int next = (lane + 1) & 31;
-    for (int k = 0; k < 32; ++k) {
+    for (int q = 0; q < K; q += KJ) {  // the J tile's bodies q .. q + KJ - 1 of each lane
+      float xj[KJ], yj[KJ], zj[KJ], mj[KJ], axj[KJ], ayj[KJ], azj[KJ];
 #pragma unroll
-      for (int a = 0; a < K; ++a)
-#pragma unroll
-        for (int b = 0; b < K; ++b) {
-          const float dx = xj[b] - xi[a], dy = yj[b] - yi[a], dz = zj[b] - zi[a];
-          float d2 = fmaf(dx, dx, eps2);
-          d2 = fmaf(dy, dy, d2);
-          d2 = fmaf(dz, dz, d2);
-          const float r = rsqrt_fast(d2);
-          const float r3 = r * r * r;
-          const float si = mj[b] * r3, sj = mi[a] * r3;
-          axi[a] = fmaf(dx, si, axi[a]);
-          ayi[a] = fmaf(dy, si, ayi[a]);
-          azi[a] = fmaf(dz, si, azi[a]);
-          axj[b] = fmaf(-dx, sj, axj[b]);
-          ayj[b] = fmaf(-dy, sj, ayj[b]);
-          azj[b] = fmaf(-dz, sj, azj[b]);
-        }
-#pragma unroll
-      for (int b = 0; b < K; ++b) {
-        xj[b] = shfl(xj[b], next), yj[b] = shfl(yj[b], next), zj[b] = shfl(zj[b], next);
-        mj[b] = shfl(mj[b], next);
-        axj[b] = shfl(axj[b], next), ayj[b] = shfl(ayj[b], next), azj[b] = shfl(azj[b], next);
+      for (int b = 0; b < KJ; ++b) {
+        const Vec4T<float> v = pos[(J * K + q + b) * 32 + lane];
+        xj[b] = v.x, yj[b] = v.y, zj[b] = v.z, mj[b] = v.w;
+        axj[b] = ayj[b] = azj[b] = 0;
       }
-    }
-    if (!diagonal) {
+      for (int k = 0; k < 32; ++k) {
 #pragma unroll
-      for (int b = 0; b < K; ++b) add_to(acc, (J * K + b) * 32 + lane, axj[b], ayj[b], azj[b]);
+        for (int a = 0; a < K; ++a)
+#pragma unroll
+          for (int b = 0; b < KJ; ++b) {
+            const float dx = xj[b] - xi[a], dy = yj[b] - yi[a], dz = zj[b] - zi[a];
+            float d2 = fmaf(dx, dx, eps2);
+            d2 = fmaf(dy, dy, d2);
+            d2 = fmaf(dz, dz, d2);
+            const float r = rsqrt_fast(d2);
+            const float r3 = r * r * r;
+            const float si = mj[b] * r3, sj = mi[a] * r3;
+            axi[a] = fmaf(dx, si, axi[a]);
+            ayi[a] = fmaf(dy, si, ayi[a]);
+            azi[a] = fmaf(dz, si, azi[a]);
+            axj[b] = fmaf(-dx, sj, axj[b]);
+            ayj[b] = fmaf(-dy, sj, ayj[b]);
+            azj[b] = fmaf(-dz, sj, azj[b]);
+          }
+#pragma unroll
+        for (int b = 0; b < KJ; ++b) {
+          xj[b] = shfl(xj[b], next), yj[b] = shfl(yj[b], next), zj[b] = shfl(zj[b], next);
+          mj[b] = shfl(mj[b], next);
+          axj[b] = shfl(axj[b], next), ayj[b] = shfl(ayj[b], next), azj[b] = shfl(azj[b], next);
+        }
+      }
+      if (!diagonal) {
+#pragma unroll
+        for (int b = 0; b < KJ; ++b) add_to(acc, (J * K + q + b) * 32 + lane, axj[b], ayj[b], azj[b]);
+      }
     }
     if (++J == tiles || p + 1 == p_end) {
       flush_i();

@@ -16,21 +16,22 @@ namespace nbody {
 namespace {
 
 #ifdef NBODY_HAVE_CUDA
-std::optional<Bound> sm_bound(int device, bool fp64) {
+// `slots`: issue slots (fp32) or DP operations (fp64) per N^2-counted interaction; `why` names
+// where a count other than the plain 13 or 12 comes from.
+std::optional<Bound> sm_bound(int device, bool fp64, double slots, const std::string& why = "") {
   std::string reason;
   const auto devs = cuda::devices(reason);
   if (device < 0 || device >= static_cast<int>(devs.size())) return std::nullopt;
   const cuda::DeviceInfo& d = devs[device];
   const int lanes = fp64 ? d.fp64_lanes() : d.fp32_lanes();
   if (lanes == 0) return std::nullopt;
-  const int slots = fp64 ? 12 : 13;
   Bound b;
   b.kind = "sm";
   b.interactions_per_s = static_cast<double>(d.sms) * lanes * (d.clock_khz * 1e3) / slots;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%d SMs x %d %s lanes x %.0f MHz / %d", d.sms, lanes,
+  std::snprintf(buf, sizeof buf, "%d SMs x %d %s lanes x %.0f MHz / %.4g", d.sms, lanes,
                 fp64 ? "FP64" : "FP32", d.clock_khz / 1e3, slots);
-  b.detail = buf;
+  b.detail = buf + why;
   return b;
 }
 #endif
@@ -41,12 +42,24 @@ std::optional<Bound> bound_for(const std::string& name, [[maybe_unused]] Pipelin
                                [[maybe_unused]] long long n,
                                [[maybe_unused]] const PipelineOptions& options) {
 #ifdef NBODY_HAVE_CUDA
-  if (name.starts_with("cuda:")) return sm_bound(options.device, name.ends_with("-fp64"));
+  // cuda:mixed: 19 FP32 issue slots (mixed_kernels.cuh: r_ij from double-single pairs, 6 more FADD).
+  if (name == "cuda:mixed") return sm_bound(options.device, false, 19, " (r_ij from double-single pairs)");
+  // cuda:symmetric: 17 slots and 7/K shuffles per pair, which counts as 2 of the N^2 interactions.
+  if (name == "cuda:symmetric") {
+    const int k = cuda::symmetric_bodies(p);
+    if (k == 0) return std::nullopt;
+    return sm_bound(options.device, false, (17 + 7.0 / k) / 2,
+                    " ((17 + 7/K) slots per pair of interactions, K = " + std::to_string(k) + ")");
+  }
+  if (name.starts_with("cuda:")) {
+    const bool fp64 = name.ends_with("-fp64");
+    return sm_bound(options.device, fp64, fp64 ? 12 : 13);
+  }
   if (name == "gl:compute") {
     std::string reason;
     const auto devs = cuda::devices(reason);
     if (!devs.empty() && gl_description().find(devs[0].name) != std::string::npos)
-      return sm_bound(0, false);
+      return sm_bound(0, false, 13);
   }
 #endif
 #ifdef NBODY_HAVE_GL

@@ -1,7 +1,10 @@
 // The bench's bounds: what the hardware allows a rung, so a rate can be read as a fraction.
 //   sm:   CUDA fp32 = SMs x FP32 lanes x SM clock / 13 issue slots per interaction (12 FP32 +
-//         1 MUFU); fp64 = SMs x FP64 lanes x clock / 12 DP operations (the rsqrt uncounted: there
-//         is no full-precision hardware one). SMs, clock and compute capability are read from the
+//         1 MUFU), cuda:mixed / 19 (6 more FADD for r_ij from double-single pairs),
+//         cuda:symmetric / ((17 + 7/K) / 2) (one pair of 17 slots and 7/K shuffles is two of the
+//         N^2-counted interactions); fp64 = SMs x
+//         FP64 lanes x clock / 12 DP operations (the rsqrt uncounted: there is no full-precision
+//         hardware one). SMs, clock and compute capability are read from the
 //         device; the clock is cudaDevAttrClockRate, the boost clock, not the clock under load.
 //         gl:compute gets the same bound when the GL renderer is that CUDA device.
 //   fill: gl:forcequad = the texels one step draws at the RGBA32F fill rate of a trivial shader,

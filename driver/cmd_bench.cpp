@@ -254,7 +254,7 @@ Row bench_one(const BenchArgs& a, const std::string& name, long long n, Fp64Engi
 const std::vector<std::string>& ladder_rungs() {
   static const std::vector<std::string> v{"cpu32",       "gl:forcequad", "gl:gather",       "gl:compute",
                                           "cuda:gems31", "cuda:tuned",   "cuda:symmetric", "cuda:gems31-fp64",
-                                          "cuda:tuned-fp64", "gl:compute-ds"};
+                                          "cuda:tuned-fp64", "cuda:mixed",       "gl:compute-ds"};
   return v;
 }
 
@@ -329,7 +329,8 @@ int run_bench(BenchArgs& a, bool ladder) {
   device += "; cuda: " + (cuda.empty() ? "unavailable (" + reason + ")" : cuda[0]);
   std::printf("device: %s\n", device.c_str());
   std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n");
-  std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32) or / 12 DP ops (fp64); "
+  std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32; cuda:mixed 19, cuda:symmetric (17 + 7/K) / 2) "
+              "or / 12 DP ops (fp64); "
               "fill = the texels a step draws at the measured RGBA32F fill rate; fetch = one texelFetch "
               "per interaction at the measured fetch rate\n");
   std::printf("validation: at the timed N and launch plan, before and after the timed steps, min(%lld, N) "
@@ -363,8 +364,8 @@ int run_bench(BenchArgs& a, bool ladder) {
       if (row.status == "ok") std::snprintf(spread, sizeof spread, "%.1f%%", 100 * row.spread());
       std::printf("%-18s %9lld %11.4f %7s %13.4e %10.2f %12s %6s %11.2e", row.pipeline.c_str(), row.n, row.ms, spread,
                   row.rate, row.gflops, bound, fraction, row.err);
-      // Speed-up over the rung below; the float64 rungs start their own ladder.
-      // The fp64 rungs and the double-single rung start their own ladders.
+      // Speed-up over the rung below. The fp64 rungs start their own ladder, topped by cuda:mixed
+      // (float64 state, float forces); the double-single GL rung starts another.
       const bool restart = name == "cuda:gems31-fp64" || name == "gl:compute-ds";
       const double speedup = below > 0 && !restart && row.rate > 0 ? row.rate / below : 0;
       if (ladder) {
@@ -452,7 +453,7 @@ Command add_ladder(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "ladder", "The ladder table of docs/ladder.md on this machine: every rung that can run here (cpu32, "
                 "gl:forcequad, gl:gather, gl:compute, cuda:gems31, cuda:tuned, cuda:symmetric, then the fp64 "
-                "rungs and gl:compute-ds, each starting its own speed-up column) at one N, validated, then timed: rate, bound, fraction of the bound, speed-up over "
+                "rungs with cuda:mixed above them, and gl:compute-ds, each starting its own speed-up column) at one N, validated, then timed: rate, bound, fraction of the bound, speed-up over "
                 "the rung below, accuracy against float64. The rungs that cannot run are listed with why");
   auto a = std::make_shared<BenchArgs>();
   a->cfg.steps = 5;

@@ -47,6 +47,8 @@ nlohmann::json explain(const Bodies& start, const Params& params, long long step
        {Sum::Sequential, false, false, false, true}},
       {"float64 storage and a compensated sum (what gl:compute-ds does in double-single)",
        {Sum::Kahan, false, false, false, true}},
+      {"float64 storage, float partials per tile of 128 j summed in float64 (what cuda:mixed does)",
+       {Sum::Tiled, false, false, false, true}},
   };
   std::vector<Vec3> ref;
   accelerations_fp64(start.pos, params.eps2(), ref);

@@ -15,7 +15,8 @@ namespace nbody {
 const std::vector<std::string>& pipeline_names() {
   static const std::vector<std::string> names{
       "cpu64",      "cpu32",           "gl:forcequad",   "gl:gather",        "gl:compute", "gl:compute-ds",
-      "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"};
+      "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric",
+      "cuda:mixed"};
   return names;
 }
 
@@ -85,7 +86,9 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
 
 bool is_fp64_pipeline(const std::string& name) { return name == "cpu64" || name.ends_with("-fp64"); }
 
-int state_bits(const std::string& name) { return is_fp64_pipeline(name) || name == "gl:compute-ds" ? 64 : 32; }
+int state_bits(const std::string& name) {
+  return is_fp64_pipeline(name) || name == "gl:compute-ds" || name == "cuda:mixed" ? 64 : 32;
+}
 
 void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");
@@ -108,12 +111,12 @@ void check_pipeline_options(const std::vector<std::string>& names, const Pipelin
     return one;
   };
   const std::pair<cuda::Options, std::vector<const char*>> options[] = {
-      {only([&](cuda::Options& x) { x.block = o.cuda_block; }), {"gems31", "tuned"}},
+      {only([&](cuda::Options& x) { x.block = o.cuda_block; }), {"gems31", "tuned", "mixed"}},
       {only([&](cuda::Options& x) { x.unroll = o.cuda_unroll; }), {"gems31"}},
       {only([&](cuda::Options& x) { x.q = o.cuda_q; }), {"gems31"}},
       {only([&](cuda::Options& x) { x.block = o.cuda_block; x.q = o.cuda_q; }), {"gems31"}},
-      {only([&](cuda::Options& x) { x.bodies = o.cuda_bodies; }), {"tuned", "symmetric"}},
-      {only([&](cuda::Options& x) { x.split = o.cuda_split; }), {"tuned"}}};
+      {only([&](cuda::Options& x) { x.bodies = o.cuda_bodies; }), {"tuned", "mixed", "symmetric"}},
+      {only([&](cuda::Options& x) { x.split = o.cuda_split; }), {"tuned", "mixed"}}};
   for (const auto& [one, users] : options) {
     std::string first;
     bool taken = false;

@@ -16,7 +16,7 @@ struct PipelineOptions {
   int cuda_block = 0;                // threads per block; 0 = the rung's default
   int cuda_unroll = 4;               // gems31: inner-loop unroll factor
   int cuda_q = 1;                    // gems31: threads per body (§31.4.1)
-  int cuda_bodies = 0;               // tuned, symmetric: bodies per thread; 0 = the rung's default
+  int cuda_bodies = 0;               // tuned, mixed, symmetric: bodies per thread; 0 = the rung's default
   int cuda_split = 0;                // tuned: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
   bool device_given = false;         // --device was on the command line
@@ -31,8 +31,9 @@ std::vector<std::string> parse_pipeline_list(const std::string& list);
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
 // cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.
 bool is_fp64_pipeline(const std::string& name);
-// The precision of a pipeline's state, as checkpoints hold it: 64 for cpu64, the -fp64 rungs and
-// gl:compute-ds (its integrator keeps each hi + lo pair exactly a double), else 32.
+// The precision of a pipeline's state, as checkpoints hold it: 64 for cpu64, the -fp64 rungs,
+// cuda:mixed (double state) and gl:compute-ds (its integrator keeps each hi + lo pair exactly a
+// double), else 32.
 int state_bits(const std::string& name);
 // Validates the GL options and --device; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);

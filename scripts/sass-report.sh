@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCH=${1:-90}
 T=$(mktemp -d)
-for f in gems31 tuned symmetric; do
-  nvcc -std=c++17 -O3 -arch=sm_$ARCH -Icuda_pipeline -Icommon --expt-relaxed-constexpr -cubin \
+for f in gems31 tuned symmetric mixed; do
+  nvcc -std=c++20 -O3 -arch=sm_$ARCH -Icuda_pipeline -Icuda_pipeline/include -Icommon --expt-relaxed-constexpr -cubin \
     -Xptxas -v -o "$T/$f.cubin" "cuda_pipeline/$f.cu" 2>"$T/$f.ptxas"
   grep -E "Compiling entry|registers|spill" "$T/$f.ptxas" | paste - - - |
     sed -E 's/ptxas info *: //g; s/Compiling entry function .(_Z[^ ]*). for .sm_[0-9]+./\1/' |
@@ -16,7 +16,7 @@ for f in gems31 tuned symmetric; do
 done
 # For each kernel: the backward branch spanning the most instructions is the inner loop; count
 # its opcodes (without modifiers).
-for f in gems31 tuned symmetric; do
+for f in gems31 tuned symmetric mixed; do
   awk '
     function hex(s,   i, v) { v = 0; s = tolower(s)
       for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1

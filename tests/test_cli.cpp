@@ -154,9 +154,9 @@ TEST(Cli, ExplainNamesEveryFactor) {
                             "inverse square root", "FMA contraction", "storage precision", "chaos"})
     EXPECT_NE(r.out.find(cause), std::string::npos) << cause << "\n" << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
-  ASSERT_EQ(j["explain"].size(), 9u);
+  ASSERT_EQ(j["explain"].size(), 10u);
   // Each factor changes the step-1 accelerations of the baseline (none is a no-op row)...
-  for (std::size_t k = 1; k < 8; ++k)
+  for (std::size_t k = 1; k < 9; ++k)
     EXPECT_GT(j["explain"][k]["accel_rms_rel_vs_baseline"].get<double>(), 0.0) << j["explain"][k].dump();
   // ...and the tree and compensated sums land closer to float64 than the sequential sum does.
   const double base = j["explain"][0]["accel_rms_rel_vs_cpu64"];
@@ -171,7 +171,11 @@ TEST(Cli, ExplainNamesEveryFactor) {
   EXPECT_LT(j["explain"][6]["max_distance_vs_cpu64"].get<double>(), 0.2 * d_base) << "float64 state";
   EXPECT_LT(j["explain"][7]["max_distance_vs_cpu64"].get<double>(), 0.01 * d_base) << "float64 state + Kahan";
   EXPECT_EQ(j["explain"][7]["variant"], "cpu32:kahan+f64state");
+  // cuda:mixed's sum, a float partial per tile of 128 j added in float64, gets most of the way.
+  EXPECT_EQ(j["explain"][8]["variant"], "cpu32:tiled+f64state");
+  EXPECT_LT(j["explain"][8]["max_distance_vs_cpu64"].get<double>(), 0.02 * d_base) << "float64 state + tiled sum";
   EXPECT_NE(r.out.find("what gl:compute-ds does"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("what cuda:mixed does"), std::string::npos) << r.out;
 }
 
 TEST(Cli, Fig9PresetAtReducedN) {
@@ -194,7 +198,7 @@ TEST(Cli, InfoNamesEveryPipeline) {
   const Result r = nbody("info");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* name : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
-                           "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric"})
+                           "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric", "cuda:mixed"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
@@ -292,7 +296,7 @@ TEST(Cli, LadderRunsEveryRungHereAndNamesTheOthers) {
   ASSERT_FALSE(ran.empty());
   EXPECT_EQ(ran.front(), "cpu32");
   for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31", "cuda:tuned", "cuda:symmetric",
-                        "cuda:gems31-fp64", "cuda:tuned-fp64", "gl:compute-ds"}) {
+                        "cuda:gems31-fp64", "cuda:tuned-fp64", "cuda:mixed", "gl:compute-ds"}) {
     const bool here = unavailable(p).empty();
     EXPECT_EQ(std::find(ran.begin(), ran.end(), p) != ran.end(), here) << p;
     if (!here) {
@@ -364,7 +368,7 @@ namespace {
 TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
   expect_bad_input({
       {"run -p cuda:tuned -n 10 --cuda-block 512", "cuda:tuned takes a multiple of 32 in 32..256"},
-      {"run -p cuda:symmetric -n 10 --cuda-bodies 8", "cuda:symmetric takes 1, 2 or 4"},
+      {"run -p cuda:symmetric -n 10 --cuda-bodies 32", "cuda:symmetric takes 1, 2, 4, 8 or 16"},
       {"run -p cuda:gems31 -n 10 --cuda-q 8", "threads per block; the limit is 1024"},
       {"bench --pipelines cuda:tuned-fp64 -n 10 --cuda-split 70000", "--cuda-split 70000"},
       {"compare --pipelines cpu64 -n 10 --steps 1 --cuda-unroll 3", "--cuda-unroll 3"},
@@ -375,7 +379,7 @@ TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
   const Result r = nbody("compare -n 50 --steps 1 --cuda-block 512");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("cuda:tuned takes a multiple of 32 in 32..256"), std::string::npos) << r.out;
-  EXPECT_NE(nbody("run --help").out.find("cuda:tuned 32..256 (0: 128)"), std::string::npos);
+  EXPECT_NE(nbody("run --help").out.find("cuda:tuned and cuda:mixed 32..256 (0: 128)"), std::string::npos);
 }
 
 }  // namespace

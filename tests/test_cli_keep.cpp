@@ -114,7 +114,8 @@ void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k) {
   EXPECT_TRUE(slurp(d / "checkpoint.nbck") == one) << pipeline << ": resuming .prev for the rest differs";
   // The state is stored in the pipeline's own precision.
   const nbody::Checkpoint ck = nbody::read_checkpoint((a / "checkpoint.nbck").string());
-  EXPECT_EQ(ck.bits, pipeline == "cpu64" || pipeline.ends_with("-fp64") || pipeline == "gl:compute-ds" ? 64 : 32);
+  EXPECT_EQ(ck.bits, pipeline == "cpu64" || pipeline.ends_with("-fp64") || pipeline == "gl:compute-ds" ||
+                         pipeline == "cuda:mixed" ? 64 : 32);
   EXPECT_EQ(ck.state.size(), static_cast<std::size_t>(n));
 }
 
@@ -130,7 +131,8 @@ TEST_P(Resume, IsBitIdentical) {
 // two uninterrupted runs differ in the last bits too.)
 INSTANTIATE_TEST_SUITE_P(EveryDeterministicPipeline, Resume,
                          ::testing::Values("cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "gl:compute-ds",
-                                           "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64"),
+                                           "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64",
+                                           "cuda:mixed"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& ch : s)

@@ -51,7 +51,7 @@ TEST(Mpi, DistributedRunIsBitIdenticalToOneProcess) {
   REQUIRE_MPI();
   const std::string args = "-n 601 --steps 6 --ic collision";  // 601: no multiple of any tile
   for (const char* p : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
-                        "cuda:tuned", "cuda:tuned-fp64"})
+                        "cuda:tuned", "cuda:tuned-fp64", "cuda:mixed"})
     expect_bitwise(p, args);
   expect_bitwise("gl:forcequad", args + " --gl-chunk 200");  // TR04 §6 chunks, split by rank
 }

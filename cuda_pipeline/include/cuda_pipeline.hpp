@@ -16,8 +16,8 @@ struct Options {
   int unroll = 4;   // gems31: inner-loop unroll factor (GPU Gems 3 §31.4.1, Figure 31-5)
   int q = 1;        // gems31: threads per body, each row in q segments (§31.4.1, Figure 31-8)
   int device = 0;
-  int bodies = 0;   // tuned, symmetric: bodies per thread K; 0 = the rung's default
-  int split = 0;    // tuned: blocks per row (the j range in S parts); 0 = chosen for the device
+  int bodies = 0;   // tuned, mixed, symmetric: bodies per thread K; 0 = the rung's default
+  int split = 0;    // tuned, mixed: blocks per row (the j range in S parts); 0 = chosen for the device
 };
 
 // Each rung's defaults and the values it accepts, in one place (options.cpp): make() resolves its
@@ -29,12 +29,17 @@ Options resolve(const std::string& variant, const Options& given);
 std::string option_help(const std::string& option);
 
 // "gems31" (listing 31-3, float), "gems31-fp64" (the same kernel templated on double), "tuned",
-// "tuned-fp64" (tuned_kernels.cuh) and "symmetric" (symmetric_kernels.cuh).
+// "tuned-fp64" (tuned_kernels.cuh), "symmetric" (symmetric_kernels.cuh) and "mixed" (float64
+// state, float forces from double-single differences: mixed_kernels.cuh).
 const std::vector<std::string>& variants();
 
 // Throws Unavailable when there is no CUDA device ("no CUDA device: cudaGetDeviceCount returned
 // 100 (no CUDA-capable device is detected)") and InputError for a --device out of range.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+
+// The K a loaded cuda:symmetric runs with (chosen by N unless --cuda-bodies gave it); 0 for any
+// other pipeline or before load().
+int symmetric_bodies(const Pipeline& p);
 
 struct DeviceInfo {
   int index = 0;

@@ -1,0 +1,168 @@
+// Force-kernel variants timed side by side on one device, in the manner of llm.c's dev/cuda: each
+// variant checked against cuda:tuned's kernel, then timed with CUDA events (median of several
+// launches after a warm-up). Not part of the build: scripts/gpu-variants.sh compiles it with nvcc on
+// the GPU machine. Usage: force_variants [N=262144]
+//
+// cuda:symmetric: K I bodies per lane x KJ travelling bodies (symmetric_kernels.cuh).
+// cuda:tuned: the production kernel (one interaction after another), one that stages a j's K
+// |r|^2, then its K rsqrts together, then its K sums (MUFU ops spaced apart from the FMA work in
+// the source order), and that staged form with the last of each K rsqrts taken on the FMA pipe (a
+// bit-trick start and three Newton steps) instead of MUFU: does MUFU/MIO pressure hold it at ~77%?
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "symmetric_kernels.cuh"
+#include "tuned_kernels.cuh"
+
+using namespace nbody::cuda;
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));          \
+      std::exit(1);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+// 1/sqrt(x) on the FMA pipe: the classic integer start (3.4% error), three Newton steps.
+__device__ __forceinline__ float rsqrt_newton(float x) {
+  float y = __int_as_float(0x5f375a86 - (__float_as_int(x) >> 1));
+  const float h = 0.5f * x;
+#pragma unroll
+  for (int i = 0; i < 3; ++i) y = y * fmaf(-h, y * y, 1.5f);
+  return y;
+}
+
+template <int K, int kMode>  // 0: staged; 1: staged, the last rsqrt by Newton
+__global__ void __launch_bounds__(256) tuned_variant(const Vec4T<float>* __restrict__ pos, Vec4T<float>* __restrict__ acc,
+                                                     int npad, float eps2) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  Vec4T<float>* tile = reinterpret_cast<Vec4T<float>*>(smem);
+  const int B = blockDim.x, t = threadIdx.x, first = blockIdx.x * B * K + t;
+  float x[K], y[K], z[K], ax[K], ay[K], az[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const Vec4T<float> p = pos[first + k * B];
+    x[k] = p.x, y[k] = p.y, z[k] = p.z, ax[k] = ay[k] = az[k] = 0;
+  }
+  for (int tt = 0; tt < npad / B; ++tt) {
+    __syncthreads();
+    tile[t] = pos[tt * B + t];
+    __syncthreads();
+#pragma unroll 8
+    for (int j = 0; j < B; ++j) {
+      const Vec4T<float> bj = tile[j];
+      {
+        float dx[K], dy[K], dz[K], r[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          dx[k] = bj.x - x[k], dy[k] = bj.y - y[k], dz[k] = bj.z - z[k];
+          float d2 = fmaf(dx[k], dx[k], eps2);
+          d2 = fmaf(dy[k], dy[k], d2);
+          r[k] = fmaf(dz[k], dz[k], d2);
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) r[k] = kMode == 1 && k == K - 1 ? rsqrt_newton(r[k]) : rsqrt_fast(r[k]);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          const float s = (bj.w * r[k]) * (r[k] * r[k]);
+          ax[k] = fmaf(dx[k], s, ax[k]), ay[k] = fmaf(dy[k], s, ay[k]), az[k] = fmaf(dz[k], s, az[k]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) acc[first + k * B] = Vec4T<float>{ax[k], ay[k], az[k], 0};
+}
+
+struct Timed {
+  float ms;
+  double err;
+};
+
+template <typename Launch>
+Timed run(Launch launch, Vec4T<float>* d_acc, int n, const std::vector<Vec4T<float>>& ref, bool zero) {
+  std::vector<float> ms;
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int rep = 0; rep < 6; ++rep) {
+    if (zero) CK(cudaMemsetAsync(d_acc, 0, sizeof(Vec4T<float>) * n));
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float m = 0;
+    CK(cudaEventElapsedTime(&m, a, b));
+    if (rep > 0) ms.push_back(m);  // the first is the warm-up
+  }
+  if (zero) CK(cudaMemset(d_acc, 0, sizeof(Vec4T<float>) * n));
+  launch();
+  std::vector<Vec4T<float>> h(n);
+  CK(cudaMemcpy(h.data(), d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  for (int i = 0; i < n; ++i) {
+    const double ex = h[i].x - ref[i].x, ey = h[i].y - ref[i].y, ez = h[i].z - ref[i].z;
+    num += ex * ex + ey * ey + ez * ez;
+    den += double(ref[i].x) * ref[i].x + double(ref[i].y) * ref[i].y + double(ref[i].z) * ref[i].z;
+  }
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], std::sqrt(num / den)};
+}
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 262144;  // a multiple of 32 x 16 and of 128 x 8
+  const float eps2 = 0.05f * 0.05f;
+  std::mt19937_64 rng(1);
+  std::normal_distribution<float> g(0.f, 1.f);
+  std::vector<Vec4T<float>> h(n);
+  for (auto& b : h) b = {g(rng), g(rng), g(rng), 1.0f / n};
+  Vec4T<float>*d_pos, *d_acc;
+  CK(cudaMalloc(&d_pos, sizeof(Vec4T<float>) * n));
+  CK(cudaMalloc(&d_acc, sizeof(Vec4T<float>) * n));
+  CK(cudaMemcpy(d_pos, h.data(), sizeof(Vec4T<float>) * n, cudaMemcpyHostToDevice));
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const double pairs_n2 = double(n) * n;
+  // The reference: the production cuda:tuned kernel (K = 8, B = 128).
+  std::vector<Vec4T<float>> ref(n);
+  tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+  CK(cudaMemcpy(ref.data(), d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
+  std::printf("N = %d; rate = N^2 / kernel time; err = rms relative to cuda:tuned's kernel\n", n);
+  auto report = [&](const char* name, Timed t) {
+    std::printf("%-34s %9.3f ms  %.4e /s  err %.2e\n", name, t.ms, pairs_n2 / (t.ms * 1e-3), t.err);
+  };
+  auto tuned = [&](const char* name, auto kernel) {
+    report(name, run([&] { kernel<<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2); }, d_acc, n, ref, false));
+  };
+  report("tuned K=8 (production)", run([&] {
+           tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  tuned("tuned K=8 staged rsqrts", tuned_variant<8, 0>);
+  tuned("tuned K=8 1 of 8 rsqrt by Newton", tuned_variant<8, 1>);
+  auto sym = [&](const char* name, auto kernel, int k) {
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, 0));
+    const int tiles = n / (32 * k);
+    const long long pairs = 1LL * tiles * (tiles + 1) / 2;
+    const long long warps = std::min<long long>(pairs, 1LL * sms * per_sm * 4);
+    const int blocks = static_cast<int>((warps + 3) / 4);
+    char label[64];
+    std::snprintf(label, sizeof label, "%s (%d blocks/SM)", name, per_sm);
+    report(label, run([&] { kernel<<<blocks, 128>>>(d_pos, d_acc, tiles, eps2); }, d_acc, n, ref, true));
+  };
+  sym("symmetric K=4", symmetric_forces<4, 4>, 4);
+  sym("symmetric K=8", symmetric_forces<8, 8>, 8);
+  sym("symmetric K=8 KJ=4", symmetric_forces<8, 4>, 8);
+  sym("symmetric K=8 KJ=2", symmetric_forces<8, 2>, 8);
+  sym("symmetric K=16 KJ=2", symmetric_forces<16, 2>, 16);
+  sym("symmetric K=16 KJ=4", symmetric_forces<16, 4>, 16);
+  sym("symmetric K=16 KJ=8", symmetric_forces<16, 8>, 16);
+  return 0;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Issue 16's closing figures on the GPU machine, from a bundle made by scripts/make-bundle.sh: the
+# CUDA tests, the kernel variants (scripts/dev/force_variants.cu), the Fig. 9 protocol for the
+# rungs that remove the float32 floor, the rates of every CUDA rung at N = 2^14, 2^18 and 2^20,
+# and the ladder. (scripts/gpu-mixed.sh and gpu-variants.sh are the earlier runs of the same issue.)
+# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-frontier.sh [bundle-dir]
+set -uo pipefail
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+export NBODY_EXE="$PWD/$N"
+section tests
+"$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" | head -n 20
+"$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
+"$B/test_cli" --gtest_filter='Cli.Ladder*:Cli.Explain*:Cli.CudaOptions*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
+"$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure|differs" | head
+for spec in "cuda:symmetric --cuda-bodies 16" "cuda:mixed"; do
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$N" compare --pipelines cpu64,$spec -n 1000 --steps 2 >"$O/san.txt" 2>&1
+  echo "$spec memcheck exit $? : $(grep -E 'ERROR SUMMARY' "$O/san.txt" | head -n 1)"
+done
+section variants
+nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
+/tmp/force_variants 262144; /tmp/force_variants 1048576
+section fig9
+for n in 1024 4096 16384; do
+  "$N" compare --pipelines cpu64,cuda:tuned,cuda:mixed,gl:compute-ds -n $n --steps 100 --every 1 --seed 1 \
+    --json "$O/fig9-frontier-$n.json" >/dev/null
+  python3 scripts/fig9_max.py "$O/fig9-frontier-$n.json"
+done
+section rates
+"$N" bench --pipelines cuda:gems31,cuda:tuned,cuda:symmetric,cuda:tuned-fp64,cuda:mixed -n 16384,262144 --steps 3 --reps 5 --json "$O/bench-frontier.json"
+"$N" bench --pipelines cuda:gems31,cuda:tuned,cuda:symmetric,cuda:tuned-fp64,cuda:mixed -n 1048576 --steps 2 --reps 3 --json "$O/bench-frontier-1m.json"
+"$N" bench --pipelines cuda:symmetric -n 262144,1048576 --steps 2 --reps 3 --cuda-bodies 16 --json "$O/bench-symmetric16.json"
+section ladder; "$N" ladder -n 16384 --json "$O/ladder-frontier-16384.json"
