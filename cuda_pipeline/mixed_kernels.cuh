@@ -26,12 +26,15 @@
 //                  = 19 issue slots, + 2/K for the two LDS.128 of body j (K = 8: 19.25)
 //   per tile and body 3 F2F.F64.F32 + 3 DADD (the partial into the double sum): 6 per B*1 = 128
 //                     interactions, under 0.05 slots each
-//   bound             132 SMs x 128 lanes x 1.98e9 /s / 19.25 = 1.74e12 interactions/s,
-//                     2.0x cuda:tuned-fp64's measured 8.7e11 and 68% of cuda:tuned's bound
+//   bound             132 SMs x 128 lanes x 1.98e9 /s / 19.25 = 1.74e12 interactions/s (the bench
+//                     counts the 19 arithmetic slots: 1.76e12), 2.0x cuda:tuned-fp64's measured
+//                     8.7e11 and 68% of cuda:tuned's bound
 //   memory            a tile of B bodies, 32 bytes each in double, is read once per B x B x K
 //                     interactions and split in shared memory (B = 128, K = 8: 131072 per 4 KiB)
 //
-// Measured on the H100: see docs/measurements/ and the closing note of issue 16.
+// Measured on the H100 (docs/measurements/h100-2026-11-22-frontier.txt): 1.43e12/s at N = 2^18 and
+// 2^20 (81% of 1.76e12; 1.64x cuda:tuned-fp64); the SASS loop holds FADD 9, FFMA 6, FMUL 3, MUFU 1
+// per interaction; ncu: the schedulers issued on 85% of cycles, the FMA pipe 79% busy.
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"

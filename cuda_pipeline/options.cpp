@@ -17,7 +17,7 @@ std::string rung(const std::string& variant) { return "cuda:" + variant; }
 }  // namespace
 
 // Defaults from the H100 sweeps in docs/measurements/: gems31 p = 256 (GPU Gems 3's); tuned B = 128
-// with K = 8 (fp32 and mixed) or 2 (fp64); symmetric K = 0, chosen by N (symmetric.cu: 8 or 4).
+// with K = 8 (fp32 and mixed) or 2 (fp64); symmetric K = 0, chosen by N (symmetric.cu: 16, 8 or 4).
 Options resolve(const std::string& variant, const Options& given) {
   Options o = given;
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
@@ -54,7 +54,8 @@ Options resolve(const std::string& variant, const Options& given) {
   }
   if (variant == "symmetric") {
     if (o.bodies != 0 && o.bodies != 1 && o.bodies != 2 && o.bodies != 4 && o.bodies != 8 && o.bodies != 16)
-      throw InputError("--cuda-bodies " + std::to_string(o.bodies) + ": cuda:symmetric takes 1, 2, 4, 8 or 16 (0: 8, or 4 where N is too small to fill the GPU)");
+      throw InputError("--cuda-bodies " + std::to_string(o.bodies) +
+                       ": cuda:symmetric takes 1, 2, 4, 8 or 16 (0: chosen by N, 16, 8 or 4)");
     return o;
   }
   throw InputError("unknown CUDA variant '" + variant + "'");
@@ -67,7 +68,7 @@ std::string option_help(const std::string& option) {
   if (option == "unroll") return "cuda:gems31 inner-loop unroll: 1, 2, 4, 8, 16 or 32";
   if (option == "q") return "cuda:gems31 threads per body q: 1, 2, 4, 8, 16 or 32 (block x q <= 1024)";
   if (option == "bodies")
-    return "Bodies per thread K: cuda:tuned 1, 2, 4, 8 (0: 8; tuned-fp64 0: 2; mixed 0: 8), cuda:symmetric 1, 2, 4, 8, 16 (0: 8, or 4 where N is too small to fill the GPU)";
+    return "Bodies per thread K: cuda:tuned 1, 2, 4, 8 (0: 8; tuned-fp64 0: 2; mixed 0: 8), cuda:symmetric 1, 2, 4, 8, 16 (0: chosen by N, 16, 8 or 4)";
   if (option == "split")
     return "cuda:tuned and cuda:mixed parts of the j range, one block each: 1..65535 (0: chosen for the device)";
   return "";

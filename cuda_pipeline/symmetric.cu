@@ -20,7 +20,8 @@ SymmetricKernel symmetric_kernel(int k) {
     case 2: return symmetric_forces<2>;
     case 4: return symmetric_forces<4>;
     case 8: return symmetric_forces<8>;
-    case 16: return symmetric_forces<16, 2>;  // J in 8 passes of 2: 7 x 18 registers, not 7 x 32
+    case 16: return symmetric_forces<16, 2, 2>;  // J in 8 passes of 2 (7 x 18 registers, not 7 x 32),
+                                                 // two rotation steps unrolled together
     default:
       throw std::logic_error("cuda:symmetric has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4, 8, 16)");
   }
@@ -38,16 +39,17 @@ class Symmetric final : public BodySystem<float> {
 
  private:
   static constexpr int kBlock = 128;
-  // Chosen K pads to 32 x 8, which K = 4 divides.
-  int pad_multiple() const override { return 32 * (fixed_k_ ? fixed_k_ : 8); }
+  // A chosen K pads to 32 x 16, which K = 8 and 4 divide.
+  int pad_multiple() const override { return 32 * (fixed_k_ ? fixed_k_ : 16); }
 
-  // K = 8 where each resident warp gets at least 8 tile pairs to walk, else K = 4 (issue 16's H100
-  // runs, docs/measurements/h100-2026-11-22-frontier.txt: at N = 2^18 and 2^20 K = 8 is 16% faster
-  // than K = 4; at 2^14 its 2080 tile pairs give the 1584 resident warps about one each and it is
-  // 14% slower). K = 16 (2% above K = 8 at 2^18 and 2^20) is left to --cuda-bodies 16.
+  // The largest K of 16, 8, 4 that gives each resident warp at least 8 tile pairs to walk (issue
+  // 16's H100 runs, docs/measurements/h100-2026-11-22-frontier.txt: at N = 2^18 and 2^20 K = 16 is
+  // 4% faster than K = 8 and K = 8 16% faster than K = 4; at 2^14 K = 8's 2080 tile pairs give the
+  // 1584 resident warps about one each and it is 14% slower than K = 4).
   void prepare(int npad) override {
     k_ = fixed_k_;
-    if (k_ == 0) k_ = pairs(npad, 8) >= 8 * resident_warps(8) ? 8 : 4;
+    for (int k : {16, 8, 4})
+      if (k_ == 0 && (k == 4 || pairs(npad, k) >= 8 * resident_warps(k))) k_ = k;
     kernel_ = symmetric_kernel(k_);
     warps_ = resident_warps(k_);
   }

@@ -17,13 +17,16 @@
 // run to run.
 //
 // Bound (H100 SXM, 132 SMs x 128 lanes x 1.98e9 /s = 3.35e13 slots/s; N^2-counted, 2 per pair):
-//   K = 8: 17.875 slots per pair -> 3.74e12/s;  K = 16: 17.44 -> 3.83e12/s.
+//   K = 8: 17.875 slots per pair -> 3.74e12/s;  K = 16: 17.44 -> 3.84e12/s.
 // Measured (issue 16, docs/measurements/h100-2026-11-22-frontier.txt): at K = 8 the SASS of one
 // rotation step (64 pairs) holds, per pair, FADD 3, FFMA 9, FMUL 4, MUFU 1, SHFL 0.875, and the
 // tile-pair loop around it 48 REDG and 16 LDG (scripts/sass-report.sh). N = 2^18: K = 4 2.37e12,
 // K = 8 2.74e12 (73% of its bound),
-// K = 16 (J in passes of KJ = 2) 2.79e12; K = 16 with KJ = 8 as K = 8; KJ = 4 at K = 16 and
-// KJ = 2 at K = 8 about 8% slower. The rest is issue efficiency, as in cuda:tuned (~75%).
+// K = 16 (J in passes of KJ = 2) 2.79e12, and 2.84e12 with two rotation steps unrolled together
+// (kSteps = 2; four: 2.70e12; two at K = 8: 2.54e12); K = 16 with KJ = 8 as K = 8; KJ = 4 at
+// K = 16 and KJ = 2 at K = 8 about 8% slower. ncu at K = 16: issue active on 75.5% of cycles, per
+// issued instruction 0.54 cycles of dispatch stall and 0.41 of fixed-latency wait, 2.6 warps per
+// scheduler (3 blocks of 4 warps per SM at 165 registers): the rest is issue efficiency.
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
@@ -55,8 +58,9 @@ __device__ __forceinline__ int row_of(long long p, int T) {
 
 // K: I bodies per lane (a tile is 32 x K bodies). KJ (divides K): J bodies travelling at once; the
 // J tile is visited in K / KJ passes of 32 rotation steps, so the registers held are 7 (K + KJ)
-// per lane while the shuffles per pair stay 7 / K.
-template <int K, int KJ = K>
+// per lane while the shuffles per pair stay 7 / K. kSteps: rotation steps unrolled together (so
+// the scheduler can overlap one step's shuffles with the next step's pairs).
+template <int K, int KJ = K, int kSteps = 1>
 __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __restrict__ pos,
                                                         Vec4T<float>* __restrict__ acc, int tiles,
                                                         float eps2) {
@@ -96,6 +100,7 @@ __global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __re
         xj[b] = v.x, yj[b] = v.y, zj[b] = v.z, mj[b] = v.w;
         axj[b] = ayj[b] = azj[b] = 0;
       }
+#pragma unroll(kSteps)
       for (int k = 0; k < 32; ++k) {
 #pragma unroll
         for (int a = 0; a < K; ++a)

@@ -17,7 +17,7 @@ struct PipelineOptions {
   int cuda_unroll = 4;               // gems31: inner-loop unroll factor
   int cuda_q = 1;                    // gems31: threads per body (§31.4.1)
   int cuda_bodies = 0;               // tuned, mixed, symmetric: bodies per thread; 0 = the rung's default
-  int cuda_split = 0;                // tuned: parts of the j range; 0 = chosen for the device
+  int cuda_split = 0;                // tuned, mixed: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
   bool device_given = false;         // --device was on the command line
 };

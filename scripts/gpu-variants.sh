@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 16's kernel experiments on the GPU machine: scripts/dev/force_variants.cu (compiled here
 # with nvcc) at N = 2^18 and 2^20, the SASS mix of each force kernel's loop, and Nsight Compute's
-# scheduler figures for cuda:symmetric, cuda:mixed and cuda:tuned at N = 262144.
+# scheduler figures for cuda:symmetric, cuda:mixed and cuda:tuned at N = 262144: one launch of each
+# force kernel in force_variants (the first version of this script profiled a bench, whose early
+# launches are small ones: h100-2026-11-22-variants-first.txt's ncu rows are those, not N = 262144).
 # Usage: bash scripts/gpu-variants.sh [bundle-dir]
 set -uo pipefail
 source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
@@ -17,10 +19,17 @@ M=$M,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,s
 M=$M,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
 M=$M,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio
 M=$M,smsp__inst_executed.sum,gpu__time_duration.sum
-for spec in "cuda:symmetric|symmetric_forces|--cuda-bodies 8" "cuda:mixed|mixed_forces|" "cuda:tuned|tuned_forces|"; do
-  IFS='|' read -r pipe kern extra <<<"$spec"
-  echo "---- $pipe $kern $extra"
-  ncu --clock-control none --kernel-name "regex:$kern" --launch-skip 2 --launch-count 1 --metrics "$M" \
-    "$N" bench --pipelines "$pipe" -n 262144 --steps 1 --reps 1 --validate-n 200 $extra 2>&1 |
-    grep -E "^\s+(sm|smsp|gpu)__" | sed -E 's/\s+/ /g'
+M=$M,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
+M=$M,smsp__average_warps_issue_stalled_membar_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+M=$M,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_drain_per_issue_active.ratio
+M=$M,smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio,smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio
+M=$M,smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_misc_per_issue_active.ratio
+M=$M,smsp__warps_active.avg.per_cycle_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active
+# One launch each at N = 262144 (the second, after the warm-up) of force_variants run with only
+# that variant: nbody's own early launches are small ones (its cost probe and validation).
+for spec in "tuned_forces|(production)" "symmetric_forces|symmetric K=8" "symmetric_forces|KJ=2 2 steps" "mixed_forces|mixed"; do
+  IFS='|' read -r kern only <<<"$spec"
+  echo "---- $kern: $only, N = 262144"
+  ncu --clock-control none --kernel-name "regex:$kern" --launch-skip 1 --launch-count 1 --metrics "$M" \
+    /tmp/force_variants 262144 "$only" 2>&1 | grep -E "^\s+(sm|smsp|gpu)__|rror" | sed -E 's/\s+/ /g'
 done

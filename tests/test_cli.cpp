@@ -171,9 +171,12 @@ TEST(Cli, ExplainNamesEveryFactor) {
   EXPECT_LT(j["explain"][6]["max_distance_vs_cpu64"].get<double>(), 0.2 * d_base) << "float64 state";
   EXPECT_LT(j["explain"][7]["max_distance_vs_cpu64"].get<double>(), 0.01 * d_base) << "float64 state + Kahan";
   EXPECT_EQ(j["explain"][7]["variant"], "cpu32:kahan+f64state");
-  // cuda:mixed's sum, a float partial per tile of 128 j added in float64, gets most of the way.
+  // cuda:mixed's sum, a float partial per tile of 128 j added in float64, gets most of the way:
+  // its accelerations are closer to float64 than the sequential float sum's with the same state.
   EXPECT_EQ(j["explain"][8]["variant"], "cpu32:tiled+f64state");
   EXPECT_LT(j["explain"][8]["max_distance_vs_cpu64"].get<double>(), 0.02 * d_base) << "float64 state + tiled sum";
+  EXPECT_LT(j["explain"][8]["accel_rms_rel_vs_cpu64"].get<double>(),
+            0.8 * j["explain"][6]["accel_rms_rel_vs_cpu64"].get<double>()) << "the tiled sum against the sequential";
   EXPECT_NE(r.out.find("what gl:compute-ds does"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("what cuda:mixed does"), std::string::npos) << r.out;
 }
@@ -207,7 +210,7 @@ TEST(Cli, InfoNamesEveryPipeline) {
 TEST(Cli, BenchListsEveryRungWithItsBound) {
   // Every rung this machine can run; one named that cannot run is an error (exit 3), not a row.
   std::string names = "cpu32";
-  for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:tuned"}) {
+  for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:tuned", "cuda:symmetric", "cuda:mixed"}) {
     if (unavailable(p).empty()) {
       names += std::string(",") + p;
       continue;
@@ -242,6 +245,10 @@ TEST(Cli, BenchListsEveryRungWithItsBound) {
     if (name.starts_with("cuda:")) {
       ASSERT_TRUE(row["bound"].is_object()) << row.dump();
       EXPECT_EQ(row["bound"]["kind"], "sm");
+      // Each rung's own issue slots: 13, 19 for double-single r_ij, (17 + 7/K) / 2 for a pair.
+      const std::string detail = row["bound"]["detail"];
+      const char* slots = name == "cuda:tuned" ? "/ 13" : name == "cuda:mixed" ? "/ 19 " : "K = ";
+      EXPECT_NE(detail.find(slots), std::string::npos) << name << ": " << detail;
     }
   }
   EXPECT_NE(r.out.find("bound"), std::string::npos) << r.out;

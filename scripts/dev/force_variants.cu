@@ -1,7 +1,8 @@
 // Force-kernel variants timed side by side on one device, in the manner of llm.c's dev/cuda: each
 // variant checked against cuda:tuned's kernel, then timed with CUDA events (median of several
 // launches after a warm-up). Not part of the build: scripts/gpu-variants.sh compiles it with nvcc on
-// the GPU machine. Usage: force_variants [N=262144]
+// the GPU machine. Usage: force_variants [N=262144 [TEXT]]: with TEXT, only the variants whose name
+// holds it (for a profiler: every launch of the kernel is then that variant's).
 //
 // cuda:symmetric: K I bodies per lane x KJ travelling bodies (symmetric_kernels.cuh).
 // cuda:tuned: the production kernel (one interaction after another), one that stages a j's K
@@ -13,8 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "mixed_kernels.cuh"
 #include "symmetric_kernels.cuh"
 #include "tuned_kernels.cuh"
 
@@ -135,18 +138,69 @@ int main(int argc, char** argv) {
   tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
   CK(cudaMemcpy(ref.data(), d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
   std::printf("N = %d; rate = N^2 / kernel time; err = rms relative to cuda:tuned's kernel\n", n);
+  const std::string only = argc > 2 ? argv[2] : "";
+  auto want = [&](const char* name) { return std::string(name).find(only) != std::string::npos; };
   auto report = [&](const char* name, Timed t) {
     std::printf("%-34s %9.3f ms  %.4e /s  err %.2e\n", name, t.ms, pairs_n2 / (t.ms * 1e-3), t.err);
   };
   auto tuned = [&](const char* name, auto kernel) {
+    if (!want(name)) return;
     report(name, run([&] { kernel<<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2); }, d_acc, n, ref, false));
   };
-  report("tuned K=8 (production)", run([&] {
+  if (want("tuned K=8 (production)"))
+    report("tuned K=8 (production)", run([&] {
            tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
          }, d_acc, n, ref, false));
   tuned("tuned K=8 staged rsqrts", tuned_variant<8, 0>);
   tuned("tuned K=8 1 of 8 rsqrt by Newton", tuned_variant<8, 1>);
+  if (want("tuned K=16"))
+    report("tuned K=16", run([&] {
+           tuned_forces<float, 16><<<n / 2048, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("tuned K=8 B=256"))
+    report("tuned K=8 B=256", run([&] {
+           tuned_forces<float, 8><<<n / 2048, 256, 256 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("tuned K=4 B=128"))
+    report("tuned K=4 B=128", run([&] {
+           tuned_forces<float, 4><<<n / 512, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("mixed K=8")) {  // cuda:mixed's force kernel (no j split), from the same bodies in double
+    std::vector<Vec4T<double>> hd(n);
+    for (int i = 0; i < n; ++i) hd[i] = {h[i].x, h[i].y, h[i].z, h[i].w};
+    Vec4T<double>*d_pd, *d_ad;
+    CK(cudaMalloc(&d_pd, sizeof(Vec4T<double>) * n));
+    CK(cudaMalloc(&d_ad, sizeof(Vec4T<double>) * n));
+    CK(cudaMemcpy(d_pd, hd.data(), sizeof(Vec4T<double>) * n, cudaMemcpyHostToDevice));
+    std::vector<float> ms;
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int rep = 0; rep < 6; ++rep) {
+      CK(cudaEventRecord(a));
+      mixed_forces<8><<<dim3(n / 1024, 1), 128, 2 * 128 * sizeof(Vec4T<float>)>>>(d_pd, d_ad, n, eps2, 0);
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      CK(cudaGetLastError());
+      float m = 0;
+      CK(cudaEventElapsedTime(&m, a, b));
+      if (rep > 0) ms.push_back(m);
+    }
+    std::sort(ms.begin(), ms.end());
+    std::vector<Vec4T<double>> out(n);
+    CK(cudaMemcpy(out.data(), d_ad, sizeof(Vec4T<double>) * n, cudaMemcpyDeviceToHost));
+    double num = 0, den = 0;
+    for (int i = 0; i < n; ++i) {
+      const double ex = out[i].x - ref[i].x, ey = out[i].y - ref[i].y, ez = out[i].z - ref[i].z;
+      num += ex * ex + ey * ey + ez * ez;
+      den += double(ref[i].x) * ref[i].x + double(ref[i].y) * ref[i].y + double(ref[i].z) * ref[i].z;
+    }
+    report("mixed K=8", {ms[ms.size() / 2], std::sqrt(num / den)});
+    CK(cudaFree(d_pd));
+    CK(cudaFree(d_ad));
+  }
   auto sym = [&](const char* name, auto kernel, int k) {
+    if (!want(name)) return;
     int per_sm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, 0));
     const int tiles = n / (32 * k);
@@ -164,5 +218,9 @@ int main(int argc, char** argv) {
   sym("symmetric K=16 KJ=2", symmetric_forces<16, 2>, 16);
   sym("symmetric K=16 KJ=4", symmetric_forces<16, 4>, 16);
   sym("symmetric K=16 KJ=8", symmetric_forces<16, 8>, 16);
+  sym("symmetric K=8 2 steps unrolled", symmetric_forces<8, 8, 2>, 8);
+  sym("symmetric K=16 KJ=2 2 steps", symmetric_forces<16, 2, 2>, 16);
+  sym("symmetric K=16 KJ=2 4 steps", symmetric_forces<16, 2, 4>, 16);
+  sym("symmetric K=8 KJ=4 2 steps", symmetric_forces<8, 4, 2>, 8);
   return 0;
 }
