@@ -26,7 +26,7 @@
 // (kSteps = 2; four: 2.70e12; two at K = 8: 2.54e12); K = 16 with KJ = 8 as K = 8; KJ = 4 at
 // K = 16 and KJ = 2 at K = 8 about 8% slower. ncu at K = 16: issue active on 75.5% of cycles, per
 // issued instruction 0.54 cycles of dispatch stall and 0.41 of fixed-latency wait, 2.6 warps per
-// scheduler (3 blocks of 4 warps per SM at 165 registers): the rest is issue efficiency.
+// scheduler (3 blocks of 4 warps per SM at 164 registers): the rest is issue efficiency.
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
