@@ -68,8 +68,8 @@ __device__ __forceinline__ void interact_ds(const Vec4T<float>& hj, const Vec4T<
 // The layout of tuned_forces (tuned_kernels.cuh): block b, thread t owns bodies
 // row0 + b*B*K + t + k*B; split s of S = gridDim.y sums tiles [s*T/S, (s+1)*T/S) and writes
 // acc[s*npad + i] in double. Shared memory: B hi float4 (x, y, z, m) then B lo float4.
-template <int K>
-__global__ void __launch_bounds__(256) mixed_forces(const Vec4T<double>* __restrict__ pos,
+template <int K, int kMinBlocks = 0>  // kMinBlocks: __launch_bounds__' minimum blocks per SM (0: none)
+__global__ void __launch_bounds__(256, kMinBlocks) mixed_forces(const Vec4T<double>* __restrict__ pos,
                                                      Vec4T<double>* __restrict__ acc, int npad, float eps2,
                                                      int row0) {
   extern __shared__ __align__(16) unsigned char smem[];

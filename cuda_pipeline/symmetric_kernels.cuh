@@ -26,7 +26,10 @@
 // (kSteps = 2; four: 2.70e12; two at K = 8: 2.54e12); K = 16 with KJ = 8 as K = 8; KJ = 4 at
 // K = 16 and KJ = 2 at K = 8 about 8% slower. ncu at K = 16: issue active on 75.5% of cycles, per
 // issued instruction 0.54 cycles of dispatch stall and 0.41 of fixed-latency wait, 2.6 warps per
-// scheduler (3 blocks of 4 warps per SM at 164 registers): the rest is issue efficiency.
+// scheduler (3 blocks of 4 warps per SM at 164 registers). Then kMinBlocks = 1 (the default):
+// ptxas takes 255 registers, 2 blocks per SM, and K = 16 runs at 2.91e12 at 2^18 and 2.93e12 at
+// 2^20 (K = 4 2.37e12 -> 2.55e12); a minimum of 4-6 blocks spilled and lost 20%
+// (docs/measurements/h100-2026-11-22-registers.txt, -variants-tuned-registers.txt).
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
@@ -59,9 +62,11 @@ __device__ __forceinline__ int row_of(long long p, int T) {
 // K: I bodies per lane (a tile is 32 x K bodies). KJ (divides K): J bodies travelling at once; the
 // J tile is visited in K / KJ passes of 32 rotation steps, so the registers held are 7 (K + KJ)
 // per lane while the shuffles per pair stay 7 / K. kSteps: rotation steps unrolled together (so
-// the scheduler can overlap one step's shuffles with the next step's pairs).
-template <int K, int KJ = K, int kSteps = 1>
-__global__ void __launch_bounds__(128) symmetric_forces(const Vec4T<float>* __restrict__ pos,
+// the scheduler can overlap one step's shuffles with the next step's pairs). kMinBlocks: blocks of
+// 128 per SM that the registers must allow (__launch_bounds__). 1, the default, lets ptxas take up
+// to 255 registers; 0 (none given) gave 79-164 and measured 2-8% slower on the H100 (issue 16).
+template <int K, int KJ = K, int kSteps = 1, int kMinBlocks = 1>
+__global__ void __launch_bounds__(128, kMinBlocks) symmetric_forces(const Vec4T<float>* __restrict__ pos,
                                                         Vec4T<float>* __restrict__ acc, int tiles,
                                                         float eps2) {
   static_assert(K % KJ == 0, "the J passes cover the tile");

@@ -15,13 +15,17 @@ namespace {
 template <typename T>
 using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int);
 
+// float: __launch_bounds__(256, 1), the registers left to ptxas (127 at K = 8 instead of 79): 12%
+// faster at N = 2^18 and 9% at 2^20 on the H100 (issue 16, scripts/dev/force_variants.cu). double
+// keeps the default (64 registers at K = 2): the fp64 engine found more of them 0.7% slower.
 template <typename T>
 TunedKernel<T> tuned_kernel(int k) {
+  constexpr int kMin = sizeof(T) == 4 ? 1 : 0;
   switch (k) {
-    case 1: return tuned_forces<T, 1>;
-    case 2: return tuned_forces<T, 2>;
-    case 4: return tuned_forces<T, 4>;
-    case 8: return tuned_forces<T, 8>;
+    case 1: return tuned_forces<T, 1, kMin>;
+    case 2: return tuned_forces<T, 2, kMin>;
+    case 4: return tuned_forces<T, 4, kMin>;
+    case 8: return tuned_forces<T, 8, kMin>;
     default:
       throw std::logic_error("cuda:tuned has no kernel for K = " + std::to_string(k) + " (resolve() admits 1, 2, 4, 8)");
   }

@@ -32,6 +32,14 @@
 // stalls and 1.0 in MIO throttle. The MIO queue carries the MUFU ops as well as the LDS, and the
 // XU (MUFU) pipe ran at 48% of its peak. Result: 1.97e12
 // interactions/s, 77% of the bound; cuda:symmetric, with half the MUFUs, gets further.
+//
+// Issue 16 (docs/measurements/h100-2026-11-22-registers.txt): with __launch_bounds__(256, 1)
+// (kMinBlocks = 1, what tuned.cu launches for float) ptxas takes 127 registers at K = 8 instead of
+// 79. Four blocks per SM instead of six, but ncu then has the schedulers issuing on 84.6% of cycles,
+// the fixed-latency wait per issued instruction down from 0.38 to 0.05 cycles and MIO throttle from
+// 1.00 to 0.19: 2.13e12 interactions/s at N = 2^18 and 2^20, 83% of the bound. Not changed by
+// what was tried besides (scripts/dev/force_variants.cu): one of eight rsqrts by FMA-pipe Newton
+// (4-7% slower), the K rsqrts of a j staged together (noise), K = 16 (slower), B = 256 (+0.6%).
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
@@ -55,8 +63,9 @@ __device__ __forceinline__ void interact(const Vec4T<T>& bj, T xi, T yi, T zi, T
 // Block b, thread t owns bodies row0 + b*B*K + t + k*B (k < K): coalesced loads and stores. Split s of
 // S = gridDim.y sums the tiles [s*T/S, (s+1)*T/S) of the T = npad/B tiles of B bodies, and writes
 // its partial sums to acc[s*npad + i].
-template <typename T, int K>
-__global__ void __launch_bounds__(256) tuned_forces(const Vec4T<T>* __restrict__ pos,
+// kMinBlocks: __launch_bounds__' minimum blocks per SM (0: none given).
+template <typename T, int K, int kMinBlocks = 0>
+__global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* __restrict__ pos,
                                                      Vec4T<T>* __restrict__ acc, int npad, T eps2,
                                                      int row0) {
   extern __shared__ __align__(16) unsigned char smem[];

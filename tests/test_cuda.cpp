@@ -24,10 +24,11 @@ std::string cuda_unavailable() {
 
 // cuda:mixed: float forces from double-single differences and double tile sums. Its rms error is
 // set by MUFU's rsqrt (~2^-22.9 relative, cubed) where N is small: 1.4e-7 at n = 31 and 8.6e-8 at
-// n = 1000 on the H100, 2-3e-8 at 16384 and above. What it is for, the trajectory, is tested by
-// CudaMixed.StaysAHundredTimesCloserToCpu64ThanFloat.
+// n = 1000 on the H100 for one seed, 2-3e-8 at 16384 and above. The bound leaves room for the
+// tail of other seeds (cpu32's rms at n = 33 has one: test_physics); what the rung is for, the
+// trajectory, is tested by CudaMixed.StaysAHundredTimesCloserToCpu64ThanFloat.
 double tolerance(const std::string& variant) {
-  return variant.ends_with("fp64") ? 1e-12 : variant == "mixed" ? 3e-7 : 1e-5;
+  return variant.ends_with("fp64") ? 1e-12 : variant == "mixed" ? 1e-6 : 1e-5;
 }
 
 // Every element, not only the rms: |a_i - ref_i| <= atol + rtol |ref_i| (the GL tests' float

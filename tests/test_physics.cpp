@@ -81,7 +81,9 @@ TEST(Physics, Cpu32MatchesCpu64WithinFloatTolerance) {
     cpu.load(b, {0.01, 0.05});
     cpu.accelerations(a);
     EXPECT_TRUE(test::all_close(a, ref, 1e-7, 1e-5)) << "n = " << n;
-    EXPECT_LT(accel_error(a, ref).rms_rel, 1e-6) << "n = " << n;
+    // The rms of a few float sums has a tail: at n = 33 it passed 1e-6 for about 1 seed in 300
+    // (1.01e-6 and 1.22e-6 seen), so 1e-6 made a flaky test.
+    EXPECT_LT(accel_error(a, ref).rms_rel, 3e-6) << "n = " << n;
   }
 }
 

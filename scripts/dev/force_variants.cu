@@ -5,7 +5,8 @@
 // holds it (for a profiler: every launch of the kernel is then that variant's).
 //
 // cuda:symmetric: K I bodies per lane x KJ travelling bodies (symmetric_kernels.cuh).
-// cuda:tuned: the production kernel (one interaction after another), one that stages a j's K
+// cuda:tuned: the production kernel (one interaction after another; "min 1": __launch_bounds__(256,
+// 1), as tuned.cu launches it for float, "min 0" the form before issue 16), one that stages a j's K
 // |r|^2, then its K rsqrts together, then its K sums (MUFU ops spaced apart from the FMA work in
 // the source order), and that staged form with the last of each K rsqrts taken on the FMA pipe (a
 // bit-trick start and three Newton steps) instead of MUFU: does MUFU/MIO pressure hold it at ~77%?
@@ -147,8 +148,8 @@ int main(int argc, char** argv) {
     if (!want(name)) return;
     report(name, run([&] { kernel<<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2); }, d_acc, n, ref, false));
   };
-  if (want("tuned K=8 (production)"))
-    report("tuned K=8 (production)", run([&] {
+  if (want("tuned K=8 min 0 (before)"))
+    report("tuned K=8 min 0 (before)", run([&] {
            tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
          }, d_acc, n, ref, false));
   tuned("tuned K=8 staged rsqrts", tuned_variant<8, 0>);
@@ -161,11 +162,29 @@ int main(int argc, char** argv) {
     report("tuned K=8 B=256", run([&] {
            tuned_forces<float, 8><<<n / 2048, 256, 256 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
          }, d_acc, n, ref, false));
+  if (want("tuned K=8 min 1 (production)"))  // __launch_bounds__(256, 1): registers left to ptxas
+    report("tuned K=8 min 1 (production)", run([&] {
+           tuned_forces<float, 8, 1><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("tuned K=16 min 1"))
+    report("tuned K=16 min 1", run([&] {
+           tuned_forces<float, 16, 1><<<n / 2048, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("tuned K=8 B=256 min 1"))
+    report("tuned K=8 B=256 min 1", run([&] {
+           tuned_forces<float, 8, 1><<<n / 2048, 256, 256 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
+  if (want("tuned K=4 min 1"))
+    report("tuned K=4 min 1", run([&] {
+           tuned_forces<float, 4, 1><<<n / 512, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
+         }, d_acc, n, ref, false));
   if (want("tuned K=4 B=128"))
     report("tuned K=4 B=128", run([&] {
            tuned_forces<float, 4><<<n / 512, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
          }, d_acc, n, ref, false));
-  if (want("mixed K=8")) {  // cuda:mixed's force kernel (no j split), from the same bodies in double
+  // cuda:mixed's force kernel (no j split), from the same bodies in double.
+  auto mixed = [&](const char* name, auto kernel) {
+    if (!want(name)) return;
     std::vector<Vec4T<double>> hd(n);
     for (int i = 0; i < n; ++i) hd[i] = {h[i].x, h[i].y, h[i].z, h[i].w};
     Vec4T<double>*d_pd, *d_ad;
@@ -178,7 +197,7 @@ int main(int argc, char** argv) {
     CK(cudaEventCreate(&b));
     for (int rep = 0; rep < 6; ++rep) {
       CK(cudaEventRecord(a));
-      mixed_forces<8><<<dim3(n / 1024, 1), 128, 2 * 128 * sizeof(Vec4T<float>)>>>(d_pd, d_ad, n, eps2, 0);
+      kernel<<<dim3(n / 1024, 1), 128, 2 * 128 * sizeof(Vec4T<float>)>>>(d_pd, d_ad, n, eps2, 0);
       CK(cudaEventRecord(b));
       CK(cudaEventSynchronize(b));
       CK(cudaGetLastError());
@@ -195,10 +214,12 @@ int main(int argc, char** argv) {
       num += ex * ex + ey * ey + ez * ez;
       den += double(ref[i].x) * ref[i].x + double(ref[i].y) * ref[i].y + double(ref[i].z) * ref[i].z;
     }
-    report("mixed K=8", {ms[ms.size() / 2], std::sqrt(num / den)});
+    report(name, {ms[ms.size() / 2], std::sqrt(num / den)});
     CK(cudaFree(d_pd));
     CK(cudaFree(d_ad));
-  }
+  };
+  mixed("mixed K=8", mixed_forces<8>);
+  mixed("mixed K=8 min 1", mixed_forces<8, 1>);
   auto sym = [&](const char* name, auto kernel, int k) {
     if (!want(name)) return;
     int per_sm = 0;
@@ -211,6 +232,9 @@ int main(int argc, char** argv) {
     std::snprintf(label, sizeof label, "%s (%d blocks/SM)", name, per_sm);
     report(label, run([&] { kernel<<<blocks, 128>>>(d_pos, d_acc, tiles, eps2); }, d_acc, n, ref, true));
   };
+  sym("symmetric K=4 min 0", symmetric_forces<4, 4, 1, 0>, 4);
+  sym("symmetric K=8 min 0", symmetric_forces<8, 8, 1, 0>, 8);
+  sym("symmetric K=16 KJ=2 2 steps min 0", symmetric_forces<16, 2, 2, 0>, 16);
   sym("symmetric K=4", symmetric_forces<4, 4>, 4);
   sym("symmetric K=8", symmetric_forces<8, 8>, 8);
   sym("symmetric K=8 KJ=4", symmetric_forces<8, 4>, 8);
@@ -222,5 +246,10 @@ int main(int argc, char** argv) {
   sym("symmetric K=16 KJ=2 2 steps", symmetric_forces<16, 2, 2>, 16);
   sym("symmetric K=16 KJ=2 4 steps", symmetric_forces<16, 2, 4>, 16);
   sym("symmetric K=8 KJ=4 2 steps", symmetric_forces<8, 4, 2>, 8);
+  // More warps per scheduler, the registers capped by __launch_bounds__' minimum blocks per SM.
+  sym("symmetric K=8 KJ=4 2 steps min 5", symmetric_forces<8, 4, 2, 5>, 8);
+  sym("symmetric K=8 KJ=2 2 steps min 6", symmetric_forces<8, 2, 2, 6>, 8);
+  sym("symmetric K=8 KJ=2 4 steps", symmetric_forces<8, 2, 4>, 8);
+  sym("symmetric K=16 KJ=2 2 steps min 4", symmetric_forces<16, 2, 2, 4>, 16);
   return 0;
 }
