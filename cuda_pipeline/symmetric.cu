@@ -43,9 +43,11 @@ class Symmetric final : public BodySystem<float> {
   int pad_multiple() const override { return 32 * (fixed_k_ ? fixed_k_ : 16); }
 
   // The largest K of 16, 8, 4 that gives each resident warp at least 8 tile pairs to walk (issue
-  // 16's H100 runs, docs/measurements/h100-2026-11-22-frontier.txt: at N = 2^18 and 2^20 K = 16 is
-  // 4% faster than K = 8 and K = 8 16% faster than K = 4; at 2^14 K = 8's 2080 tile pairs give the
-  // 1584 resident warps about one each and it is 14% slower than K = 4).
+  // 16's H100 runs, docs/measurements/h100-2026-11-22-frontier.txt: at N = 2^18 and 2^20 K = 16
+  // was 4% faster than K = 8 and K = 8 16% faster than K = 4; at 2^14 K = 8's 2080 tile pairs gave
+  // its 1584 resident warps about one each and it was 14% slower than K = 4). With the registers
+  // left to ptxas (kMinBlocks = 1: 2 blocks per SM at K = 8 and 16, 3 at K = 4 on the H100) this
+  // picks K = 4 at 2^14, 8 at 2^16 and 16 from 2^17: 2.10e12, 2.63e12, 2.84e12 (-registers.txt).
   void prepare(int npad) override {
     k_ = fixed_k_;
     for (int k : {16, 8, 4})
