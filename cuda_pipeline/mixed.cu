@@ -1,6 +1,5 @@
 // cuda:mixed: the host side of mixed_kernels.cuh. The state is BodySystem<double>'s (positions,
 // velocities, the leapfrog and the partial sums in double); only the force stage is float.
-#include <algorithm>
 #include <stdexcept>
 
 #include "body_system.cuh"
@@ -39,32 +38,20 @@ class Mixed final : public BodySystem<double> {
  private:
   int pad_multiple() const override { return block_ * k_; }
 
-  void prepare(int npad) override {
-    const long long blocks_i = npad / (block_ * k_), tiles = npad / block_;
-    splits_ = split_ > 0 ? static_cast<int>(std::min<long long>(split_, tiles))
-                         : choose_splits(blocks_i, tiles, sms_, block_ / 32);
-  }
+  void prepare(int npad) override { splits_ = row_block_splits(npad, block_, k_, split_, sms_); }
 
   int splits() const override { return splits_; }
 
   bool distributable() const override { return true; }
 
-  // As cuda:tuned's (tuned.cu): rows widened to whole blocks of B*K, K halved for a rank's block
-  // that would not fill the SMs; each body's sum over j is the same whatever K, so the bits are.
+  // cuda:tuned's launch plan (split_plan.hpp), so the same bits with any number of ranks.
   void compute_accelerations(const Vec4T<double>* pos, Vec4T<double>* acc, int first, int end) override {
-    const int npad = this->padded_n();
-    int k = k_;
-    auto blocks_of = [&](int kk) {
-      const int bk = block_ * kk, row0 = first / bk * bk;
-      return (end - row0 + bk - 1) / bk;
-    };
-    if (this->exchange())
-      while (k > 1 && 10 * blocks_of(k) * splits_ < 19 * sms_) k /= 2;
-    const int bk = block_ * k, row0 = first / bk * bk, blocks = blocks_of(k);
-    if (blocks <= 0) return;
-    const dim3 grid(blocks, splits_);
-    const std::size_t smem = 2 * sizeof(Vec4T<float>) * block_;
-    (k == k_ ? kernel_ : mixed_kernel(k))<<<grid, block_, smem>>>(pos, acc, npad, static_cast<float>(this->eps2()), row0);
+    const RowBlocks r = row_blocks(first, end, block_, k_, splits_, sms_, exchange() != nullptr);
+    if (r.blocks <= 0) return;
+    const dim3 grid(r.blocks, splits_);
+    const std::size_t smem = 2 * sizeof(Vec4T<float>) * block_;  // hi and lo of a tile
+    (r.k == k_ ? kernel_ : mixed_kernel(r.k))<<<grid, block_, smem>>>(pos, acc, padded_n(),
+                                                                       static_cast<float>(eps2()), r.row0);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

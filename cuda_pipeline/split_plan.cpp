@@ -19,4 +19,20 @@ int choose_splits(long long blocks_i, long long tiles, int sms, int warps_per_bl
   return 1;
 }
 
+int row_block_splits(long long npad, int block, int k, int split, int sms) {
+  const long long blocks_i = npad / (static_cast<long long>(block) * k), tiles = npad / block;
+  return split > 0 ? static_cast<int>(std::min<long long>(split, tiles))
+                   : choose_splits(blocks_i, tiles, sms, block / 32);
+}
+
+RowBlocks row_blocks(int first, int end, int block, int k, int splits, int sms, bool distributed) {
+  auto plan = [&](int kk) {
+    const int bk = block * kk, row0 = first / bk * bk;
+    return RowBlocks{kk, row0, end > first ? (end - row0 + bk - 1) / bk : 0};
+  };
+  RowBlocks r = plan(k);
+  while (distributed && r.k > 1 && 10LL * r.blocks * splits < 19LL * sms) r = plan(r.k / 2);
+  return r;
+}
+
 }  // namespace nbody::cuda

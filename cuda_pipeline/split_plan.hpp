@@ -10,4 +10,19 @@ namespace nbody::cuda {
 int choose_splits(long long blocks_i, long long tiles, int sms, int warps_per_block,
                   int saturating_warps = 8, int max_splits = 128);
 
+// The launch plan cuda:tuned and cuda:mixed share: blocks of `block` threads, each owning
+// block x k bodies (rows), and the j range of the npad / block tiles in S parts.
+// S: `split` when given (at most the tiles), else choose_splits for these rows.
+int row_block_splits(long long npad, int block, int k, int split, int sms);
+
+struct RowBlocks {
+  int k = 0;       // bodies per thread for this launch
+  int row0 = 0;    // the first row of block 0, a multiple of block x k
+  int blocks = 0;  // row blocks from row0 that cover [first, end)
+};
+// The row blocks covering bodies [first, end). Distributed (a rank's block of rows), k halves down
+// to 1 until blocks x splits fill the SMs about twice, as one process's launch does; k only maps
+// bodies to threads, so each body's sum over j, and its bits, are the same whatever k.
+RowBlocks row_blocks(int first, int end, int block, int k, int splits, int sms, bool distributed);
+
 }  // namespace nbody::cuda

@@ -45,34 +45,20 @@ class Tuned final : public BodySystem<T> {
  private:
   int pad_multiple() const override { return block_ * k_; }
 
-  void prepare(int npad) override {
-    const long long blocks_i = npad / (block_ * k_), tiles = npad / block_;
-    splits_ = split_ > 0 ? static_cast<int>(std::min<long long>(split_, tiles))
-                         : choose_splits(blocks_i, tiles, sms_, block_ / 32);
-  }
+  void prepare(int npad) override { splits_ = row_block_splits(npad, block_, k_, split_, sms_); }
 
   int splits() const override { return splits_; }
 
   bool distributable() const override { return true; }
 
-  // The rows [first, end) widened to whole blocks of B*K bodies; the j split comes from the
+  // The rows [first, end) in the launch plan of split_plan.hpp; the j split comes from the
   // global N (prepare()), so every body's sum is the same with any number of ranks.
-  // Distributed, a rank's block is 1/P of the rows: K halves (down to 1) until the row blocks
-  // fill the SMs about twice, as one process's do. K only maps bodies to threads; each body's
-  // sum over j (order, split, padding) is unchanged, so the bits are too.
   void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
-    const int npad = this->padded_n();
-    int k = k_;
-    auto blocks_of = [&](int kk) {
-      const int bk = block_ * kk, row0 = first / bk * bk;
-      return (end - row0 + bk - 1) / bk;
-    };
-    if (this->exchange())
-      while (k > 1 && 10 * blocks_of(k) * splits_ < 19 * sms_) k /= 2;
-    const int bk = block_ * k, row0 = first / bk * bk, blocks = blocks_of(k);
-    if (blocks <= 0) return;
-    const dim3 grid(blocks, splits_);
-    (k == k_ ? kernel_ : tuned_kernel<T>(k))<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(pos, acc, npad, this->eps2(), row0);
+    const RowBlocks r = row_blocks(first, end, block_, k_, splits_, sms_, this->exchange() != nullptr);
+    if (r.blocks <= 0) return;
+    const dim3 grid(r.blocks, splits_);
+    (r.k == k_ ? kernel_ : tuned_kernel<T>(r.k))<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(
+        pos, acc, this->padded_n(), this->eps2(), r.row0);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

@@ -60,6 +60,16 @@ __device__ __forceinline__ void interact(const Vec4T<T>& bj, T xi, T yi, T zi, T
   az = fma(dz, s, az);
 }
 
+// Split s of S sums the tiles [begin, end) of the T tiles (split_plan.hpp's j split); cuda:mixed
+// walks the same ranges.
+struct TileRange {
+  int begin, end;
+};
+__device__ __forceinline__ TileRange split_tiles(int tiles, int s, int S) {
+  return {static_cast<int>(static_cast<long long>(tiles) * s / S),
+          static_cast<int>(static_cast<long long>(tiles) * (s + 1) / S)};
+}
+
 // Block b, thread t owns bodies row0 + b*B*K + t + k*B (k < K): coalesced loads and stores. Split s of
 // S = gridDim.y sums the tiles [s*T/S, (s+1)*T/S) of the T = npad/B tiles of B bodies, and writes
 // its partial sums to acc[s*npad + i].
@@ -81,10 +91,8 @@ __global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* 
     z[k] = p.z;
     ax[k] = ay[k] = az[k] = 0;
   }
-  const int tiles = npad / B, s = blockIdx.y, S = gridDim.y;
-  const int t0 = static_cast<int>(static_cast<long long>(tiles) * s / S);
-  const int t1 = static_cast<int>(static_cast<long long>(tiles) * (s + 1) / S);
-  for (int tt = t0; tt < t1; ++tt) {
+  const TileRange range = split_tiles(npad / B, blockIdx.y, gridDim.y);
+  for (int tt = range.begin; tt < range.end; ++tt) {
     __syncthreads();  // every thread is done with the previous tile
     tile[t] = pos[tt * B + t];
     __syncthreads();
@@ -95,7 +103,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* 
       for (int k = 0; k < K; ++k) interact(bj, x[k], y[k], z[k], ax[k], ay[k], az[k], eps2);
     }
   }
-  Vec4T<T>* out = acc + static_cast<long long>(s) * npad;
+  Vec4T<T>* out = acc + static_cast<long long>(blockIdx.y) * npad;
 #pragma unroll
   for (int k = 0; k < K; ++k) out[first + k * B] = Vec4T<T>{ax[k], ay[k], az[k], 0};
 }

@@ -9,8 +9,7 @@ section test_cuda; "$B/test_cuda" 2>&1 | tail -n 15
 section test_gl; "$B/test_gl" 2>&1 | tail -n 15
 section sanitizer
 for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 "$N" compare --pipelines cpu64,cuda:gems31 -n 1000 --steps 2 >"$O/san_$tool.txt" 2>&1
-  echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_$tool.txt" | head -n 2 | tr '\n' ' ')"
+  sanitize $tool gems31 cuda:gems31
 done
 section compare
 "$N" compare --pipelines cpu64,cuda:gems31,cuda:gems31-fp64,gl:forcequad -n 4096 --steps 20 | tail -n 12

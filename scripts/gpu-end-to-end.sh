@@ -5,15 +5,6 @@
 # Usage: bash scripts/gpu-end-to-end.sh [bundle-dir]
 set -uo pipefail
 source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
-timed() {  # prints the command's own wall time (seconds) after its output
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@"
-  local rc=$?
-  t1=$(date +%s.%N)
-  echo "command wall: $(awk "BEGIN {print $t1 - $t0}") s (exit $rc)"
-}
-phases() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: round(v, 3) for k, v in d['phases_s'].items()}, 'setup_s', round(d['setup_s'], 3), 'sim_s', round(d['sim_s'], 3), 'wall_s', round(d['wall_s'], 3))" "$1"; }
 section info; "$N" info
 section tests
 "$B/test_cuda" --gtest_filter='CudaFp64Engine*' 2>&1 | tail -n 6

@@ -12,10 +12,8 @@ section tests
 "$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
 "$B/test_cli" --gtest_filter='Cli.Ladder*:Cli.Explain*:Cli.CudaOptions*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
 "$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure|differs" | head
-for spec in "cuda:symmetric --cuda-bodies 16" "cuda:mixed"; do
-  compute-sanitizer --tool memcheck --error-exitcode 9 "$N" compare --pipelines cpu64,$spec -n 1000 --steps 2 >"$O/san.txt" 2>&1
-  echo "$spec memcheck exit $? : $(grep -E 'ERROR SUMMARY' "$O/san.txt" | head -n 1)"
-done
+sanitize memcheck symmetric16 cuda:symmetric --cuda-bodies 16
+sanitize memcheck mixed cuda:mixed
 section variants
 nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
 /tmp/force_variants 262144; /tmp/force_variants 1048576

@@ -13,8 +13,7 @@ section sass; bash scripts/sass-report.sh 2>&1
 section sanitizer
 for v in tuned tuned-fp64 symmetric; do
   for tool in memcheck racecheck; do
-    compute-sanitizer --tool $tool --error-exitcode 9 "$N" compare --pipelines cpu64,cuda:$v -n 1000 --steps 2 >"$O/san_${v}_$tool.txt" 2>&1
-    echo "$v $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_${v}_$tool.txt" | head -n 2 | tr '\n' ' ')"
+    sanitize $tool "$v" "cuda:$v"
   done
 done
 section ladder

@@ -11,8 +11,7 @@ section test_cuda; "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |
 section test_cli_keep; NBODY_EXE="$PWD/$N" "$B/test_cli_keep" --gtest_filter='*cuda_mixed*:*cuda_tuned*' 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" | head
 section sanitizer
 for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 "$N" compare --pipelines cpu64,cuda:mixed -n 1000 --steps 2 >"$O/san_mixed_$tool.txt" 2>&1
-  echo "mixed $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_mixed_$tool.txt" | head -n 2 | tr '\n' ' ')"
+  sanitize $tool mixed cuda:mixed
 done
 section fig9
 "$N" compare --pipelines cpu64,cuda:tuned,cuda:mixed -n 16384 --steps 100 --every 1 --seed 1 --json "$O/fig9-mixed-16384.json" | tail -n 6

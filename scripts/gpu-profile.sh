@@ -14,19 +14,13 @@ kill $SMI
 echo "samples: $(wc -l <"$O/smi.csv")"
 sort "$O/smi.csv" | uniq -c | sort -rn | head -n 12
 section ncu
-M=sm__cycles_elapsed.avg.per_second,sm__inst_executed.avg.per_cycle_active,smsp__issue_active.avg.pct_of_peak_sustained_active
-M=$M,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active
-M=$M,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio
-M=$M,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio
-M=$M,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio
-M=$M,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio
-M=$M,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
-M=$M,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio
-M=$M,gpu__time_duration.sum,smsp__inst_executed.sum
+M=$NCU_METRICS  # gpu-env.sh
 for spec in "cuda:tuned|tuned_forces|" "cuda:tuned|tuned_forces|--cuda-block 256 --cuda-bodies 8" "cuda:symmetric|symmetric_forces|--cuda-bodies 4" "cuda:gems31|calculate_forces|"; do
   IFS='|' read -r pipe kern extra <<<"$spec"
   echo "---- $pipe $kern $extra"
-  ncu --clock-control none --kernel-name "regex:$kern" --launch-skip 2 --launch-count 1 --metrics "$M" \
-    "$N" bench --pipelines "$pipe" -n 262144 --steps 1 --reps 1 --validate-n 200 $extra 2>&1 |
-    grep -E "^\s+(sm|smsp|gpu)__" | sed -E 's/\s+/ /g'
+  # Every launch of a short bench (--force: under ncu the cost probe reads slow); the probe's
+  # small launches come first, so only the last launch's figures are printed.
+  ncu --clock-control none --kernel-name "regex:$kern" --launch-count 16 --metrics "$M" \
+    "$N" bench --pipelines "$pipe" -n 262144 --steps 1 --reps 1 --validate-n 200 --force $extra 2>&1 |
+    grep -E "^\s+(sm|smsp|gpu|launch)__" | sed -E 's/\s+/ /g' | tail -n 22
 done

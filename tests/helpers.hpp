@@ -14,6 +14,7 @@
 #include "bodies.hpp"
 #include "leapfrog.hpp"
 #include "metrics.hpp"
+#include "pipeline.hpp"
 
 // Skips the test, naming the reason, when `why` (an expression giving a string) is not empty:
 // a GPU test on a machine without the GPU says so instead of passing.
@@ -78,6 +79,17 @@ inline ::testing::AssertionResult all_close(const std::vector<Vec3>& a, const st
 // Poison: a value no pipeline computes, so an unwritten output shows.
 inline std::vector<Vec3> poisoned(std::size_t n) {
   return std::vector<Vec3>(n, Vec3{NAN, NAN, NAN});
+}
+
+// `p` loaded with `start`, stepped `steps` times: its positions' distance from `ref` (the worst
+// body named in Distance::worst).
+inline Distance distance_after(Pipeline& p, const Bodies& start, const Params& params, int steps,
+                               const Bodies& ref) {
+  p.load(start, params);
+  p.step(steps);
+  Bodies out;
+  p.read(out);
+  return position_distance(ref.pos, out.pos);
 }
 
 }  // namespace nbody::test

@@ -139,18 +139,11 @@ TEST(CudaMixed, StaysAHundredTimesCloserToCpu64ThanFloat) {
   cpu.step(15);
   Bodies ref;
   cpu.read(ref);
-  double d[2] = {0, 0};
-  const char* variants[2] = {"tuned", "mixed"};
-  for (int k = 0; k < 2; ++k) {
-    auto p = cuda::make(variants[k], {});
-    p->load(b, kParams);
-    p->step(15);
-    Bodies out;
-    p->read(out);
-    d[k] = position_distance(ref.pos, out.pos).max;
-  }
-  EXPECT_GT(d[0], 1e-8) << "cuda:tuned is expected at the float32 floor";
-  EXPECT_LT(d[1] * 100, d[0]) << "cuda:tuned " << d[0] << ", cuda:mixed " << d[1];
+  const Distance tuned = test::distance_after(*cuda::make("tuned", {}), b, kParams, 15, ref);
+  const Distance mixed = test::distance_after(*cuda::make("mixed", {}), b, kParams, 15, ref);
+  EXPECT_GT(tuned.max, 1e-8) << "cuda:tuned is expected at the float32 floor";
+  EXPECT_LT(mixed.max * 100, tuned.max) << "cuda:tuned " << tuned.max << " (body " << tuned.worst << "), cuda:mixed "
+                                        << mixed.max << " (body " << mixed.worst << ")";
 }
 
 // Its state is double: what load() is given comes back unrounded.
@@ -204,6 +197,31 @@ TEST(SplitPlan, FillsTheSmsWhenNIsSmallAndStaysWholeWhenLarge) {
   EXPECT_EQ(cuda::choose_splits(1, 1, 132, 4), 1);
   // A forced upper limit holds.
   EXPECT_LE(cuda::choose_splits(1, 100000, 132, 1, 8, 16), 16);
+}
+
+// The row-block plan of cuda:tuned and cuda:mixed (plain C++): the blocks cover [first, end) from
+// a row aligned to B*K, and a rank's small block of rows gets a smaller K to fill the SMs.
+TEST(SplitPlan, RowBlocksCoverTheRowsAndHalveKForARanksBlock) {
+  const int B = 128, sms = 132;
+  for (auto [first, end] : {std::pair{0, 262144}, std::pair{5003, 9001}, std::pair{100003, 150001}}) {
+    for (bool distributed : {false, true}) {
+      const int splits = cuda::row_block_splits(262144, B, 8, 0, sms);
+      const cuda::RowBlocks r = cuda::row_blocks(first, end, B, 8, splits, sms, distributed);
+      EXPECT_EQ(r.row0 % (B * r.k), 0) << first;
+      EXPECT_LE(r.row0, first);
+      EXPECT_GE(r.row0 + static_cast<long long>(r.blocks) * B * r.k, end) << first << ".." << end;
+      EXPECT_LT(r.row0 + static_cast<long long>(r.blocks - 1) * B * r.k, end) << "no block past the end";
+      if (!distributed) {
+        EXPECT_EQ(r.k, 8);
+      } else if (end - first < 10000) {
+        EXPECT_LT(r.k, 8) << "a rank's few rows get a smaller K";
+        EXPECT_TRUE(r.k == 1 || 10LL * r.blocks * splits >= 19LL * sms) << "K halves only while the SMs are short";
+      }
+    }
+  }
+  EXPECT_EQ(cuda::row_blocks(10, 10, B, 8, 1, sms, false).blocks, 0) << "no rows, no blocks";
+  EXPECT_EQ(cuda::row_block_splits(262144, B, 8, 7, sms), 7) << "--cuda-split is taken as given";
+  EXPECT_EQ(cuda::row_block_splits(1024, B, 8, 100, sms), 8) << "at most one split per tile";
 }
 
 TEST(Cuda, NoDeviceIsReportedWithTheReason) {

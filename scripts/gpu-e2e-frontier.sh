@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Issue 16's rungs as a user runs them, on the GPU machine from a bundle (scripts/make-bundle.sh):
+# the tests the last refactor touches (the shared row-block plan of cuda:tuned and cuda:mixed,
+# distributed bit-identity included), force_variants' self-check, and the whole `nbody run` and
+# `nbody compare` commands at N = 2^20 (log: docs/measurements/h100-2026-11-22-e2e-frontier.txt).
+# Usage: bash scripts/gpu-e2e-frontier.sh [bundle-dir]
+set -uo pipefail
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+export NBODY_EXE="$PWD/$N"
+section tests
+"$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20
+"$B/test_gl" --gtest_filter='GlComputeDs*' 2>&1 | grep -E "^\[ *(OK|FAILED) " | head
+"$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|FAILED) " | head
+"$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|FAILED) |differs" | head
+section "force_variants self-check"
+nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
+/tmp/force_variants 262144 "min 1"; echo "exit $?"
+/tmp/force_variants 1000; echo "exit $? (N = 1000 is refused)"
+/tmp/force_variants 2048 "no such variant"; echo "exit $? (a filter that matches nothing)"
+for p in cuda:mixed cuda:tuned-fp64 cuda:symmetric cuda:tuned; do
+  section "run $p, N = 1048576, 10 steps"
+  timed "$N" run --pipeline $p -n 1048576 --steps 10 --json "$O/e2e_${p#cuda:}_1m.json" | tail -n 3
+  phases "$O/e2e_${p#cuda:}_1m.json"
+done
+section "compare cuda:tuned, cuda:mixed against cuda:tuned-fp64, N = 1048576, 10 steps"
+timed "$N" compare --pipelines cuda:tuned,cuda:mixed --reference cuda:tuned-fp64 -n 1048576 --steps 10 \
+  --json "$O/e2e_compare_mixed_1m.json" | tail -n 8
