@@ -1,6 +1,7 @@
 // The CUDA pipeline's factory and device queries.
 #include <cstdio>
 
+#include "architectures.hpp"
 #include "cuda_check.hpp"
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
@@ -44,12 +45,38 @@ int DeviceInfo::fp64_lanes() const {
   return l ? l->fp64 : 0;
 }
 
+namespace {
+
+// Why cudaGetDeviceCount found nothing, in words a user can act on, then the runtime's own.
+std::string no_device_reason(cudaError_t e) {
+  int driver = 0;
+  cudaDriverGetVersion(&driver);  // 0 when no NVIDIA driver is installed
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  std::string why;
+  if (driver == 0)
+    why = "no NVIDIA driver or GPU found";
+  else if (e == cudaErrorInsufficientDriver)
+    why = "the NVIDIA driver supports CUDA " + version(driver) + ", older than this binary's runtime (CUDA " +
+          version(runtime) + "): update the driver";
+  else
+    why = "no NVIDIA GPU found (driver for CUDA " + version(driver) + " installed)";
+  return why + " (cudaGetDeviceCount: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
+}
+
+// One kernel of this binary, for asking the runtime whether the device has an image of it (every
+// kernel is compiled for the same architectures).
+__global__ void image_probe() {}
+
+}  // namespace
+
 std::vector<DeviceInfo> devices(std::string& reason) {
   int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    reason = "no CUDA device: cudaGetDeviceCount returned " + std::to_string(static_cast<int>(e)) +
-             " (" + cudaGetErrorString(e) + ")";
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaSuccess && count == 0) e = cudaErrorNoDevice;
+  if (e != cudaSuccess) {
+    reason = no_device_reason(e);
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
     return {};
   }
@@ -70,14 +97,35 @@ std::vector<DeviceInfo> devices(std::string& reason) {
   return out;
 }
 
-std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
+DeviceInfo require_device(int device) {
   std::string reason;
   const auto devs = devices(reason);
   if (devs.empty()) throw Unavailable(reason);
-  if (o.device < 0 || o.device >= static_cast<int>(devs.size()))
-    throw InputError("--device " + std::to_string(o.device) + ": this machine has " +
+  if (device < 0 || device >= static_cast<int>(devs.size()))
+    throw InputError("--device " + std::to_string(device) + ": this machine has " +
                      std::to_string(devs.size()) + " CUDA device(s), 0.." +
                      std::to_string(devs.size() - 1));
+  const DeviceInfo& d = devs[static_cast<std::size_t>(device)];
+  const std::string named = "device " + std::to_string(device) + " (" + d.name + ")";
+  const int cc = d.cc_major * 10 + d.cc_minor;
+  if (fit(cc, built_architectures()) == Fit::None)
+    throw Unavailable(no_image_reason(named, cc, built_architectures()));
+  // The runtime's own word: a list read wrongly, or PTX newer than the driver can compile.
+  CUDA_CHECK(cudaSetDevice(device));
+  cudaFuncAttributes attributes{};
+  const cudaError_t e = cudaFuncGetAttributes(&attributes, image_probe);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Unavailable("cannot load this binary's CUDA kernels on " + named + ", compute capability " +
+                      std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + " (built for " +
+                      describe(built_architectures()) + "): " + cudaGetErrorName(e) + ": " +
+                      cudaGetErrorString(e));
+  }
+  return d;
+}
+
+std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
+  require_device(o.device);
   const Options r = resolve(variant, o);  // the rung's defaults, checked
   if (variant == "gems31") return make_gems31(r, false);
   if (variant == "gems31-fp64") return make_gems31(r, true);

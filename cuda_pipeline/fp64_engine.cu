@@ -82,14 +82,8 @@ class CudaFp64Engine final : public Fp64Engine {
 }  // namespace
 
 std::unique_ptr<Fp64Engine> make_fp64_engine(int device) {
-  std::string reason;
-  const auto devs = devices(reason);
-  if (devs.empty()) throw Unavailable(reason);
-  if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw InputError("--device " + std::to_string(device) + ": this machine has " +
-                     std::to_string(devs.size()) + " CUDA device(s), 0.." +
-                     std::to_string(devs.size() - 1));
-  return std::make_unique<CudaFp64Engine>(device, devs[device].describe());
+  const DeviceInfo d = require_device(device);
+  return std::make_unique<CudaFp64Engine>(device, d.describe());
 }
 
 }  // namespace nbody::cuda

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 
+#include "checks.hpp"
 #include "commands.hpp"
 #include "compare.hpp"
 #include "config.hpp"
@@ -41,7 +42,7 @@ struct CompareArgs {
   long long validate_n = 1000;
   long long every = 1;
   long long energy_every = 0;  // 0 = first and last step only
-  std::string csv, plot, fail_above;
+  std::string csv, plot, fail_above, junit;
   std::string preset;
   std::string against;  // a stored snapshot (run --snapshot-every) to compare with
   bool explain = false;
@@ -50,30 +51,6 @@ struct CompareArgs {
   std::vector<long long> sizes_ahead;
   bool estimated = false;
 };
-
-struct Threshold {
-  double max = 0;
-  long long step = 0;
-};
-
-Threshold parse_threshold(const std::string& s) {
-  const auto at = s.find('@');
-  Threshold t;
-  try {
-    if (at == std::string::npos) throw std::invalid_argument("no @");
-    std::size_t used = 0;
-    t.max = std::stod(s.substr(0, at), &used);
-    if (used != at) throw std::invalid_argument("trailing");
-    const std::string st = s.substr(at + 1);
-    t.step = std::stoll(st, &used);
-    if (used != st.size()) throw std::invalid_argument("trailing");
-  } catch (const std::exception&) {
-    throw InputError("--fail-above '" + s + "': expected DISTANCE@STEP, e.g. 1e-4@20");
-  }
-  if (!std::isfinite(t.max) || t.max < 0)
-    throw InputError("--fail-above '" + s + "': the distance must be finite and >= 0");
-  return t;
-}
 
 Conserved conserved(const Bodies& b, const Params& p, Fp64Engine& engine) {
   const Synchronised s = synchronise_shown(b, p, engine, true, "energy");
@@ -355,7 +332,39 @@ int run_fig9(CompareArgs& a) {
   return 0;
 }
 
+// --fail-above's verdicts: every FAIL line, then PASS when none failed; --junit gets the same
+// checks. Returns the exit code (1: a check failed).
+int report_checks(const CompareArgs& a, CheckReport report, const std::string& pass_line,
+                  std::chrono::steady_clock::time_point began) {
+  bool failed = false;
+  for (const Check& c : report.checks) {
+    if (!c.passed) std::printf("%s\n", c.line.c_str());
+    failed = failed || !c.passed;
+  }
+  if (!failed) std::printf("%s\n", pass_line.c_str());
+  if (!a.junit.empty()) {
+    report.suite = "nbody compare";
+    char config[512];
+    std::snprintf(config, sizeof config, "n=%lld steps=%lld dt=%g softening=%g ic=%s seed=%llu fail-above=%s",
+                  static_cast<long long>(a.cfg.n), static_cast<long long>(a.cfg.steps), a.cfg.dt, a.cfg.softening,
+                  a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.fail_above.c_str());
+    report.properties = config;
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    write_output(a.junit, junit_xml(report));
+  }
+  return failed ? 1 : 0;
+}
+
+// --junit needs a check to report, and a place to write it.
+void check_junit(const CompareArgs& a) {
+  if (a.app->count("--junit") > 0 && a.junit.empty()) throw InputError("--junit '': name a file for the report");
+  if (!a.junit.empty() && a.fail_above.empty())
+    throw InputError("--junit " + a.junit + ": the report holds --fail-above's checks; give --fail-above too");
+  check_output_path(a.junit, "--junit");
+}
+
 int run_compare_once(CompareArgs& a) {
+  const auto began = std::chrono::steady_clock::now();
   resolve_body_count(a.cfg);
   check_config(a.cfg, 3);
   check_reference(a);
@@ -364,8 +373,10 @@ int run_compare_once(CompareArgs& a) {
     throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
   check_output_path(a.csv, "--csv");
   check_output_path(a.plot, "--plot");
-  check_distinct_outputs({{"--json", a.cfg.json}, {"--csv", a.csv}, {"--plot", a.plot}});
-  if (names_stdout(a.cfg.json) || names_stdout(a.csv) || names_stdout(a.plot)) summary_to_stderr();
+  check_junit(a);
+  check_distinct_outputs({{"--json", a.cfg.json}, {"--csv", a.csv}, {"--plot", a.plot}, {"--junit", a.junit}});
+  if (names_stdout(a.cfg.json) || names_stdout(a.csv) || names_stdout(a.plot) || names_stdout(a.junit))
+    summary_to_stderr();
   Threshold threshold;
   if (!a.fail_above.empty()) {
     threshold = parse_threshold(a.fail_above);
@@ -397,27 +408,20 @@ int run_compare_once(CompareArgs& a) {
   if (!a.plot.empty() && World::writer())
     plot(r, a.plot, "nbody compare: n=" + std::to_string(r.n) + ", ic=" + a.cfg.ic);
 
-  if (!a.fail_above.empty()) {
-    int checked = 0;
-    for (const auto& s : r.steps) {
-      if (s.step != threshold.step) continue;
-      for (const auto& p : s.pairs) {
-        if (p.a != a.reference && p.b != a.reference) continue;
-        ++checked;
-        if (!(p.d.max <= threshold.max)) {
-          std::printf("FAIL: %s max distance %.3e > %.3e at step %lld\n", pair_name(p).c_str(),
-                      p.d.max, threshold.max, s.step);
-          return 1;
-        }
-      }
-    }
-    if (checked == 0)
-      throw std::runtime_error("--fail-above: nothing to check: only " + a.reference +
-                               " ran, so there is no pair with it (name the pipelines to test)");
-    std::printf("PASS: all %d pair(s) with %s within %.3e at step %lld\n", checked,
+  if (a.fail_above.empty()) return 0;
+  CheckReport report;
+  report.skipped = r.skipped;
+  for (const auto& s : r.steps)
+    for (const auto& p : s.pairs)
+      if (s.step == threshold.step && (p.a == a.reference || p.b == a.reference))
+        report.checks.push_back(judge(pair_name(p), p.d.max, threshold));
+  if (report.checks.empty())
+    throw std::runtime_error("--fail-above: nothing to check: only " + a.reference +
+                             " ran, so there is no pair with it (name the pipelines to test)");
+  char pass[200];
+  std::snprintf(pass, sizeof pass, "PASS: all %zu pair(s) with %s within %.3e at step %lld", report.checks.size(),
                 a.reference.c_str(), threshold.max, threshold.step);
-  }
-  return 0;
+  return report_checks(a, std::move(report), pass, began);
 }
 
 // --against SNAPSHOT.h5: repeat the run a stored snapshot came from (its initial conditions,
@@ -432,6 +436,9 @@ int run_against(CompareArgs& a) {
     if (a.app->count(option) > 0)
       throw InputError(std::string(option) + " does not go with --against: the run to repeat comes from the "
                        "snapshot (give --pipelines, --fail-above, --json, --device, --force)");
+  const auto began = std::chrono::steady_clock::now();
+  check_junit(a);
+  check_distinct_outputs({{"--json", a.cfg.json}, {"--junit", a.junit}});
   const Hdf5Snapshot snap = read_hdf5(a.against);
   const std::string where = "--against '" + a.against + "'";
   std::map<std::string, Hdf5Value> ours(snap.ours.begin(), snap.ours.end());
@@ -493,20 +500,7 @@ int run_against(CompareArgs& a) {
   }
   Threshold threshold{0, step};
   if (!a.fail_above.empty()) {
-    if (a.fail_above.find('@') == std::string::npos) {  // DISTANCE alone: at the snapshot's step
-      try {
-        std::size_t used = 0;
-        threshold.max = std::stod(a.fail_above, &used);
-        if (used != a.fail_above.size()) throw std::invalid_argument("trailing");
-      } catch (const std::exception&) {
-        throw InputError("--fail-above '" + a.fail_above + "': expected DISTANCE (or DISTANCE@" + std::to_string(step) +
-                         "), e.g. 1e-5");
-      }
-      if (!std::isfinite(threshold.max) || threshold.max < 0)
-        throw InputError("--fail-above '" + a.fail_above + "': the distance must be finite and >= 0");
-    } else {
-      threshold = parse_threshold(a.fail_above);
-    }
+    threshold = parse_threshold(a.fail_above, step);  // DISTANCE alone: at the snapshot's step
     if (threshold.step != step)
       throw InputError("--fail-above '" + a.fail_above + "': the snapshot is at step " + std::to_string(step) +
                        "; give DISTANCE or DISTANCE@" + std::to_string(step));
@@ -551,7 +545,7 @@ int run_against(CompareArgs& a) {
               a.cfg.ic.c_str(), text("seed").c_str());
   const Start start = initial_state(a.cfg, *engine, false);
   nlohmann::json results = nlohmann::json::object();
-  bool failed = false;
+  CheckReport report;
   std::printf("%-18s %12s %12s  %s\n", "pipeline", "max dist", "rms dist", a.fail_above.empty() ? "" : "check");
   for (std::size_t k = 0; k < ps.size(); ++k) {
     Pipeline& p = *ps[k];
@@ -570,29 +564,26 @@ int run_against(CompareArgs& a) {
     p.read(state);
     check_finite(state, names[k], step);
     const Distance d = position_distance(state.pos, snap.bodies.pos);
-    const bool over = !a.fail_above.empty() && !(d.max <= threshold.max);
-    failed = failed || over;
+    const Check check = judge(names[k], d.max, threshold);
+    report.checks.push_back(check);
     std::printf("%-18s %12.3e %12.3e  %s\n", names[k].c_str(), d.max, d.rms,
-                a.fail_above.empty() ? "" : over ? "FAIL" : "pass");
+                a.fail_above.empty() ? "" : check.passed ? "pass" : "FAIL");
     results[names[k]] = {{"max", d.max}, {"rms", d.rms}};
   }
   nlohmann::json j = config_json(a.cfg, snap.bodies.size());
   j["against"] = {{"snapshot", a.against}, {"pipeline", text("pipeline")}, {"step", step}};
   j["fp64_engine"] = engine->name();
   j["distance"] = results;
+  const bool passed = std::all_of(report.checks.begin(), report.checks.end(), [](const Check& c) { return c.passed; });
   if (!a.fail_above.empty()) {
     j["fail_above"] = threshold.max;
-    j["passed"] = !failed;
+    j["passed"] = passed;
   }
   write_json(a.cfg.json, j);
-  if (!a.fail_above.empty()) {
-    if (failed) {
-      std::printf("FAIL: a pipeline is farther than %.3e from the snapshot at step %lld\n", threshold.max, step);
-      return 1;
-    }
-    std::printf("PASS: every pipeline within %.3e of the snapshot at step %lld\n", threshold.max, step);
-  }
-  return 0;
+  if (a.fail_above.empty()) return 0;
+  char pass[200];
+  std::snprintf(pass, sizeof pass, "PASS: every pipeline within %.3e of the snapshot at step %lld", threshold.max, step);
+  return report_checks(a, std::move(report), pass, began);
 }
 
 int run_compare(CompareArgs& a) {
@@ -604,9 +595,9 @@ int run_compare(CompareArgs& a) {
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
       throw InputError("--preset '" + a.preset + "': the only preset is tr04-fig9");
-    if (!a.fail_above.empty() || !a.csv.empty() || !a.plot.empty() || a.explain)
+    if (!a.fail_above.empty() || !a.csv.empty() || !a.plot.empty() || a.explain || a.app->count("--junit") > 0)
       throw InputError("--preset tr04-fig9 writes its own table and --json; it takes no "
-                       "--fail-above, --csv, --plot or --explain");
+                       "--fail-above, --junit, --csv, --plot or --explain");
     return run_fig9(a);
   }
   return run_compare_once(a);
@@ -645,6 +636,9 @@ Command add_compare(CLI::App& app) {
   sub->add_option("--fail-above", a->fail_above,
                   "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than "
                   "DISTANCE at STEP; exit 3 if no such pair ran (the hook for a CI regression test)");
+  sub->add_option("--junit", a->junit,
+                  "With --fail-above: write its checks to FILE as JUnit XML (one test case per pair with the "
+                  "reference, or per pipeline with --against; failure text = the FAIL line) for CI test reporters");
   sub->add_option("--preset", a->preset,
                   "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
                   "(-n, --steps override), max distance to the reference per step");

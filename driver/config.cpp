@@ -182,14 +182,35 @@ class DistributedEngine final : public Fp64Engine {
   Exchange& ex_;
 };
 
+// cpu64 on a machine whose CUDA device cannot run this binary's kernels: where() says why.
+class FallbackEngine final : public Fp64Engine {
+ public:
+  FallbackEngine(std::unique_ptr<Fp64Engine> inner, std::string why) : inner_(std::move(inner)), why_(std::move(why)) {}
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    inner_->on_progress = on_progress;
+    inner_->evaluate_rows(pos, eps2, begin, end, acc, phi);
+  }
+  std::string name() const override { return inner_->name(); }
+  std::string where() const override { return inner_->where() + "; not on the GPU: " + why_; }
+
+ private:
+  std::unique_ptr<Fp64Engine> inner_;
+  std::string why_;
+};
+
 }  // namespace
 
 std::unique_ptr<Fp64Engine> make_engine([[maybe_unused]] const PipelineOptions& o) {
   std::unique_ptr<Fp64Engine> engine;
 #ifdef NBODY_HAVE_CUDA
-  try {
-    engine = cuda::make_fp64_engine(o.device);
-  } catch (const Unavailable&) {
+  std::string no_device;
+  if (!cuda::devices(no_device).empty()) {  // a device, but perhaps not one this binary fits
+    try {
+      engine = cuda::make_fp64_engine(o.device);
+    } catch (const Unavailable& e) {
+      engine = std::make_unique<FallbackEngine>(make_cpu64_engine(), e.what());
+    }
   }
 #endif
   if (!engine) engine = make_cpu64_engine();

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "error.hpp"
 #include "output.hpp"
+#include "version.hpp"
 #include "world.hpp"
 
 namespace {
@@ -24,7 +25,8 @@ int run_command(int argc, char** argv) {
   app.require_subcommand(1);
   // A repeated option takes its last value (so scripts can override a preset's defaults).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.set_version_flag("--version", NBODY_VERSION);
+  app.set_version_flag("--version", nbody::version_text,
+                       "Print the version, the commit, the CUDA architectures and what was built in, then exit");
   std::map<std::string, nbody::Command> commands{
       {"info", nbody::add_info(app)},       {"run", nbody::add_run(app)},
       {"compare", nbody::add_compare(app)}, {"bench", nbody::add_bench(app)},
@@ -43,6 +45,8 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (app.get_subcommands().empty())  // `nbody` alone, or options without a subcommand: the usage
+      return World::fail(2, std::string("nbody: ") + e.what() + "\n\n" + app.help());
     return World::fail(2, std::string("nbody: ") + e.what() + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();

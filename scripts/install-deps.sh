@@ -17,6 +17,7 @@ packages=(
   libhdf5-dev                                      # HDF5 snapshots
   python3-h5py                                     # tests: the snapshot schema as readers see it
   clang libclang-rt-dev libomp-dev                 # tests: libFuzzer targets for the readers
+  dpkg-dev file                                    # scripts/package.sh: dpkg-shlibdeps fills the .deb's Depends
 )
 
 missing=()

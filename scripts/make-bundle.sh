@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the gpu preset (sm_90) and gathers the binaries and the non-system libraries they need
 # into bundle/, for the GPU machine (which has no GL headers, GLEW or GLFW).
+# Each NAME=ARCHS argument also builds nbody and test_cuda for those CUDA architectures (',' for
+# ';') into bundle/arch-NAME/, e.g. `ptx75=75-virtual blackwell=100-real,120-real`
+# (scripts/gpu-architectures.sh runs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset gpu >/dev/null
@@ -8,7 +11,16 @@ cmake --build --preset gpu -j "$(nproc)"
 rm -rf bundle && mkdir -p bundle/lib
 cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl build/gpu/tests/test_cli_end_to_end \
    build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep \
-   build/gpu/tests/test_cli_view build/gpu/tests/test_cli bundle/
+   build/gpu/tests/test_cli_view build/gpu/tests/test_cli build/gpu/tests/test_cli_binary \
+   build/gpu/tests/test_architectures bundle/
+for extra in "$@"; do
+  name=${extra%%=*}
+  archs=${extra#*=}
+  cmake --preset gpu -B "build/gpu-$name" "-DCMAKE_CUDA_ARCHITECTURES=${archs//,/;}" >/dev/null
+  cmake --build "build/gpu-$name" --target nbody test_cuda -j "$(nproc)"
+  mkdir -p "bundle/arch-$name"
+  cp "build/gpu-$name/driver/nbody" "build/gpu-$name/tests/test_cuda" "bundle/arch-$name/"
+done
 # Every library the binaries load except those the GPU machine brings itself: glibc, the C++
 # runtime, the GL vendor-neutral runtime (.gl/), the NVIDIA driver and OpenMPI. HDF5 brings
 # libcurl and its TLS stack along (Debian builds it with the ros3 driver).

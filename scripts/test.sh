@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, then
-#   1. build with warnings as errors (the ci preset) and pass its tests;
-#   2. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
-#   3. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
-# NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all three).
+#   1. build with warnings as errors (the ci preset, CUDA kernels for every GPU) and pass its tests;
+#   2. package that build (.deb, .tar.gz) and check the packages as a user installs them;
+#   3. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
+#   4. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
+# NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -28,6 +29,11 @@ if [ "${NBODY_QUICK:-0}" = 1 ] || [ $status -ne 0 ]; then
   exit $status
 fi
 
+echo "== package the ci build and check it (tests/check_package.sh) =="
+package_status=0
+packages=$(bash scripts/package.sh ci) && bash tests/check_package.sh $packages || package_status=$?
+[ $package_status -eq 0 ] || status=$package_status
+
 echo "== ASan + UBSan (asan preset) =="
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
@@ -40,6 +46,7 @@ bash scripts/fuzz.sh 30 || fuzz_status=$?
 [ $fuzz_status -eq 0 ] || status=$fuzz_status
 
 echo "$ci_line"
+echo "package: $([ $package_status -eq 0 ] && echo "the .deb and .tar.gz install and run" || echo "FAILED")"
 echo "$asan_line"
 echo "fuzz: $([ $fuzz_status -eq 0 ] && echo "no findings" || echo "FINDINGS (build/fuzz/findings/)")"
 exit $status

@@ -33,8 +33,7 @@ std::string option_help(const std::string& option);
 // state, float forces from double-single differences: mixed_kernels.cuh).
 const std::vector<std::string>& variants();
 
-// Throws Unavailable when there is no CUDA device ("no CUDA device: cudaGetDeviceCount returned
-// 100 (no CUDA-capable device is detected)") and InputError for a --device out of range.
+// Throws like require_device(), and InputError for options the rung does not take.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
 
 // The K a loaded cuda:symmetric runs with (chosen by N unless --cuda-bodies gave it); 0 for any
@@ -54,8 +53,14 @@ struct DeviceInfo {
   int fp64_lanes() const;
 };
 
-// Every device, or none with `reason` saying why.
+// Every device, or none with `reason` saying why ("no NVIDIA driver or GPU found (...)").
 std::vector<DeviceInfo> devices(std::string& reason);
+
+// The device `device`, when this binary's kernels can run on it. Throws Unavailable when there
+// is no device or no kernel image for its architecture (the reason names its compute capability,
+// the architectures built and the cmake option: architectures.hpp), InputError for an index out
+// of range. make() and make_fp64_engine() start here.
+DeviceInfo require_device(int device);
 
 // The float64 engine on `device` (fp64_engine_kernels.cuh: one fused pass for acc and phi,
 // deterministic). name() "cuda:tuned-fp64", where() the device's describe(). Throws like make().

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine: one binary per CUDA architecture list, side by side, from a bundle made
+# by `scripts/make-bundle.sh ptx75=75-virtual blackwell=100-real,120-real`:
+#   bundle/              sm_90 (the gpu preset): the native rate
+#   bundle/arch-ptx75/   PTX for compute_75 only: the driver JIT-compiles it for this GPU
+#   bundle/arch-blackwell/ sm_100 and sm_120 only: nothing this GPU can run
+# Usage: bash scripts/gpu-architectures.sh [bundle-dir]
+set -uo pipefail
+source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+PTX="$B/arch-ptx75"
+WRONG="$B/arch-blackwell"
+n=262144
+
+section "versions"
+for b in "$B" "$PTX" "$WRONG"; do "$b/nbody" --version | head -n 2; done
+
+section "PTX only: the first run JIT-compiles (fresh cache), the second finds the cache"
+export CUDA_CACHE_PATH=$(mktemp -d)
+timed "$PTX/nbody" info >/dev/null
+timed "$PTX/nbody" info >/dev/null
+timed "$B/nbody" info >/dev/null
+section "PTX only: test_cuda"
+"$PTX/test_cuda" 2>&1 | tail -n 4
+
+section "bench cuda:tuned at N = $n: sm_90 native, then PTX for compute_75, one run each"
+"$B/nbody" bench --pipelines cuda:tuned,cuda:symmetric -n $n --steps 10 --reps 5 --json "$O/arch_native.json" | grep -E '^(pipeline|cuda:)'
+"$PTX/nbody" bench --pipelines cuda:tuned,cuda:symmetric -n $n --steps 10 --reps 5 --json "$O/arch_ptx75.json" | grep -E '^(pipeline|cuda:)'
+python3 - "$O/arch_native.json" "$O/arch_ptx75.json" <<'PY'
+import json, sys
+native, ptx = (json.load(open(p))["results"] for p in sys.argv[1:3])
+for a, b in zip(native, ptx):
+    print(f"{a['pipeline']:16s} native {a['interactions_per_s']:.4g}/s  ptx75 {b['interactions_per_s']:.4g}/s  "
+          f"ptx/native {b['interactions_per_s'] / a['interactions_per_s']:.4f}")
+PY
+
+section "sm_100 and sm_120 only, on this sm_90 GPU: info"
+"$WRONG/nbody" info
+section "sm_100 and sm_120 only: the cpu and GL rungs run (exit 0 expected)"
+timed "$WRONG/nbody" run -p cpu32 -n 4096 --steps 20
+timed "$WRONG/nbody" compare -p cpu64,gl:compute -n 4096 --steps 20
+section "sm_100 and sm_120 only: a CUDA rung named is exit 3 with the reason"
+"$WRONG/nbody" run -p cuda:tuned -n 4096 --steps 20; echo "exit $?"
+"$WRONG/test_cuda" 2>&1 | tail -n 4
+
+section "sm_90: the no-GPU-needed tests, and test_cuda"
+"$B/test_architectures" 2>&1 | tail -n 2
+"$B/test_cuda" 2>&1 | tail -n 4
