@@ -2,7 +2,7 @@
 #
 # - CMAKE_CUDA_ARCHITECTURES given (-D, a preset or the CUDAARCHS environment variable): taken as
 #   it is; `every` is the list below, and `native` is read here from nvidia-smi, so that the binary
-#   can name what it holds.
+#   can name what it holds (cuda_pipeline/include/architectures.hpp reads the list).
 # - Not given and a GPU visible (nvidia-smi): that GPU's architecture only, a quick developer build.
 # - Not given and no GPU visible: every GPU the CUDA 13 toolkit supports, Turing to Blackwell, as
 #   native code, plus PTX of the newest for GPUs after it (the driver compiles it at first load).
@@ -10,6 +10,7 @@
 set(NBODY_CUDA_EVERY_GPU "75-real;80-real;86-real;89-real;90-real;100-real;120"
     CACHE INTERNAL "Turing (7.5) to Blackwell (12.0) as SASS, and compute_120 as PTX")
 
+# The compute capabilities (x 10) of the GPUs nvidia-smi sees that CUDA 13 can build for (7.5 and up).
 function(nbody_visible_gpu_architectures out)
   set(${out} "" PARENT_SCOPE)
   find_program(NBODY_NVIDIA_SMI nvidia-smi)
@@ -24,34 +25,50 @@ function(nbody_visible_gpu_architectures out)
   string(REPLACE "." "" caps "${caps}")
   string(REGEX REPLACE "[\r\n]+" ";" caps "${caps}")
   list(REMOVE_DUPLICATES caps)
-  set(${out} "${caps}" PARENT_SCOPE)
+  set(usable "")
+  foreach(cap IN LISTS caps)
+    if(cap MATCHES "^[0-9]+$" AND cap GREATER_EQUAL 75)
+      list(APPEND usable ${cap})
+    else()
+      message(STATUS "nbody: a GPU of compute capability ${cap} is visible; CUDA 13 builds nothing for it")
+    endif()
+  endforeach()
+  set(${out} "${usable}" PARENT_SCOPE)
 endfunction()
 
-if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND DEFINED ENV{CUDAARCHS})
-  set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}")
-endif()
+# One place that sets the list: the cache and the variable (a normal variable would hide the cache).
+macro(nbody_set_cuda_architectures list why)
+  set(CMAKE_CUDA_ARCHITECTURES "${list}" CACHE STRING "CUDA architectures (every, native or a list)" FORCE)
+  set(CMAKE_CUDA_ARCHITECTURES "${list}")
+  set(nbody_arch_why "${why}")
+endmacro()
+
+set(nbody_asked "")
 if(DEFINED CMAKE_CUDA_ARCHITECTURES)
-  set(nbody_arch_why "as given")
-  if(CMAKE_CUDA_ARCHITECTURES STREQUAL "every")
-    set(CMAKE_CUDA_ARCHITECTURES "${NBODY_CUDA_EVERY_GPU}" CACHE STRING "CUDA architectures" FORCE)
-    set(nbody_arch_why "every: every GPU from Turing to Blackwell, PTX for newer ones")
-  elseif(CMAKE_CUDA_ARCHITECTURES STREQUAL "native")
-    nbody_visible_gpu_architectures(nbody_visible)
-    if(NOT nbody_visible)
-      message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES=native: nvidia-smi sees no GPU here; name the "
-                          "architectures (e.g. 86) or leave the option out for every GPU")
-    endif()
-    set(CMAKE_CUDA_ARCHITECTURES "${nbody_visible}" CACHE STRING "CUDA architectures" FORCE)
-    set(nbody_arch_why "native: the GPU(s) nvidia-smi sees")
+  set(nbody_asked "${CMAKE_CUDA_ARCHITECTURES}")
+elseif(NOT "${NBODY_CUDAARCHS}" STREQUAL "")  # the CUDAARCHS environment variable
+  set(nbody_asked "${NBODY_CUDAARCHS}")
+endif()
+if(nbody_asked STREQUAL "every")
+  nbody_set_cuda_architectures("${NBODY_CUDA_EVERY_GPU}" "every: every GPU from Turing to Blackwell, PTX for newer ones")
+elseif(nbody_asked STREQUAL "native")
+  nbody_visible_gpu_architectures(nbody_visible)
+  if(NOT nbody_visible)
+    message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES=native: nvidia-smi sees no GPU that CUDA 13 builds for; name "
+                        "the architectures (e.g. 86), or give every")
   endif()
+  nbody_set_cuda_architectures("${nbody_visible}" "native: the GPU(s) nvidia-smi sees")
+elseif(nbody_asked MATCHES "^all")
+  message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES=${nbody_asked}: CMake's list is not the one this binary can "
+                      "name; give every (sm_75 to sm_120 and PTX), native, or a list such as \"86-real;90\"")
+elseif(NOT nbody_asked STREQUAL "")
+  nbody_set_cuda_architectures("${nbody_asked}" "as given")
 else()
   nbody_visible_gpu_architectures(nbody_visible)
   if(nbody_visible)
-    set(CMAKE_CUDA_ARCHITECTURES "${nbody_visible}")
-    set(nbody_arch_why "the GPU(s) nvidia-smi sees here; the binary runs on these only")
+    nbody_set_cuda_architectures("${nbody_visible}" "the GPU(s) nvidia-smi sees here; the binary runs on these only")
   else()
-    set(CMAKE_CUDA_ARCHITECTURES "${NBODY_CUDA_EVERY_GPU}")
-    set(nbody_arch_why "every GPU from Turing to Blackwell, PTX for newer ones")
+    nbody_set_cuda_architectures("${NBODY_CUDA_EVERY_GPU}" "every GPU from Turing to Blackwell, PTX for newer ones")
   endif()
 endif()
 message(STATUS "nbody: CUDA kernels for ${CMAKE_CUDA_ARCHITECTURES} (${nbody_arch_why}); change with "

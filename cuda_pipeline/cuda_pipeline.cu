@@ -60,8 +60,10 @@ std::string no_device_reason(cudaError_t e) {
   else if (e == cudaErrorInsufficientDriver)
     why = "the NVIDIA driver supports CUDA " + version(driver) + ", older than this binary's runtime (CUDA " +
           version(runtime) + "): update the driver";
-  else
+  else if (e == cudaErrorNoDevice)
     why = "no NVIDIA GPU found (driver for CUDA " + version(driver) + " installed)";
+  else
+    why = "the NVIDIA driver (for CUDA " + version(driver) + ") could not open a GPU";
   return why + " (cudaGetDeviceCount: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e) + ")";
 }
 

@@ -359,7 +359,7 @@ int report_checks(const CompareArgs& a, CheckReport report, const std::string& p
 void check_junit(const CompareArgs& a) {
   if (a.app->count("--junit") > 0 && a.junit.empty()) throw InputError("--junit '': name a file for the report");
   if (!a.junit.empty() && a.fail_above.empty())
-    throw InputError("--junit " + a.junit + ": the report holds --fail-above's checks; give --fail-above too");
+    throw InputError("--junit '" + a.junit + "': the report holds --fail-above's checks; give --fail-above too");
   check_output_path(a.junit, "--junit");
 }
 
@@ -410,7 +410,8 @@ int run_compare_once(CompareArgs& a) {
 
   if (a.fail_above.empty()) return 0;
   CheckReport report;
-  report.skipped = r.skipped;
+  for (const auto& [name, why] : r.skipped)  // named as the pair it would have been, on every machine
+    report.skipped[a.reference + "|" + name] = why;
   for (const auto& s : r.steps)
     for (const auto& p : s.pairs)
       if (s.step == threshold.step && (p.a == a.reference || p.b == a.reference))
@@ -435,7 +436,7 @@ int run_against(CompareArgs& a) {
                              "--cuda-bodies", "--cuda-split"})
     if (a.app->count(option) > 0)
       throw InputError(std::string(option) + " does not go with --against: the run to repeat comes from the "
-                       "snapshot (give --pipelines, --fail-above, --json, --device, --force)");
+                       "snapshot (give --pipelines, --fail-above, --junit, --json, --device, --force)");
   const auto began = std::chrono::steady_clock::now();
   check_junit(a);
   check_distinct_outputs({{"--json", a.cfg.json}, {"--junit", a.junit}});
@@ -516,7 +517,7 @@ int run_against(CompareArgs& a) {
     }
   }
   check_pipeline_options(names, a.cfg.pipeline);
-  if (names_stdout(a.cfg.json)) summary_to_stderr();
+  if (names_stdout(a.cfg.json) || names_stdout(a.junit)) summary_to_stderr();
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
   std::vector<std::unique_ptr<Pipeline>> ps;

@@ -45,8 +45,11 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (app.get_subcommands().empty())  // `nbody` alone, or options without a subcommand: the usage
+    if (argc == 1)  // `nbody` alone: the usage
       return World::fail(2, std::string("nbody: ") + e.what() + "\n\n" + app.help());
+    if (app.get_subcommands().empty() && argv[1][0] != '-')
+      return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
+                            "ladder or view (see --help)\n");
     return World::fail(2, std::string("nbody: ") + e.what() + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();

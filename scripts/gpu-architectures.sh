@@ -14,11 +14,13 @@ n=262144
 section "versions"
 for b in "$B" "$PTX" "$WRONG"; do "$b/nbody" --version | head -n 2; done
 
-section "PTX only: the first run JIT-compiles (fresh cache), the second finds the cache"
+section "PTX only: every CUDA rung once; the first run JIT-compiles (fresh cache), the second finds the cache"
 export CUDA_CACHE_PATH=$(mktemp -d)
-timed "$PTX/nbody" info >/dev/null
-timed "$PTX/nbody" info >/dev/null
-timed "$B/nbody" info >/dev/null
+every_rung=cpu64,cuda:gems31,cuda:gems31-fp64,cuda:tuned,cuda:tuned-fp64,cuda:symmetric,cuda:mixed
+for b in "$PTX" "$PTX" "$B"; do
+  echo "$b:"
+  timed "$b/nbody" compare --pipelines $every_rung -n 1024 --steps 2 | grep -E "^command wall"
+done
 section "PTX only: test_cuda"
 "$PTX/test_cuda" 2>&1 | tail -n 4
 
@@ -37,7 +39,7 @@ section "sm_100 and sm_120 only, on this sm_90 GPU: info"
 "$WRONG/nbody" info
 section "sm_100 and sm_120 only: the cpu and GL rungs run (exit 0 expected)"
 timed "$WRONG/nbody" run -p cpu32 -n 4096 --steps 20
-timed "$WRONG/nbody" compare -p cpu64,gl:compute -n 4096 --steps 20
+timed "$WRONG/nbody" compare --pipelines cpu64,gl:compute -n 4096 --steps 20
 section "sm_100 and sm_120 only: a CUDA rung named is exit 3 with the reason"
 "$WRONG/nbody" run -p cuda:tuned -n 4096 --steps 20; echo "exit $?"
 "$WRONG/test_cuda" 2>&1 | tail -n 4

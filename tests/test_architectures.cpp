@@ -21,7 +21,7 @@ TEST(Architectures, ReadsCMakesSpelling) {
   EXPECT_TRUE(!a[2].sass && a[2].ptx);
   EXPECT_EQ(parse_architectures(kEveryGpu).size(), 7u);
   EXPECT_TRUE(parse_architectures("").empty());
-  for (const char* bad : {"sm_90", "90-fake", "9x", "-real", "5"})
+  for (const char* bad : {"sm_90", "90-fake", "9x", "-real", "5", "all", "a"})
     EXPECT_THROW(parse_architectures(bad), InputError) << bad;
 }
 
@@ -42,6 +42,12 @@ TEST(Architectures, SassRunsOnlyWithinItsMajorVersionAndUpward) {
   EXPECT_EQ(fit(90, parse_architectures("75-virtual")), Fit::Jit);          // PTX runs on newer GPUs
   EXPECT_EQ(fit(75, parse_architectures("80-virtual")), Fit::None);         // never on older ones
   EXPECT_EQ(fit(90, {}), Fit::None);
+  // Arch-specific code runs on its own capability alone; family code on the family.
+  EXPECT_EQ(fit(90, parse_architectures("90a-real")), Fit::Native);
+  EXPECT_EQ(fit(100, parse_architectures("90a")), Fit::None);
+  EXPECT_EQ(fit(103, parse_architectures("100f")), Fit::Native);
+  EXPECT_EQ(fit(120, parse_architectures("100f-virtual")), Fit::None);
+  EXPECT_EQ(describe(parse_architectures("90a-real;100f")), "sm_90a sm_100f + PTX compute_100f");
 }
 
 TEST(Architectures, TheReasonNamesTheDeviceWhatWasBuiltAndTheFix) {
@@ -51,6 +57,10 @@ TEST(Architectures, TheReasonNamesTheDeviceWhatWasBuiltAndTheFix) {
                            "PTX compute_120", "-DCMAKE_CUDA_ARCHITECTURES=90"})
     EXPECT_NE(why.find(part), std::string::npos) << part << " in: " << why;
   EXPECT_EQ(describe({}), "none");
+  // No rebuild helps a GPU that CUDA 13 left out.
+  const std::string volta = no_image_reason("device 0 (Tesla V100)", 70, parse_architectures(kEveryGpu));
+  EXPECT_NE(volta.find("nothing older than 7.5"), std::string::npos) << volta;
+  EXPECT_EQ(volta.find("rebuild"), std::string::npos) << volta;
   EXPECT_EQ(describe(parse_architectures("75-virtual")), "PTX compute_75");
 }
 

@@ -17,6 +17,7 @@ TEST(CliBinary, NoCommandPrintsTheUsageAndExitsTwo) {
   for (const char* part : {"Usage", "info", "run", "compare", "bench", "ladder", "view"})
     EXPECT_NE(r.err.find(part), std::string::npos) << part << " in:\n" << r.err;
   EXPECT_EQ(nbody("--seed 3").code, 2);  // options without a command
+  expect_bad_input({{"bogus", "'bogus' is not a command: info, run, compare"}});
 }
 
 TEST(CliBinary, VersionNamesCommitArchitecturesAndWhatWasBuiltIn) {
@@ -24,7 +25,9 @@ TEST(CliBinary, VersionNamesCommitArchitecturesAndWhatWasBuiltIn) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* part : {"nbody 0.1 (commit ", "\ncuda:", "\ngl:", "\nhdf5:", "\nmpi:", "\nwindow:"})
     EXPECT_NE(r.out.find(part), std::string::npos) << part << " in:\n" << r.out;
-  EXPECT_EQ(r.out.find("commit unknown"), std::string::npos) << "built from a git checkout:\n" << r.out;
+  if (std::filesystem::exists(NBODY_SOURCE_DIR "/.git")) {
+    EXPECT_EQ(r.out.find("commit unknown"), std::string::npos) << "built from a git checkout:\n" << r.out;
+  }
   const bool cuda = r.out.find("cuda:   yes (kernels for sm_") != std::string::npos;
   EXPECT_TRUE(cuda || r.out.find("cuda:   no (") != std::string::npos) << r.out;
 }
@@ -92,7 +95,8 @@ TEST(CliBinary, JunitListsTheRungsThatCouldNotRunAsSkipped) {
   const Result shape = junit_shape(xml);
   ASSERT_EQ(shape.code, 0) << shape.out;
   EXPECT_EQ(shape.out.find(" skipped=0"), std::string::npos) << shape.out;
-  EXPECT_NE(slurp(xml).find("name=\"cuda:tuned\" time=\"0\">\n      <skipped message="), std::string::npos);
+  // Named as the pair would be where the rung runs, so a reporter's history follows one name.
+  EXPECT_NE(slurp(xml).find("name=\"cpu64|cuda:tuned\" time=\"0\">\n      <skipped message="), std::string::npos);
 }
 
 TEST(CliBinary, JunitShapeCheckRejectsAMiscountedReport) {

@@ -4,7 +4,8 @@
 //
 // A cubin (SASS) built for sm_XY runs on a device of the same major version X and a minor >= Y
 // (sm_80 code runs on an 8.6 or 8.9 device, never on 9.0). PTX built for compute_XY is compiled
-// by the driver at load time (JIT) for any device of capability >= X.Y.
+// by the driver at load time (JIT) for any device of capability >= X.Y. Arch-specific code
+// (sm_90a, compute_90a) runs on X.Y alone; family code (sm_100f) as SASS does, on X.Y and up.
 #pragma once
 #include <string>
 #include <string_view>
@@ -16,10 +17,12 @@ struct Architecture {
   int cc = 0;         // compute capability x 10: 75, 86, 90, 120
   bool sass = false;  // native code for sm_<cc>
   bool ptx = false;   // PTX for compute_<cc>, JIT-compiled by the driver for newer devices
+  char suffix = 0;    // 'a' (arch-specific: this cc alone), 'f' (family) or 0
 };
 
 // CMake's CUDA_ARCHITECTURES spelling, separated by ';' or ',': "86" (SASS and PTX), "86-real"
-// (SASS), "86-virtual" (PTX). Throws InputError naming an entry it cannot read.
+// (SASS), "86-virtual" (PTX), with an optional a or f after the number ("90a-real"). Throws
+// InputError naming an entry it cannot read.
 std::vector<Architecture> parse_architectures(std::string_view list);
 
 // The architectures this binary's kernels were built for (empty where CUDA was not built).
