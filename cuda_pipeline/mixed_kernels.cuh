@@ -1,4 +1,4 @@
-// cuda:mixed — float64 state, float32 forces: the third way of phi-GPU and Sapporo2 (issue 16).
+// cuda:mixed — float64 state, float32 forces: the third way of phi-GPU and Sapporo2.
 //
 // The float32 rungs all diverge from cpu64 by the same 1.7e-6 in 15 steps (docs/divergence.md):
 // rounding the positions and velocities to float each step sets it, not the force arithmetic

@@ -18,18 +18,13 @@
 //
 // Bound (H100 SXM, 132 SMs x 128 lanes x 1.98e9 /s = 3.35e13 slots/s; N^2-counted, 2 per pair):
 //   K = 8: 17.875 slots per pair -> 3.74e12/s;  K = 16: 17.44 -> 3.84e12/s.
-// Measured (issue 16, docs/measurements/h100-2026-11-22-frontier.txt): at K = 8 the SASS of one
-// rotation step (64 pairs) holds, per pair, FADD 3, FFMA 9, FMUL 4, MUFU 1, SHFL 0.875, and the
-// tile-pair loop around it 48 REDG and 16 LDG (scripts/sass-report.sh). N = 2^18: K = 4 2.37e12,
-// K = 8 2.74e12 (73% of its bound),
-// K = 16 (J in passes of KJ = 2) 2.79e12, and 2.84e12 with two rotation steps unrolled together
-// (kSteps = 2; four: 2.70e12; two at K = 8: 2.54e12); K = 16 with KJ = 8 as K = 8; KJ = 4 at
-// K = 16 and KJ = 2 at K = 8 about 8% slower. ncu at K = 16: issue active on 75.5% of cycles, per
-// issued instruction 0.54 cycles of dispatch stall and 0.41 of fixed-latency wait, 2.6 warps per
-// scheduler (3 blocks of 4 warps per SM at 164 registers). Then kMinBlocks = 1 (the default):
-// ptxas takes 255 registers, 2 blocks per SM, and K = 16 runs at 2.91e12 at 2^18 and 2.93e12 at
-// 2^20 (K = 4 2.37e12 -> 2.55e12); a minimum of 4-6 blocks spilled and lost 20%
-// (docs/measurements/h100-2026-11-22-registers.txt, -variants-tuned-registers.txt).
+// Measured on the H100 (docs/performance.md; the logs h100-2026-11-22-frontier.txt and
+// -registers.txt in docs/measurements/): at K = 8 the SASS of one rotation step (64 pairs) holds,
+// per pair, FADD 3, FFMA 9, FMUL 4, MUFU 1, SHFL 0.875, and the tile-pair loop around it 48 REDG
+// and 16 LDG (scripts/sass-report.sh). With kMinBlocks = 1 ptxas takes 255 registers (2 blocks
+// per SM) and K = 16 (J in passes of KJ = 2, two rotation steps unrolled) runs at 2.91e12 at
+// N = 2^18 and 2.93e12 at 2^20, 76% of its bound; K = 4 at 2.55e12. A minimum of 4-6 blocks per SM
+// spilled and lost 20%.
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"
@@ -64,7 +59,7 @@ __device__ __forceinline__ int row_of(long long p, int T) {
 // per lane while the shuffles per pair stay 7 / K. kSteps: rotation steps unrolled together (so
 // the scheduler can overlap one step's shuffles with the next step's pairs). kMinBlocks: blocks of
 // 128 per SM that the registers must allow (__launch_bounds__). 1, the default, lets ptxas take up
-// to 255 registers; 0 (none given) gave 79-164 and measured 2-8% slower on the H100 (issue 16).
+// to 255 registers; 0 (none given) gave 79-164 and measured 2-8% slower on the H100.
 template <int K, int KJ = K, int kSteps = 1, int kMinBlocks = 1>
 __global__ void __launch_bounds__(128, kMinBlocks) symmetric_forces(const Vec4T<float>* __restrict__ pos,
                                                         Vec4T<float>* __restrict__ acc, int tiles,

@@ -16,7 +16,7 @@ template <typename T>
 using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int);
 
 // float: __launch_bounds__(256, 1), the registers left to ptxas (127 at K = 8 instead of 79): 12%
-// faster at N = 2^18 and 9% at 2^20 on the H100 (issue 16, scripts/dev/force_variants.cu). double
+// faster at N = 2^18 and 9% at 2^20 on the H100 (scripts/dev/force_variants.cu). double
 // keeps the default (64 registers at K = 2): the fp64 engine found more of them 0.7% slower.
 template <typename T>
 TunedKernel<T> tuned_kernel(int k) {

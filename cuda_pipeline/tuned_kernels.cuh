@@ -25,21 +25,12 @@
 //                     This kernel adds 5 for the Newton step of rsqrt_fast: 17, so its own
 //                     ceiling is 132 x 64 x 1.98e9 / 17 = 9.8e11/s
 //
-// Measured on the H100 (N = 262144; scripts/gpu-profile.sh, docs/measurements/): the SASS loop
-// holds 13.65 instructions per interaction at K = 8 (FADD 3, FFMA 6, FMUL 3, MUFU 1, LDS 1/8,
-// loop and addressing 0.5). The clock held 1980 MHz at 562 W. ncu: the schedulers issued on 79%
-// of cycles; per issued instruction the warps spent 3.7 cycles not selected, 1.1 in dispatch
-// stalls and 1.0 in MIO throttle. The MIO queue carries the MUFU ops as well as the LDS, and the
-// XU (MUFU) pipe ran at 48% of its peak. Result: 1.97e12
-// interactions/s, 77% of the bound; cuda:symmetric, with half the MUFUs, gets further.
-//
-// Issue 16 (docs/measurements/h100-2026-11-22-registers.txt): with __launch_bounds__(256, 1)
-// (kMinBlocks = 1, what tuned.cu launches for float) ptxas takes 127 registers at K = 8 instead of
-// 79. Four blocks per SM instead of six, but ncu then has the schedulers issuing on 84.6% of cycles,
-// the fixed-latency wait per issued instruction down from 0.38 to 0.05 cycles and MIO throttle from
-// 1.00 to 0.19: 2.13e12 interactions/s at N = 2^18 and 2^20, 83% of the bound. Not changed by
-// what was tried besides (scripts/dev/force_variants.cu): one of eight rsqrts by FMA-pipe Newton
-// (4-7% slower), the K rsqrts of a j staged together (noise), K = 16 (slower), B = 256 (+0.6%).
+// Measured on the H100 (N = 2^18 and 2^20; docs/performance.md has the profiles and what else
+// was tried, docs/measurements/ the logs): launched as __launch_bounds__(256, 1) for float, ptxas
+// takes 127 registers at K = 8; the SASS loop holds 13.65 instructions per interaction (FADD 3,
+// FFMA 6, FMUL 3, MUFU 1, LDS 1/8, loop and addressing 0.5), ncu has the schedulers issuing on
+// 84.6% of cycles, and the rate is 2.13e12 interactions/s, 83% of the bound. The clock held
+// 1980 MHz.
 #pragma once
 #include "fast_math.cuh"
 #include "vec.cuh"

@@ -3,7 +3,7 @@
 # into bundle/, for the GPU machine (which has no GL headers, GLEW or GLFW).
 # Each NAME=ARCHS argument also builds nbody and test_cuda for those CUDA architectures (',' for
 # ';') into bundle/arch-NAME/, e.g. `ptx75=75-virtual blackwell=100-real,120-real`
-# (scripts/gpu-architectures.sh runs them).
+# (`scripts/gpu.sh architectures` runs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset gpu >/dev/null

@@ -3,7 +3,7 @@
 # the XKB data, and Mesa's swrast DRI driver with every library it loads (Xvfb's GLX extension
 # needs one GL provider to start; the windows themselves render on the NVIDIA GPU through
 # __GLX_VENDOR_LIBRARY_NAME=nvidia). Packed as xvfb/xvfb.tar.xz (LLVM alone is ~120 MB unpacked).
-# On the GPU machine: scripts/gpu-xvfb.sh unpacks it and starts the server.
+# On the GPU machine: scripts/gpu/_xvfb.sh (sourced by the view suite) unpacks it and starts the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage=$(mktemp -d)

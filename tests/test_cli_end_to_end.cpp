@@ -1,4 +1,4 @@
-// End to end (issue 11): the float64 engine named in the JSON, set-up and simulation timed apart,
+// End to end: the float64 engine named in the JSON, set-up and simulation timed apart,
 // energy sampled or skipped on request, compare's reference and its read-back schedule.
 #include <gtest/gtest.h>
 

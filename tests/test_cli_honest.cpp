@@ -1,4 +1,4 @@
-// Honest results and safe outputs (issue 10): no PASS when nothing was tested, outputs that never
+// Honest results and safe outputs: no PASS when nothing was tested, outputs that never
 // replace a symlink or a device, no code from names, no silent loss, no NaN reported as success,
 // no hour-long work started without a word.
 #include <gtest/gtest.h>

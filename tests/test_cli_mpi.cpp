@@ -1,4 +1,4 @@
-// Distributed runs (issue 12), under `mpirun --oversubscribe`: a deterministic rung gives the same
+// Distributed runs, under `mpirun --oversubscribe`: a deterministic rung gives the same
 // bits with any number of ranks; bad input exits 2 once with one message; a failure on one rank
 // ends every rank with exit 3 naming it, and no rank hangs. Skips with the reason where mpirun or
 // an MPI build is missing.

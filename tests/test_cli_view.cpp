@@ -20,7 +20,7 @@ using cli_test::scratch;
 namespace fs = std::filesystem;
 
 // A private X server for this test process: `Xvfb -displayfd` picks a free display and tells us.
-// NBODY_TEST_DISPLAY=:N uses a server already running instead (the GPU machine: gpu-view.sh).
+// NBODY_TEST_DISPLAY=:N uses a server already running instead (the GPU machine: scripts/gpu.sh view).
 class Xvfb {
  public:
   Xvfb() {

@@ -303,7 +303,7 @@ TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
   EXPECT_THROW(cuda::make_fp64_engine(0), Unavailable);
 }
 
-// Issue 11's contract: a run staged through the GPU engine starts from the state cpu64 would give
+// The float64 engine's contract: a run staged through the GPU engine starts from the state cpu64 would give
 // (velocities v_{-1/2} and E_0 within 1e-12 relative), at an N not a multiple of the tile.
 TEST(CudaFp64Engine, StartStagedOnTheGpuIsTheCpu64Start) {
   REQUIRE_CUDA();

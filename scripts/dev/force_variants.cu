@@ -1,12 +1,12 @@
 // Force-kernel variants timed side by side on one device, in the manner of llm.c's dev/cuda: each
 // variant checked against cuda:tuned's kernel, then timed with CUDA events (median of several
-// launches after a warm-up). Not part of the build: scripts/gpu-variants.sh compiles it with nvcc on
+// launches after a warm-up). Not part of the build: `scripts/gpu.sh variants` compiles it with nvcc on
 // the GPU machine. Usage: force_variants [N=262144 [TEXT]]: with TEXT, only the variants whose name
 // holds it (for a profiler: every launch of the kernel is then that variant's).
 //
 // cuda:symmetric: K I bodies per lane x KJ travelling bodies (symmetric_kernels.cuh).
 // cuda:tuned: the production kernel (one interaction after another; "min 1": __launch_bounds__(256,
-// 1), as tuned.cu launches it for float, "min 0" the form before issue 16), one that stages a j's K
+// 1), as tuned.cu launches it for float, "min 0" with no minimum given, as it was launched before), one that stages a j's K
 // |r|^2, then its K rsqrts together, then its K sums (MUFU ops spaced apart from the FMA work in
 // the source order), and that staged form with the last of each K rsqrts taken on the FMA pipe (a
 // bit-trick start and three Newton steps) instead of MUFU: does MUFU/MIO pressure hold it at ~77%?

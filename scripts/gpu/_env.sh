@@ -1,4 +1,4 @@
-# Sourced by the gpu-*.sh scripts: the bundle's libraries on the loader path, the nbody binary,
+# Sourced by scripts/gpu.sh before every suite: the bundle's libraries on the loader path, the nbody binary,
 # the output folder ($OUT on the GPU machine, else /tmp) and a section header. $1 = bundle dir.
 B=${1:-bundle}
 export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -24,7 +24,7 @@ sanitize() {
     >"$O/san_${tag}_$tool.txt" 2>&1
   echo "$tag $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_${tag}_$tool.txt" | head -n 2 | tr '\n' ' ')"
 }
-# The Nsight Compute metrics the profiles read (gpu-profile.sh, gpu-variants.sh, gpu-tuned-profile.sh):
+# The Nsight Compute metrics the profiles read (the profile suite, the variants suite, the tuned-profile suite):
 # time, issue and warps, the pipes, and the stall reasons per issued instruction.
 NCU_METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum,launch__grid_size
 NCU_METRICS=$NCU_METRICS,launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active

@@ -1,12 +1,11 @@
-#!/usr/bin/env bash
+# binaries for other CUDA architectures beside sm_90: PTX JIT rate and time, a binary that does not fit.
+#
 # Runs on the GPU machine: one binary per CUDA architecture list, side by side, from a bundle made
 # by `scripts/make-bundle.sh ptx75=75-virtual blackwell=100-real,120-real`:
 #   bundle/              sm_90 (the gpu preset): the native rate
 #   bundle/arch-ptx75/   PTX for compute_75 only: the driver JIT-compiles it for this GPU
 #   bundle/arch-blackwell/ sm_100 and sm_120 only: nothing this GPU can run
-# Usage: bash scripts/gpu-architectures.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Usage: bash scripts/gpu.sh architectures [bundle-dir]
 PTX="$B/arch-ptx75"
 WRONG="$B/arch-blackwell"
 n=262144

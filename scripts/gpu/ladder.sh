@@ -1,11 +1,10 @@
-#!/usr/bin/env bash
+# the tests, the SASS report, sanitizers on the newer rungs, the ladder table, the j-split sweep.
+#
 # Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the tests, the SASS
 # report, compute-sanitizer on the new rungs, the ladder table, and the j-split sweep. (The block
 # and bodies-per-thread sweeps of docs/measurements/h100-2026-11-22-tuned-sweeps.txt ran from an earlier
 # version of this script: the same bench lines over --cuda-block 64,128,256 x --cuda-bodies 1..8.)
-# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-ladder.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu.sh ladder [bundle-dir]
 section info; "$N" info | head -n 20
 section test_cuda; "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|error|rms|tests ran" | head -n 40
 section test_gl; "$B/test_gl" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20

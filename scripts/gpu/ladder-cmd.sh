@@ -1,10 +1,9 @@
-#!/usr/bin/env bash
+# nbody ladder (every rung), the bench's validation, the ladder and bench CLI tests.
+#
 # `nbody ladder` on the GPU machine (every rung), the bench's validation at the timed launch plan,
 # and the CLI tests of ladder and bench. Carry .gl and bundle (scripts/make-bundle.sh).
-# Usage: bash scripts/gpu-ladder-cmd.sh [bundle-dir]
-set -uo pipefail
+# Usage: bash scripts/gpu.sh ladder-cmd [bundle-dir]
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
 section "nbody ladder -n 16384"
 "$N" ladder -n 16384 --json "$O/ladder-16384.json"
 section "nbody ladder -n 131072 --steps 2"

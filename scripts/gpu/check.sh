@@ -1,9 +1,8 @@
-#!/usr/bin/env bash
+# the CUDA and GL tests, compute-sanitizer, compare, the gems31 benches and sweep.
+#
 # Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: the CUDA and GL tests,
-# compute-sanitizer, the compare runs and the benchmarks the issues ask for. Output goes to
-# stdout and to $OUT (when set). Usage: bash scripts/gpu-check.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# compute-sanitizer, the compare runs and the benchmarks. Output goes to
+# stdout and to $OUT (when set). Usage: bash scripts/gpu.sh check [bundle-dir]
 section info; "$N" info
 section test_cuda; "$B/test_cuda" 2>&1 | tail -n 15
 section test_gl; "$B/test_gl" 2>&1 | tail -n 15

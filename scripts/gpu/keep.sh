@@ -1,12 +1,10 @@
-#!/usr/bin/env bash
-# Runs on the GPU machine from a bundle (scripts/make-bundle.sh): issue 13's figures. The
+# checkpoints, snapshots and resume with the CUDA rungs, SIGTERM mid-run, their cost.
+#
+# Checkpoints and snapshots on the GPU machine, from a bundle (scripts/make-bundle.sh). The
 # checkpoint, snapshot and resume tests with the CUDA rungs, bit-identical resume at N = 2^18,
 # a SIGTERM mid-run at N = 2^20 resumed to the bits of an uninterrupted run, what a checkpoint
 # and an HDF5 snapshot cost at N = 2^20, and the GPU memory check.
-# Usage: bash scripts/gpu-keep.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
-phases() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print({k: round(v, 3) for k, v in d['phases_s'].items()}, 'sim_s', round(d['sim_s'], 3), 'wall_s', round(d['wall_s'], 3))" "$1"; }
+# Usage: bash scripts/gpu.sh keep [bundle-dir]
 W=/tmp/keep; rm -rf $W; mkdir -p $W
 section info; "$N" info | head -n 8
 section "tests: test_keep, test_cli_keep (CUDA rungs resume bit for bit), CudaMemory"

@@ -1,10 +1,9 @@
-#!/usr/bin/env bash
-# Runs on a machine of several GPUs from a bundle (scripts/make-bundle.sh): issue 12's figures.
+# P ranks bit-identical to one, strong scaling, the mpirun tests (NP=2 or more GPUs).
+#
+# Distributed runs on a machine of several GPUs, from a bundle (scripts/make-bundle.sh):
 # The bitwise check of P ranks against one process, strong scaling of cuda:tuned and the GL force
 # quad with bench (whose "1 rank" column is rank 0 alone in the same allocation), and the mpirun
-# tests. Usage: NP=2 bash scripts/gpu-distributed.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# tests. Usage: NP=2 bash scripts/gpu.sh distributed [bundle-dir]
 P=${NP:-2}
 M="mpirun --allow-run-as-root --bind-to none -x LD_LIBRARY_PATH -x NBODY_EXE"
 export NBODY_EXE="$PWD/$N"

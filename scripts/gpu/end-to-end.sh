@@ -1,10 +1,9 @@
-#!/usr/bin/env bash
-# Runs on the GPU machine from a bundle (scripts/make-bundle.sh): issue 11's end-to-end figures.
+# whole commands timed against the bench, compare at 2^20 with a GPU reference, N = 4M.
+#
+# End to end on the GPU machine, from a bundle (scripts/make-bundle.sh):
 # The whole command timed against bench's ms/step, the compare at N = 2^20 with a GPU reference,
 # N = 4M fitting, and the host's O(N) parts (initial conditions, CSV) at N = 2^20.
-# Usage: bash scripts/gpu-end-to-end.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Usage: bash scripts/gpu.sh end-to-end [bundle-dir]
 section info; "$N" info
 section tests
 "$B/test_cuda" --gtest_filter='CudaFp64Engine*' 2>&1 | tail -n 6

@@ -1,11 +1,10 @@
-#!/usr/bin/env bash
-# Issue 16's last finding on the GPU machine: cuda:tuned (float) and cuda:symmetric with their
+# cuda:tuned and cuda:symmetric with registers left to ptxas: tests, bench, ncu.
+#
+# cuda:tuned (float) and cuda:symmetric with their
 # registers left to ptxas (__launch_bounds__ minimum 1 block per SM), in the pipelines: the tests,
 # bench at N = 2^14..2^20 against the fp64 and mixed rungs, the j-split choice at 2^14, and ncu on
 # one production cuda:tuned launch at 2^18 (log: docs/measurements/h100-2026-11-22-registers.txt).
-# Usage: bash scripts/gpu-registers.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Usage: bash scripts/gpu.sh registers [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
 "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure|rms" | head -n 20
@@ -23,4 +22,4 @@ for s in 0 8 16 32; do
   "$N" bench --pipelines cuda:tuned -n 16384 --steps 5 --reps 3 --cuda-split $s | awk -v s=$s '/^cuda:/ {print "split=" s " " $0}'
 done
 section ncu
-bash scripts/gpu-tuned-profile.sh "${1:-bundle}" | grep -B1 -A12 "duration.sum ms" | head -n 16
+bash scripts/gpu.sh tuned-profile "$B" | grep -B1 -A12 "duration.sum ms" | head -n 16

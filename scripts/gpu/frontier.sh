@@ -1,11 +1,10 @@
-#!/usr/bin/env bash
-# Issue 16's closing figures on the GPU machine, from a bundle made by scripts/make-bundle.sh: the
+# CUDA tests, kernel variants, the Fig. 9 protocol, every CUDA rung's rate, the ladder.
+#
+# The frontier rungs' figures, from a bundle made by scripts/make-bundle.sh: the
 # CUDA tests, the kernel variants (scripts/dev/force_variants.cu), the Fig. 9 protocol for the
 # rungs that remove the float32 floor, the rates of every CUDA rung at N = 2^14, 2^18 and 2^20,
-# and the ladder. (scripts/gpu-mixed.sh and gpu-variants.sh are the earlier runs of the same issue.)
-# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-frontier.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# and the ladder. (The mixed and variants suites are earlier runs of the same rungs.)
+# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu.sh frontier [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
 "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" | head -n 20

@@ -1,11 +1,10 @@
-#!/usr/bin/env bash
-# Issue 16's rungs as a user runs them, on the GPU machine from a bundle (scripts/make-bundle.sh):
+# the frontier rungs' tests and whole run/compare commands at N = 2^20.
+#
+# The frontier rungs as a user runs them, from a bundle (scripts/make-bundle.sh):
 # the tests the last refactor touches (the shared row-block plan of cuda:tuned and cuda:mixed,
 # distributed bit-identity included), force_variants' self-check, and the whole `nbody run` and
 # `nbody compare` commands at N = 2^20 (log: docs/measurements/h100-2026-11-22-e2e-frontier.txt).
-# Usage: bash scripts/gpu-e2e-frontier.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Usage: bash scripts/gpu.sh e2e-frontier [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
 "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20

@@ -1,12 +1,11 @@
-#!/usr/bin/env bash
+# nbody view offscreen and in a window on a carried Xvfb (carry .gl and xvfb/).
+#
 # nbody view on the GPU machine, which has no display: (1) offscreen (--offscreen: the EGL device
 # context on the NVIDIA GPU, the same drawing and interop as a window), the figures; (2) a window
 # on a carried Xvfb, through NVIDIA's GLX client and, failing that, Mesa's. Carry .gl and xvfb/
 # (make-xvfb-bundle.sh; xvfb/view-bundle.tar.xz holds bundle/nbody, bundle/test_cli_view, bundle/lib).
-set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
 tar -xJf xvfb/view-bundle.tar.xz
-source scripts/gpu-env.sh bundle
 g=../shared/data/galaxy_20K.bin; [ -f "$g" ] || g=xvfb/galaxy_20K.bin
 v() { section "view $*"; env -u DISPLAY "$N" view "$@"; }
 v -p gl:forcequad,cuda:tuned -n 16384 --frames 60 --size 1600x800 --offscreen --screenshot "$O/view-16384.png"
@@ -18,7 +17,7 @@ for n in 16384 262144; do
 done
 v -p gl:forcequad,cuda:tuned --ic "$g" --frames 100 --steps-per-frame 4 --size 1600x800 --view-tilt 60 --offscreen --screenshot "$O/view-galaxy.png"
 
-source scripts/gpu-xvfb.sh
+source scripts/gpu/_xvfb.sh
 for vendor in nvidia mesa; do
   section "window on Xvfb, GLX vendor $vendor"
   __GLX_VENDOR_LIBRARY_NAME=$vendor "$N" view -p gl:forcequad,cuda:tuned -n 16384 --frames 60 --size 1600x800 --screenshot "$O/window-$vendor.png" &&

@@ -1,4 +1,4 @@
-# Sourced on the GPU machine after gpu-env.sh: unpacks xvfb/xvfb.tar.xz (make-xvfb-bundle.sh),
+# Sourced on the GPU machine after _env.sh: unpacks xvfb/xvfb.tar.xz (make-xvfb-bundle.sh),
 # starts Xvfb on :99 and points GLX at the NVIDIA driver. Windows then render on the GPU.
 X=/tmp/xvfb
 mkdir -p "$X" && tar -C "$X" -xJf xvfb/xvfb.tar.xz

@@ -1,10 +1,9 @@
-#!/usr/bin/env bash
-# Issue 16 on the GPU machine, from a bundle made by scripts/make-bundle.sh: cuda:mixed's tests,
+# cuda:mixed: tests, SASS, sanitizers, Fig. 9 at 16384, rate against cuda:tuned-fp64.
+#
+# cuda:mixed on the GPU machine, from a bundle made by scripts/make-bundle.sh: its tests,
 # its SASS and sanitizer runs, the Fig. 9 protocol at N = 16384 against cuda:tuned, its rate
 # against cuda:tuned-fp64 (K swept), cuda:symmetric's K = 8 against K = 4, and the ladder.
-# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu-mixed.sh [bundle-dir]
-set -uo pipefail
-source "$(dirname "$0")/gpu-env.sh" "${1:-bundle}"
+# Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu.sh mixed [bundle-dir]
 section info; "$N" info | head -n 20
 section sass; bash scripts/sass-report.sh 2>&1
 section test_cuda; "$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|error|tests ran|cuda:tuned " | head -n 40
