@@ -1,5 +1,7 @@
 // Errors shared by every layer. Library code throws; only main() picks the exit code.
 #pragma once
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -22,5 +24,16 @@ struct Unavailable : std::runtime_error {
 struct NonFinite : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// A number in a message as the user would write it: the shortest text that reads back as the same
+// double ("-1e-09", "0.01"), never std::to_string's fixed six decimals ("-0.000000").
+inline std::string number_text(double v) {
+  char buf[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
 
 }  // namespace nbody

@@ -9,11 +9,6 @@
 
 namespace nbody::cuda {
 
-const std::vector<std::string>& variants() {
-  static const std::vector<std::string> v{"gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric", "mixed"};
-  return v;
-}
-
 std::string DeviceInfo::describe() const {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s, cc %d.%d, %d SMs, %.0f MHz, %.1f GiB", name.c_str(), cc_major,

@@ -39,9 +39,6 @@ class DeviceBuffer {
     CUDA_CHECK(cudaMemcpy(h + first, p_ + first, count * sizeof(T), cudaMemcpyDeviceToHost));
   }
   // The same with a std::vector holding the whole array.
-  void upload(const std::vector<T>& h, std::size_t first, std::size_t count) {
-    CUDA_CHECK(cudaMemcpy(p_ + first, h.data() + first, count * sizeof(T), cudaMemcpyHostToDevice));
-  }
   void download(std::vector<T>& h, std::size_t first, std::size_t count) const {
     h.resize(n_);
     CUDA_CHECK(cudaMemcpy(h.data() + first, p_ + first, count * sizeof(T), cudaMemcpyDeviceToHost));

@@ -260,7 +260,7 @@ const std::vector<std::string>& ladder_rungs() {
 
 int run_bench(BenchArgs& a, bool ladder) {
   const std::vector<long long> sizes = parse_sizes(a.sizes);
-  if (ladder && sizes.size() != 1) throw InputError("ladder: -n takes one body count");
+  if (ladder && sizes.size() != 1) throw InputError("-n " + a.sizes + ": the ladder takes one body count");
   std::vector<std::string> names = ladder ? ladder_rungs() : parse_pipeline_list(a.pipelines);
   check_pipeline_options(names, a.cfg.pipeline);
   for (long long n : sizes) {

@@ -461,7 +461,7 @@ int run_against(CompareArgs& a) {
   auto whole = [&](const char* key, double lo, double hi) {  // an integer attribute, range-checked before the cast
     const double v = number(key);
     if (!(v >= lo && v <= hi) || v != std::floor(v))
-      throw InputError(where + ": its '" + key + "' is " + std::to_string(v) + ", expected an integer in " +
+      throw InputError(where + ": its '" + key + "' is " + number_text(v) + ", expected an integer in " +
                        std::to_string(static_cast<long long>(lo)) + ".." + std::to_string(static_cast<long long>(hi)));
     return static_cast<long long>(v);
   };

@@ -10,6 +10,7 @@
 
 #include "error.hpp"
 #include "hdf5_io.hpp"
+#include "initial_conditions.hpp"
 #include "io.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -108,6 +109,12 @@ void resolve_body_count(Config& c) {
   if (body_file) c.n = static_cast<long long>(count_bodies(c.ic));
   if (ends_with_ci(c.ic, ".h5") || ends_with_ci(c.ic, ".hdf5"))
     c.n = static_cast<long long>(count_hdf5_bodies(c.ic));
+  if ((body_file || ends_with_ci(c.ic, ".h5") || ends_with_ci(c.ic, ".hdf5")) && c.n == 0) {
+    // The reader names what is wrong with the file (truncated, a folder, ...); one it reads
+    // without complaint but finds empty holds no bodies. Never "--bodies 0", an option not given.
+    make_initial_conditions(c.ic, 0, c.seed, Subset::First, nullptr);
+    throw InputError("--ic '" + c.ic + "': the file holds no bodies");
+  }
 }
 
 void check_config(const Config& c, int pipelines) {
@@ -130,9 +137,9 @@ void check_config(const Config& c, int pipelines) {
   if (c.steps > 100000000)
     throw InputError("--steps " + std::to_string(c.steps) + ": the limit is 100000000");
   if (!std::isfinite(c.dt) || c.dt <= 0)
-    throw InputError("--dt " + std::to_string(c.dt) + ": must be finite and > 0");
+    throw InputError("--dt " + number_text(c.dt) + ": must be finite and > 0");
   if (!std::isfinite(c.softening) || c.softening < 0)
-    throw InputError("--softening " + std::to_string(c.softening) + ": must be finite and > 0");
+    throw InputError("--softening " + number_text(c.softening) + ": must be finite and > 0");
   if (c.softening == 0)
     throw InputError("--softening 0: must be > 0; the all-pairs sum includes j = i, whose term "
                      "is 0/0 without softening");

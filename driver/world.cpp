@@ -197,7 +197,6 @@ void World::validated() {
   if (worst != 0) throw PeerFailed{worst};
 }
 
-bool World::is_validated() { return g_validated; }
 
 int World::fail(int code, const std::string& message, bool same_everywhere) {
   if (g_size == 1) {

@@ -37,7 +37,6 @@ class World {
 
   // The end of a command's input checks: throws PeerFailed when another rank failed them.
   static void validated();
-  static bool is_validated();
   // Throws InputError (before any work) when the ranks got different command lines.
   static void check_same_command(int argc, char** argv);
   // From main: this rank failed with `code` and `message`. Returns the exit code every rank uses

@@ -4,11 +4,6 @@
 
 namespace nbody::gl {
 
-const std::vector<std::string>& variants() {
-  static const std::vector<std::string> v{"forcequad", "gather", "compute", "compute-ds"};
-  return v;
-}
-
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options) {
   const ContextInfo& ctx = context();  // throws Unavailable with the EGL reason
   if (variant == "forcequad") return make_forcequad(options);

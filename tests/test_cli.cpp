@@ -54,6 +54,24 @@ TEST(Cli, RunWritesItsJson) {
   EXPECT_EQ(j["pipeline"], "cpu32");
 }
 
+// A body file with no bodies in it, given without -n: the file is named with what is wrong with
+// it, never "--bodies 0", an option the user did not give.
+TEST(Cli, AnEmptyBodyFileIsNamed) {
+  const fs::path dir = scratch() / "empty-ic";
+  fs::create_directories(dir / "folder.csv");
+  write_file(dir / "empty.csv", "");
+  write_file(dir / "header.csv", "x,y,z,vx,vy,vz,m\n");
+  write_file(dir / "short.bin", std::string(10, '\1'));
+  for (const char* name : {"empty.csv", "header.csv", "short.bin", "folder.csv"}) {
+    const std::string ic = (dir / name).string();
+    const Result r = nbody("run -p cpu32 --steps 1 --ic '" + ic + "'");
+    EXPECT_EQ(r.code, 2) << name << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--bodies"), std::string::npos) << r.err;
+  }
+}
+
 TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   REQUIRE_GALAXY();
   const fs::path dir = scratch();
@@ -76,7 +94,9 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--dt 0", "--dt 0"},
       {"--dt nan", "--dt nan"},
       {"--dt inf", "--dt inf"},
-      {"--dt -0.1", "--dt -0.1"},
+      {"--dt -0.1", "--dt -0.1:"},
+      {"--dt -1e-09", "--dt -1e-09:"},  // as given, not "-0.000000"
+      {"--softening -2.5e-12", "--softening -2.5e-12:"},
       {"--softening -1", "--softening -1"},
       {"--softening nan", "--softening nan"},
       {"--pipelines cpu64,warp9", "unknown pipeline 'warp9'"},
@@ -200,12 +220,18 @@ TEST(Cli, Fig9PresetAtReducedN) {
 TEST(Cli, InfoNamesEveryPipeline) {
   const Result r = nbody("info");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* name : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
-                           "cuda:tuned", "cuda:tuned-fp64", "cuda:symmetric", "cuda:mixed"})
-    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  // Each rung on a line of its own, by its whole name (cuda:tuned must not be found in cuda:tuned-fp64).
+  for (const std::string name : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "gl:compute-ds",
+                                 "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64",
+                                 "cuda:symmetric", "cuda:mixed"}) {
+    const auto at = r.out.find("\n  " + name + " ");
+    ASSERT_NE(at, std::string::npos) << name << " in:\n" << r.out;
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_TRUE(line.ends_with(" available") || line.find(" unavailable: ") != std::string::npos) << line;
+  }
 }
 
-// The done criterion for this machine: every rung listed with a positive rate, and the
+// Every rung this machine has listed with a positive rate, and the
 // force quad's row carrying its fill-rate bound (measured in the same run).
 TEST(Cli, BenchListsEveryRungWithItsBound) {
   // Every rung this machine can run; one named that cannot run is an error (exit 3), not a row.
@@ -334,7 +360,8 @@ TEST(Cli, LadderRunsEveryRungHereAndNamesTheOthers) {
       EXPECT_GT(row["bound"]["interactions_per_s"].get<double>(), 0);
     }
   }
-  cli_test::expect_bad_input({{"ladder -n 100,200", "one body count"}, {"ladder -n 0", "must be > 0"}});
+  cli_test::expect_bad_input({{"ladder -n 100,200", "nbody ladder: -n 100,200: the ladder takes one body count"},
+                              {"ladder -n 0", "must be > 0"}});
 }
 
 // A plot with nothing in a panel (one pipeline, or no step) is drawn with the panel saying so, not

@@ -30,10 +30,8 @@ std::string option_help(const std::string& option);
 
 // "gems31" (listing 31-3, float), "gems31-fp64" (the same kernel templated on double), "tuned",
 // "tuned-fp64" (tuned_kernels.cuh), "symmetric" (symmetric_kernels.cuh) and "mixed" (float64
-// state, float forces from double-single differences: mixed_kernels.cuh).
-const std::vector<std::string>& variants();
-
-// Throws like require_device(), and InputError for options the rung does not take.
+// state, float forces from double-single differences: mixed_kernels.cuh): the variants make()
+// takes. Throws like require_device(), and InputError for options the rung does not take.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
 
 // The K a loaded cuda:symmetric runs with (chosen by N unless --cuda-bodies gave it); 0 for any

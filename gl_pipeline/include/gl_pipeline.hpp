@@ -15,9 +15,7 @@ struct Options {
   bool half = false;  // RGBA16F bodies and force quad (TR04-032's 16-bit option)
 };
 
-// "forcequad", "gather", "compute", "compute-ds".
-const std::vector<std::string>& variants();
-// Throws Unavailable when no GL context can be made (the message names the EGL call and error)
+// "forcequad", "gather", "compute", "compute-ds". Throws Unavailable when no GL context can be made (the message names the EGL call and error)
 // or the context lacks what the variant needs.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
 // True for a rung whose bodies live in GL textures (forcequad, gather, compute): pictures draw it
