@@ -115,7 +115,10 @@ TEST(GlForceQuad, ChunkedAgreesWithUnchunked) {
     auto c = gl::make("forcequad", {chunk, false});
     c->load(b, kParams);
     c->accelerations(chunked);
-    EXPECT_TRUE(test::all_close(chunked, whole, 1e-7, 2e-6)) << "chunk " << chunk;
+    // Two float sums of 1001 terms in different orders (chunk 1 reduces each body's row apart):
+    // they differed by 2.2e-6 relative at one body of one seed (2369059325); accuracy against
+    // float64 is the rms bound below.
+    EXPECT_TRUE(test::all_close(chunked, whole, 1e-7, 5e-6)) << "chunk " << chunk;
     EXPECT_LE(accel_error(chunked, ref).rms_rel, 1e-5) << "chunk " << chunk;
   }
   // and chunked stepping follows cpu64
