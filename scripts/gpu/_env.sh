@@ -5,6 +5,11 @@ export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 N="$B/nbody"
 O=${OUT:-/tmp}
 section() { printf '\n==== %s\n' "$*"; }
+# A GoogleTest binary's outcomes only: each test's OK/FAILED/SKIPPED line, the totals, the failure
+# lines and those matching EXTRA. Usage: outcomes BINARY [FILTER [EXTRA]]
+outcomes() {
+  "$1" --gtest_filter="${2:-*}" 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED|SKIPPED) |Failure|tests ran${3:+|$3}" | head -n 40
+}
 timed() {  # prints the command's own wall time (seconds) after its output
   local t0 t1
   t0=$(date +%s.%N)

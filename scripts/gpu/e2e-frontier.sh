@@ -7,10 +7,10 @@
 # Usage: bash scripts/gpu.sh e2e-frontier [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
-"$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure" | head -n 20
-"$B/test_gl" --gtest_filter='GlComputeDs*' 2>&1 | grep -E "^\[ *(OK|FAILED) " | head
-"$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|FAILED) " | head
-"$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|FAILED) |differs" | head
+outcomes "$B/test_cuda"
+outcomes "$B/test_gl" 'GlComputeDs*'
+outcomes "$B/test_cli_keep" '*cuda_*'
+outcomes "$B/test_cli_mpi" 'Mpi.DistributedRunIsBitIdenticalToOneProcess' 'differs'
 section "force_variants self-check"
 nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
 /tmp/force_variants 262144 "min 1"; echo "exit $?"

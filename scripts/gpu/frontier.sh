@@ -7,10 +7,10 @@
 # Output goes to stdout and to $OUT (when set). Usage: bash scripts/gpu.sh frontier [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
-"$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests ran" | head -n 20
-"$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
-"$B/test_cli" --gtest_filter='Cli.Ladder*:Cli.Explain*:Cli.CudaOptions*' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure" | head
-"$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|PASSED|FAILED) |Failure|differs" | head
+outcomes "$B/test_cuda"
+outcomes "$B/test_cli_keep" '*cuda_*'
+outcomes "$B/test_cli" 'Cli.Ladder*:Cli.Explain*:Cli.CudaOptions*'
+outcomes "$B/test_cli_mpi" 'Mpi.DistributedRunIsBitIdenticalToOneProcess' 'differs'
 sanitize memcheck symmetric16 cuda:symmetric --cuda-bodies 16
 sanitize memcheck mixed cuda:mixed
 section variants

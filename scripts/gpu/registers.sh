@@ -7,9 +7,9 @@
 # Usage: bash scripts/gpu.sh registers [bundle-dir]
 export NBODY_EXE="$PWD/$N"
 section tests
-"$B/test_cuda" 2>&1 | grep -E "^\[  (PASSED|FAILED) |Failure|rms" | head -n 20
-"$B/test_cli_keep" --gtest_filter='*cuda_*' 2>&1 | grep -E "^\[ *(OK|FAILED) " | head
-"$B/test_cli_mpi" --gtest_filter='Mpi.DistributedRunIsBitIdenticalToOneProcess' 2>&1 | grep -E "^\[ *(OK|FAILED) |differs" | head
+outcomes "$B/test_cuda" '*' 'rms'
+outcomes "$B/test_cli_keep" '*cuda_*'
+outcomes "$B/test_cli_mpi" 'Mpi.DistributedRunIsBitIdenticalToOneProcess' 'differs'
 section rates
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader
 "$N" bench --pipelines cuda:gems31,cuda:tuned,cuda:symmetric,cuda:tuned-fp64,cuda:mixed -n 16384,65536,131072,262144 --steps 3 --reps 5 \
