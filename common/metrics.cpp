@@ -5,13 +5,26 @@
 
 namespace nbody {
 
+namespace {
+double distance2(const Vec4& a, const Vec4& b) {
+  const double dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+  return dx * dx + dy * dy + dz * dz;
+}
+}  // namespace
+
+std::vector<double> body_distances(const std::vector<Vec4>& a, const std::vector<Vec4>& b) {
+  if (a.size() != b.size()) throw std::invalid_argument("body_distances: sizes differ");
+  std::vector<double> d(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) d[i] = std::sqrt(distance2(a[i], b[i]));
+  return d;
+}
+
 Distance position_distance(const std::vector<Vec4>& a, const std::vector<Vec4>& b) {
   if (a.size() != b.size()) throw std::invalid_argument("position_distance: sizes differ");
   Distance d;
   double sum2 = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const double dx = a[i].x - b[i].x, dy = a[i].y - b[i].y, dz = a[i].z - b[i].z;
-    const double r2 = dx * dx + dy * dy + dz * dz;
+    const double r2 = distance2(a[i], b[i]);
     sum2 += r2;
     // NaN compares false: make a NaN body the worst so it is never hidden.
     if (!std::isnan(d.max) && !(r2 <= d.max * d.max)) {

@@ -13,6 +13,8 @@ struct Distance {
   std::size_t worst = 0;  // index of the body at `max`
 };
 Distance position_distance(const std::vector<Vec4>& a, const std::vector<Vec4>& b);
+// Each body's distance (the same formula): what the viewer colours its divergence by.
+std::vector<double> body_distances(const std::vector<Vec4>& a, const std::vector<Vec4>& b);
 
 // Acceleration error against a reference:
 //   rms_rel = sqrt(sum_i |a_i - r_i|^2 / sum_i |r_i|^2)   (norm-wise, robust to tiny |r_i|)

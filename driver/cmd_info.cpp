@@ -6,10 +6,10 @@
 #include "config.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
-#include "registry.hpp"
+#include "catalogue.hpp"
 #include "world.hpp"
 #ifdef NBODY_HAVE_GL
-#include "gl_pipeline.hpp"
+#include "viewer.hpp"
 #endif
 
 namespace nbody {
@@ -32,7 +32,7 @@ int run_info() {
   std::printf("hdf5: %s\n", have_hdf5() ? "yes (run --snapshot-every K writes .h5; --ic FILE.h5 reads one)"
                                        : "no (built without HDF5: snapshots as --snapshot-format tipsy or csv)");
 #ifdef NBODY_HAVE_GL
-  const std::string no_window = gl::window_unavailable();
+  const std::string no_window = viewer::window_unavailable();
 #else
   const std::string no_window = "this build has no GL pipeline";
 #endif

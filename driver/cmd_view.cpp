@@ -1,5 +1,6 @@
 // nbody view: two pipelines side by side in one window, stepping in lock step from one initial
 // state, with the distance between them. The teacher's picture of the 2004 method beside CUDA.
+// The window, its drawing and the CUDA-GL interop are the viewer's (viewer/include/viewer.hpp).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -7,18 +8,18 @@
 
 #include "commands.hpp"
 #include "config.hpp"
-#include "cost.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
+#include "estimate.hpp"
+#include "leapfrog.hpp"
 #include "metrics.hpp"
 #include "output.hpp"
+#include "progress.hpp"
 #include "world.hpp"
 #ifdef NBODY_HAVE_GL
-#include "gl_pipeline.hpp"
+#include "viewer.hpp"
 #endif
-#ifdef NBODY_HAVE_CUDA
-#include "cuda_pipeline.hpp"
-#endif
+#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA
 
 namespace nbody {
 
@@ -26,6 +27,7 @@ namespace {
 
 struct ViewArgs {
   Config cfg;
+  std::string json;  // not an option of view (add_common_options registers it; view removes it)
   std::string pipelines;
   int steps_per_frame = 1;
   long long frames = 0;  // scripted: draw this many frames, save the last (--screenshot), exit
@@ -38,10 +40,12 @@ struct ViewArgs {
   bool offscreen = false;   // scripted only: the headless EGL context, no window
 };
 
+#ifdef NBODY_HAVE_GL
+
 // "gl:forcequad,cuda:tuned" where a CUDA device is, "gl:forcequad,cpu32" elsewhere.
 std::string default_pair() {
-#ifdef NBODY_HAVE_CUDA
   std::string reason;
+#ifdef NBODY_HAVE_CUDA
   if (!cuda::devices(reason).empty()) return "gl:forcequad," + canonical_name("cuda");
 #endif
   return "gl:forcequad,cpu32";
@@ -55,13 +59,6 @@ void parse_size(const std::string& s, int& w, int& h) {
     throw InputError("--size '" + s + "': must be WxH, each 64..16384 (e.g. 1280x640)");
 }
 
-#ifdef NBODY_HAVE_GL
-
-// The steps a scripted view takes (--frames K x --steps-per-frame).
-double scripted_steps(const ViewArgs& a) {
-  return static_cast<double>(a.frames) * static_cast<double>(a.steps_per_frame);
-}
-
 std::string format(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -70,6 +67,9 @@ std::string format(const char* f, double v) {
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+Clock::time_point after(double s) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 // One pane: its pipeline, how its bodies reach the window, and what the HUD shows.
 struct Side {
@@ -78,9 +78,7 @@ struct Side {
   std::string where;  // renderer or device
   std::string path;   // "GL texture (no copy)", "CUDA-GL interop", "host copy: ..."
   bool textured = false;
-#ifdef NBODY_HAVE_CUDA
-  std::unique_ptr<cuda::GlShare> share;
-#endif
+  std::unique_ptr<viewer::GlShare> share;
   Bodies host;  // the last read-back
   double ms_per_step = 0;
   double drift = NAN;
@@ -92,9 +90,9 @@ struct Stats {
   long long step = -1;
 };
 
-int view(ViewArgs& a) {
+// The checks of the arguments; returns the pipelines, left then right.
+std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (World::size() > 1) throw InputError("view runs in one process (not under mpirun -np > 1)");
-  int width = 0, height = 0;
   parse_size(a.size, width, height);
   if (a.steps_per_frame < 1) throw InputError("--steps-per-frame " + std::to_string(a.steps_per_frame) + ": must be >= 1");
   if (a.frames < 0) throw InputError("--frames " + std::to_string(a.frames) + ": must be >= 0");
@@ -105,276 +103,325 @@ int view(ViewArgs& a) {
   }
   if (!(a.radius >= 0) || !std::isfinite(a.radius)) throw InputError("--view-radius must be >= 0 (0: fit)");
   if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
-  std::optional<gl::Colour> colour;
-  if (a.colour != "auto") colour = gl::parse_colour(a.colour);
+  if (a.colour != "auto") viewer::parse_colour(a.colour);
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));
-  if (colour == gl::Colour::Divergence && names.size() < 2)
+  if (a.colour == "divergence" && names.size() < 2)
     throw InputError("--colour divergence needs two pipelines (the distance of each body to its twin)");
   resolve_body_count(a.cfg);
   check_config(a.cfg, static_cast<int>(names.size()));
   check_pipeline_options(names, a.cfg.pipeline);
-  if (const std::string why = gl::window_unavailable(); !why.empty()) throw Unavailable(why);
+  if (const std::string why = viewer::window_unavailable(); !why.empty()) throw Unavailable(why);
+  return names;
+}
 
-  // The set-up's float64 pass (the stagger, with E_0), estimated before anything opens: past an
-  // hour it is refused unless --force (as run and compare do).
-  auto engine = make_engine(a.cfg.pipeline);
-  const double n2 = static_cast<double>(a.cfg.n) * static_cast<double>(a.cfg.n);
-  {
-    std::vector<CostItem> cost{{engine->name() + " float64 set-up pass", n2}};
-    if (n2 > kTrivialInteractions) cost[0].per_s = measure_engine_rate(*engine, a.cfg.params(), a.cfg.n);
-    check_cost(cost, a.cfg.force);
+class View {
+ public:
+  View(const ViewArgs& a, const std::vector<std::string>& names, int width, int height);
+  int loop();
+
+ private:
+  void make_sides(const std::vector<std::string>& names);
+  void estimate_frames();
+  bool keys();
+  void step(int count);
+  void upload();
+  void measure_distance();
+  void measure_energy();
+  void change_dt(double factor);
+  void reset();
+  void note(const std::string& text) {
+    message_ = text;
+    message_at_ = Clock::now();
   }
+  std::vector<viewer::Pane> panes() const;
+  std::string footer() const;
+  void summary(double wall, double after_first) const;
 
-  // The window first: its context is the one the gl:* rungs run in.
-  gl::WindowOptions wo;
+  const ViewArgs& a_;
+  Terminal terminal_;
+  std::unique_ptr<Fp64Engine> engine_;
+  viewer::Window window_;
+  Start start_;
+  std::size_t n_ = 0;
+  viewer::Scene scene_;
+  viewer::Colour mode_;
+  Params params_;
+  std::vector<Side> sides_;
+  long long step_ = 0, frame_ = 0;
+  double time_ = 0;
+  bool running_ = true, help_ = false, quit_ = false, one_ = false;
+  Stats stats_;
+  std::string message_;  // the footer's last event
+  Clock::time_point message_at_ = Clock::now();
+  double energy_cost_s_ = 0;
+  Clock::time_point stats_due_ = Clock::now(), energy_due_ = Clock::now();
+  std::string shot_;  // a screenshot asked for by `p`, saved after this frame's draw
+};
+
+viewer::WindowOptions window_options(const ViewArgs& a, int width, int height) {
+  viewer::WindowOptions wo;
   wo.width = width, wo.height = height, wo.vsync = a.vsync, wo.offscreen = a.offscreen;
-  gl::Window window(wo, gl::Scene{});
-  Start start = initial_state(a.cfg, *engine, true);
-  const std::size_t n = start.bodies.size();
-  gl::Scene scene = gl::make_scene(start.bodies, start.species, {a.radius, a.tilt, a.yaw});
-  window.set_scene(scene);
-  gl::Colour mode = colour.value_or(scene.species.size() > 1 ? gl::Colour::Species : gl::Colour::Speed);
+  return wo;
+}
 
-  Params params = a.cfg.params();
-  std::vector<Side> sides(names.size());
+// The set-up's float64 pass (the stagger, with E_0), estimated before anything opens: past an hour
+// it is refused unless --force (as run and compare do). Then the window: its context is the one the
+// gl:* rungs run in.
+View::View(const ViewArgs& a, const std::vector<std::string>& names, int width, int height)
+    : a_(a),
+      engine_((place_on_device(const_cast<ViewArgs&>(a).cfg.pipeline), make_engine(a.cfg.pipeline))),
+      window_((check_estimate({engine_work(*engine_, 1, a.cfg.params(), a.cfg.n, "set-up pass")}, a.cfg.force),
+               window_options(a, width, height)),
+              viewer::Scene{}),
+      start_(initial_state(a.cfg, *engine_, true, terminal_)),
+      n_(start_.bodies.size()),
+      scene_(viewer::make_scene(start_.bodies, start_.species, {a.radius, a.tilt, a.yaw})),
+      mode_(a.colour != "auto"            ? viewer::parse_colour(a.colour)
+            : scene_.species.size() > 1 ? viewer::Colour::Species
+                                        : viewer::Colour::Speed),
+      params_(a.cfg.params()) {
+  window_.set_scene(scene_);
+  make_sides(names);
+  estimate_frames();
+  // A synchronise pass costs about what the start's stagger pass did: the first energy waits ten
+  // times that, so a large N on a CPU engine is not stalled by diagnostics.
+  energy_cost_s_ = start_.stagger_s;
+  energy_due_ = after(std::max(1.0, 10 * energy_cost_s_));
+}
+
+void View::make_sides(const std::vector<std::string>& names) {
+  sides_.resize(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) {
-    Side& s = sides[k];
+    Side& s = sides_[k];
+    const Rung& r = rung(names[k]);
     s.name = names[k];
-    s.pipeline = make_pipeline(s.name, a.cfg.pipeline);
-    s.pipeline->load(start.bodies, params);
-    s.textured = gl::draws_from_textures(*s.pipeline);
-    s.where = s.name.starts_with("gl:") ? window.renderer() : s.name.starts_with("cpu") ? cpu_model() : "";
+    s.pipeline = make_named(s.name, a_.cfg.pipeline);
+    s.pipeline->load(start_.bodies, params_);
+    s.textured = r.state == StateHome::GlTexture;
+    s.where = r.family == Family::Gl ? window_.renderer() : r.family == Family::Cpu ? cpu_model() : "";
     if (s.textured) {
       s.path = "GL texture, no copy";
       continue;
     }
-    window.reserve(static_cast<int>(k), static_cast<int>(n));
+    window_.reserve(static_cast<int>(k), static_cast<int>(n_));
     s.path = "host copy";
-#ifdef NBODY_HAVE_CUDA
-    if (s.name.starts_with("cuda:")) {
-      std::string reason;
-      for (const auto& d : cuda::devices(reason))
-        if (d.index == a.cfg.pipeline.device) s.where = d.name;
-    }
-    if (s.name.starts_with("cuda:") && a.no_interop) {
+    if (r.state != StateHome::CudaDevice) continue;
+    std::string reason;
+    for (const auto& d : cuda::devices(reason))
+      if (d.index == a_.cfg.pipeline.device) s.where = d.name;
+    if (a_.no_interop) {
       s.path = "host copy (--no-interop)";
-    } else if (s.name.starts_with("cuda:")) {
-      s.share = std::make_unique<cuda::GlShare>(*s.pipeline, window.position_buffer(static_cast<int>(k)),
-                                                window.velocity_buffer(static_cast<int>(k)));
-      s.path = s.share->active() ? "CUDA-GL interop, no host copy" : "host copy (" + s.share->why() + ")";
+      continue;
     }
-#endif
+    s.share = std::make_unique<viewer::GlShare>(*s.pipeline, window_.position_buffer(static_cast<int>(k)),
+                                                window_.velocity_buffer(static_cast<int>(k)));
+    s.path = s.share->active() ? "CUDA-GL interop, no host copy" : "host copy (" + s.share->why() + ")";
   }
+}
 
-  if (scripted_steps(a) * n2 > kTrivialInteractions) {  // scripted: the frames' steps too, at their measured rates
-    std::vector<CostItem> cost;
-    for (Side& s : sides) {
-      cost.push_back({s.name + " steps", scripted_steps(a) * n2,
-                      measure_step_rate(*s.pipeline, params, static_cast<long long>(n))});
-      s.pipeline->load(start.bodies, params);  // the probe left other bodies in it
+// Scripted: the frames' steps too, at their measured rates.
+void View::estimate_frames() {
+  const double steps = static_cast<double>(a_.frames) * static_cast<double>(a_.steps_per_frame);
+  std::vector<Work> work;
+  for (Side& s : sides_) work.push_back(step_work(*s.pipeline, steps, params_, static_cast<long long>(n_)));
+  check_estimate(work, a_.cfg.force);
+  for (Side& s : sides_) s.pipeline->load(start_.bodies, params_);  // a probe may have left other bodies
+}
+
+void View::reset() {
+  params_ = a_.cfg.params();
+  for (Side& s : sides_) s.pipeline->load(start_.bodies, params_);
+  step_ = 0, time_ = 0, stats_ = {};
+  for (Side& s : sides_) s.drift = NAN;
+  note("reset");
+}
+
+// The keys typed since the last frame; false once Esc was pressed.
+bool View::keys() {
+  one_ = false;
+  for (char c : window_.poll(!running_ && a_.frames == 0)) {
+    switch (c) {
+      case 27: return false;
+      case ' ': running_ = !running_; break;
+      case '.': one_ = true, running_ = false; break;
+      case 'h': help_ = !help_; break;
+      case 'f': window_.camera() = scene_.camera, window_.camera().radius = scene_.fit_radius; break;
+      case 'c': {
+        int next = (static_cast<int>(mode_) + 1) % 4;
+        if (next == static_cast<int>(viewer::Colour::Divergence) && sides_.size() < 2) next = 0;
+        mode_ = static_cast<viewer::Colour>(next);
+        note("colour: " + viewer::colour_name(mode_));
+        break;
+      }
+      case 'r': reset(); break;
+      case '[': change_dt(0.5); break;
+      case ']': change_dt(2.0); break;
+      case 'p': shot_ = "?"; break;  // named after this frame's step, saved after its draw
+      default: break;
     }
-    check_cost(cost, a.cfg.force);
   }
+  return true;
+}
 
-  const double e0 = start.energy.total();
-  long long step = 0;
-  double time = 0;
-  bool running = true, help = false, quit = false;
-  Stats stats;
-  std::string message;  // the footer's last event
-  Clock::time_point message_at = Clock::now();
-  const Clock::time_point began = Clock::now();
-  // A synchronise pass costs about what the start's stagger pass did: the first energy waits ten
-  // times that, so a large N on a CPU engine is not stalled by diagnostics.
-  double energy_cost_s = start.stagger_s;
-  Clock::time_point stats_due = began,
-                    energy_due = began + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(std::max(1.0, 10 * energy_cost_s)));
-  long long frame = 0;
-  Clock::time_point first_shown = began;
-  const bool scripted = a.frames > 0;
-
-  // A screenshot is taken after the frame is drawn and before it is shown (the only time its pixels
-  // are defined); a failed write is reported in the footer, not fatal.
-  std::string shot;  // the path asked for by `p`, saved after this frame's draw
-  auto save = [&](const std::string& path) {
-    try {
-      write_output(path, window.png());
-      message = "saved " + path;
-    } catch (const std::exception& e) {
-      message = std::string("screenshot failed: ") + e.what();
-    }
-    message_at = Clock::now();
-  };
-  auto reload = [&](const Bodies& b) {
-    for (Side& s : sides) s.pipeline->load(b, params);
-  };
-  // Each pane's float64 energy, from its state read back: a diagnostics pass (fp64_engine.hpp).
-  auto measure_energy = [&] {
-    const auto t0 = Clock::now();
-    for (Side& s : sides) {
-      s.pipeline->read(s.host);
-      const Synchronised sync = synchronise(s.host, params, *engine, true);
-      s.drift = relative_drift(e0, sync.energy.total());
-      s.drift_step = step;
-    }
-    energy_cost_s = seconds_since(t0);
-  };
-  auto measure_distance = [&] {
-    if (sides.size() < 2) return;
-    for (Side& s : sides) s.pipeline->read(s.host);
-    const Bodies& p = sides[0].host;
-    const Bodies& q = sides[1].host;
-    gl::Divergence d;
-    d.log10_distance.resize(n);
-    double worst = 0, sum2 = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double dx = p.pos[i].x - q.pos[i].x, dy = p.pos[i].y - q.pos[i].y, dz = p.pos[i].z - q.pos[i].z;
-      const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
-      worst = std::max(worst, r);
-      sum2 += r * r;
-      d.log10_distance[i] = static_cast<float>(std::log10(std::max(r, 1e-30)));
-    }
-    stats = {worst, std::sqrt(sum2 / static_cast<double>(std::max<std::size_t>(n, 1))), step};
-    // The colour bar spans whole decades from the largest distance down 6; an identical pair has
-    // none (the bar says so).
-    d.identical = worst == 0;
-    d.hi = worst > 0 ? static_cast<float>(std::ceil(std::log10(worst))) : 0.0f;
-    d.lo = d.hi - 6;
-    window.set_divergence(d);
-  };
-  // A change of dt re-staggers each pane's own state: v_{n-1/2} -> v_n with the old dt, then
-  // v_n -> v_{n+1/2}' with the new one (leapfrog.hpp), one float64 pass each.
-  auto change_dt = [&](double factor) {
-    Params next = params;
-    next.dt = params.dt * factor;
-    for (Side& s : sides) {
-      s.pipeline->read(s.host);
-      s.host.vel = synchronise(s.host, params, *engine, false).vel;
-      stagger(s.host, next, *engine, false);
-      s.pipeline->load(s.host, next);
-    }
-    params = next;
-    message = "dt = " + format("%.4g", params.dt);
-    message_at = Clock::now();
-  };
-
-  while (!quit && !window.closing()) {
-    const std::string keys = window.poll(!running && !scripted);
-    bool one = false;
-    for (char c : keys) {
-      switch (c) {
-        case 27: quit = true; break;
-        case ' ': running = !running; break;
-        case '.': one = true, running = false; break;
-        case 'h': help = !help; break;
-        case 'f': window.camera() = scene.camera, window.camera().radius = scene.fit_radius; break;
-        case 'c': {
-          int next = (static_cast<int>(mode) + 1) % 4;
-          if (next == static_cast<int>(gl::Colour::Divergence) && sides.size() < 2) next = 0;
-          mode = static_cast<gl::Colour>(next);
-          message = "colour: " + gl::colour_name(mode);
-          message_at = Clock::now();
-          break;
-        }
-        case 'r':
-          params = a.cfg.params();
-          reload(start.bodies);
-          step = 0, time = 0, stats = {};
-          for (Side& s : sides) s.drift = NAN;
-          message = "reset";
-          message_at = Clock::now();
-          break;
-        case '[': change_dt(0.5); break;
-        case ']': change_dt(2.0); break;
-        case 'p': shot = "?"; break;  // named after this frame's step, saved after its draw
-        default: break;
-      }
-    }
-    if (quit) break;
-    const int count = running ? a.steps_per_frame : one ? 1 : 0;
-    if (count > 0) {
-      for (Side& s : sides) {  // the pipeline's own timer: CUDA events, a GL timer query, the wall clock
-        const double ms = s.pipeline->timed_steps(count) / count;
-        s.ms_per_step = s.ms_per_step > 0 ? 0.8 * s.ms_per_step + 0.2 * ms : ms;
-      }
-      step += count;
-      time += count * params.dt;
-    }
-    const bool last = scripted && frame + 1 == a.frames;
-    for (std::size_t k = 0; k < sides.size(); ++k) {
-      Side& s = sides[k];
-      if (s.textured) continue;
-#ifdef NBODY_HAVE_CUDA
-      if (s.share && s.share->active()) {
-        s.share->copy();
-        continue;
-      }
-#endif
-      s.pipeline->read(s.host);
-      window.upload(static_cast<int>(k), s.host);
-    }
-    // The distance between the panes: every frame while it colours the bodies, else twice a second.
-    if (sides.size() > 1 && (mode == gl::Colour::Divergence || Clock::now() >= stats_due || last) &&
-        stats.step != step) {
-      measure_distance();
-      stats_due = Clock::now() + std::chrono::milliseconds(500);
-    }
-    // Energy: at most a tenth of the wall time (one float64 pass per pane), and on the last frame.
-    if ((Clock::now() >= energy_due || last) && sides.front().drift_step != step) {
-      measure_energy();
-      energy_due = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(std::max(1.0, 10 * energy_cost_s)));
-    }
-    std::vector<gl::Pane> panes;
-    const double nn = static_cast<double>(n) * static_cast<double>(n);
-    for (Side& s : sides) {
-      gl::Pane p{s.pipeline.get(), {}};
-      p.hud.push_back(s.name + (s.where.empty() ? "" : "  " + s.where));
-      p.hud.push_back("step " + std::to_string(step) + "   t = " + format("%.4g", time) + "   dt = " +
-                      format("%.4g", params.dt) + "   N = " + std::to_string(n));
-      if (s.ms_per_step > 0)
-        p.hud.push_back(format("%.3f ms/step   ", s.ms_per_step) + format("%.3g interactions/s", nn / (s.ms_per_step / 1e3)));
-      if (!std::isnan(s.drift))
-        p.hud.push_back("energy drift " + format("%.2e", s.drift) + " (step " + std::to_string(s.drift_step) + ")");
-      p.hud.push_back("path: " + s.path);
-      panes.push_back(std::move(p));
-    }
-    std::string footer;
-    if (sides.size() > 1 && stats.step >= 0)
-      footer = sides[0].name + " vs " + sides[1].name + ": max distance " + format("%.2e", stats.max) + ", rms " +
-               format("%.2e", stats.rms) + " (step " + std::to_string(stats.step) + ")   ";
-    footer += running ? "" : "paused   ";
-    footer += "colour: " + gl::colour_name(mode) + "   h: keys";
-    if (!message.empty() && seconds_since(message_at) < 3) footer += "   " + message;
-    window.draw(panes, mode, help, footer);
-    if (last && !a.screenshot.empty()) write_output(a.screenshot, window.png());
-    if (!shot.empty()) {
-      save(!a.screenshot.empty() ? a.screenshot : "nbody-view-step" + std::to_string(step) + ".png");
-      shot.clear();
-    }
-    window.show();
-    if (frame == 0) first_shown = Clock::now();
-    ++frame;
-    if (scripted && frame >= a.frames) break;
+// Each pane's steps, timed by the pipeline's own timer (CUDA events, a GL timer query, the wall
+// clock): an average over the last frames.
+void View::step(int count) {
+  if (count <= 0) return;
+  for (Side& s : sides_) {
+    const double ms = s.pipeline->timed_steps(count) / count;
+    s.ms_per_step = s.ms_per_step > 0 ? 0.8 * s.ms_per_step + 0.2 * ms : ms;
   }
+  step_ += count;
+  time_ += count * params_.dt;
+}
 
-  const double wall = seconds_since(began), after_first = seconds_since(first_shown);
-  std::printf("view: %lld frames in %.2f s, N = %zu, %d step(s) per frame, %lld steps\n", frame, wall, n,
-              a.steps_per_frame, step);
-  if (frame > 1)  // the first frame carries the start-up (shader compiles, first launches)
+// The bodies of each pane that is not drawn from its own textures: by interop or through the host.
+void View::upload() {
+  for (std::size_t k = 0; k < sides_.size(); ++k) {
+    Side& s = sides_[k];
+    if (s.textured) continue;
+    if (s.share && s.share->active()) {
+      s.share->copy();
+      continue;
+    }
+    s.pipeline->read(s.host);
+    window_.upload(static_cast<int>(k), s.host);
+  }
+}
+
+void View::measure_distance() {
+  for (Side& s : sides_) s.pipeline->read(s.host);
+  const std::vector<double> d = body_distances(sides_[0].host.pos, sides_[1].host.pos);
+  const Distance total = position_distance(sides_[0].host.pos, sides_[1].host.pos);
+  stats_ = {total.max, total.rms, step_};
+  viewer::Divergence div;
+  div.log10_distance.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i) div.log10_distance[i] = static_cast<float>(std::log10(std::max(d[i], 1e-30)));
+  // The colour bar spans whole decades from the largest distance down 6; an identical pair has
+  // none (the bar says so).
+  div.identical = total.max == 0;
+  div.hi = total.max > 0 ? static_cast<float>(std::ceil(std::log10(total.max))) : 0.0f;
+  div.lo = div.hi - 6;
+  window_.set_divergence(div);
+}
+
+// Each pane's float64 energy, from its state read back: a diagnostics pass (fp64_engine.hpp).
+void View::measure_energy() {
+  const auto t0 = Clock::now();
+  for (Side& s : sides_) {
+    s.pipeline->read(s.host);
+    const Synchronised sync = synchronise(s.host, params_, *engine_, true);
+    s.drift = relative_drift(start_.energy.total(), sync.energy.total());
+    s.drift_step = step_;
+  }
+  energy_cost_s_ = seconds_since(t0);
+}
+
+// A change of dt re-staggers each pane's own state: v_{n-1/2} -> v_n with the old dt, then
+// v_n -> v_{n+1/2}' with the new one (leapfrog.hpp), one float64 pass each.
+void View::change_dt(double factor) {
+  Params next = params_;
+  next.dt = params_.dt * factor;
+  for (Side& s : sides_) {
+    s.pipeline->read(s.host);
+    s.host.vel = synchronise(s.host, params_, *engine_, false).vel;
+    stagger(s.host, next, *engine_, false);
+    s.pipeline->load(s.host, next);
+  }
+  params_ = next;
+  note("dt = " + format("%.4g", params_.dt));
+}
+
+std::vector<viewer::Pane> View::panes() const {
+  std::vector<viewer::Pane> out;
+  const double nn = static_cast<double>(n_) * static_cast<double>(n_);
+  for (const Side& s : sides_) {
+    viewer::Pane p{s.pipeline.get(), s.textured, {}};
+    p.hud.push_back(s.name + (s.where.empty() ? "" : "  " + s.where));
+    p.hud.push_back("step " + std::to_string(step_) + "   t = " + format("%.4g", time_) + "   dt = " +
+                    format("%.4g", params_.dt) + "   N = " + std::to_string(n_));
+    if (s.ms_per_step > 0)
+      p.hud.push_back(format("%.3f ms/step   ", s.ms_per_step) + format("%.3g interactions/s", nn / (s.ms_per_step / 1e3)));
+    if (!std::isnan(s.drift))
+      p.hud.push_back("energy drift " + format("%.2e", s.drift) + " (step " + std::to_string(s.drift_step) + ")");
+    p.hud.push_back("path: " + s.path);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string View::footer() const {
+  std::string f;
+  if (sides_.size() > 1 && stats_.step >= 0)
+    f = sides_[0].name + " vs " + sides_[1].name + ": max distance " + format("%.2e", stats_.max) + ", rms " +
+        format("%.2e", stats_.rms) + " (step " + std::to_string(stats_.step) + ")   ";
+  f += running_ ? "" : "paused   ";
+  f += "colour: " + viewer::colour_name(mode_) + "   h: keys";
+  if (!message_.empty() && seconds_since(message_at_) < 3) f += "   " + message_;
+  return f;
+}
+
+void View::summary(double wall, double after_first) const {
+  std::printf("view: %lld frames in %.2f s, N = %zu, %d step(s) per frame, %lld steps\n", frame_, wall, n_,
+              a_.steps_per_frame, step_);
+  if (frame_ > 1)  // the first frame carries the start-up (shader compiles, first launches)
     std::printf("  %.1f frames/s after the first frame (%lld frames in %.3f s)\n",
-                static_cast<double>(frame - 1) / std::max(after_first, 1e-9), frame - 1, after_first);
+                static_cast<double>(frame_ - 1) / std::max(after_first, 1e-9), frame_ - 1, after_first);
   else
     std::printf("  one frame: no frames/s (the first frame carries the start-up; give --frames 2 or more)\n");
-  for (const Side& s : sides)
+  for (const Side& s : sides_)
     std::printf("  %-16s %.3f ms/step  path: %s%s\n", s.name.c_str(), s.ms_per_step, s.path.c_str(),
                 std::isnan(s.drift) ? "" : ("  energy drift " + format("%.2e", s.drift)).c_str());
-  if (sides.size() > 1 && stats.step >= 0)
-    std::printf("  distance at step %lld: max %.3e, rms %.3e\n", stats.step, stats.max, stats.rms);
-  if (scripted && !a.screenshot.empty()) std::printf("screenshot: %s\n", a.screenshot.c_str());
+  if (sides_.size() > 1 && stats_.step >= 0)
+    std::printf("  distance at step %lld: max %.3e, rms %.3e\n", stats_.step, stats_.max, stats_.rms);
+  if (a_.frames > 0 && !a_.screenshot.empty()) std::printf("screenshot: %s\n", a_.screenshot.c_str());
+}
+
+int View::loop() {
+  const Clock::time_point began = Clock::now();
+  Clock::time_point first_shown = began;
+  const bool scripted = a_.frames > 0;
+  while (!window_.closing() && keys()) {
+    step(running_ ? a_.steps_per_frame : one_ ? 1 : 0);
+    const bool last = scripted && frame_ + 1 == a_.frames;
+    upload();
+    // The distance between the panes: every frame while it colours the bodies, else twice a second.
+    if (sides_.size() > 1 && (mode_ == viewer::Colour::Divergence || Clock::now() >= stats_due_ || last) &&
+        stats_.step != step_) {
+      measure_distance();
+      stats_due_ = after(0.5);
+    }
+    // Energy: at most a tenth of the wall time (one float64 pass per pane), and on the last frame.
+    if ((Clock::now() >= energy_due_ || last) && sides_.front().drift_step != step_) {
+      measure_energy();
+      energy_due_ = after(std::max(1.0, 10 * energy_cost_s_));
+    }
+    window_.draw(panes(), mode_, help_, footer());
+    if (last && !a_.screenshot.empty()) write_output(a_.screenshot, window_.png());
+    if (!shot_.empty()) {  // after the frame is drawn and before it is shown: a failed write is noted, not fatal
+      const std::string path = !a_.screenshot.empty() ? a_.screenshot : "nbody-view-step" + std::to_string(step_) + ".png";
+      try {
+        write_output(path, window_.png());
+        note("saved " + path);
+      } catch (const std::exception& e) {
+        note(std::string("screenshot failed: ") + e.what());
+      }
+      shot_.clear();
+    }
+    window_.show();
+    if (frame_ == 0) first_shown = Clock::now();
+    ++frame_;
+    if (scripted && frame_ >= a_.frames) break;
+  }
+  summary(seconds_since(began), seconds_since(first_shown));
   return 0;
+}
+
+int view(ViewArgs& a) {
+  int width = 0, height = 0;
+  const std::vector<std::string> names = check_args(a, width, height);
+  return View(a, names, width, height).loop();
 }
 
 #endif  // NBODY_HAVE_GL
@@ -387,7 +434,7 @@ Command add_view(CLI::App& app) {
       "view",
       "A window with two pipelines side by side, stepping in lock step from the same initial state, "
       "coloured by speed, species or their divergence (GLFW; needs a display)");
-  add_common_options(*sub, a->cfg);
+  add_common_options(*sub, a->cfg, a->json);
   for (const char* name : {"--steps", "--json"}) sub->remove_option(sub->get_option(name));
   add_pipeline_options(*sub, a->cfg.pipeline);
   sub->add_option("-p,--pipelines", a->pipelines,

@@ -1,5 +1,7 @@
 #include "progress.hpp"
 
+#include "output.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,5 +43,15 @@ void Progress::update(long long done) {
                "########################################", kWidth - filled, "", done, total_, eta);
   std::fflush(stderr);
 }
+
+std::unique_ptr<Task> Terminal::begin(const std::string& label, long long total) {
+  return std::make_unique<Progress>(label, total);
+}
+
+void Terminal::warn(const std::string& text) {
+  if (World::writer()) std::fprintf(stderr, "warning: %s\n", text.c_str());
+}
+
+int Terminal::interrupted() { return pending_interrupt(); }
 
 }  // namespace nbody

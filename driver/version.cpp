@@ -4,7 +4,7 @@
 #include "hdf5_io.hpp"
 #include "world.hpp"
 #ifdef NBODY_HAVE_GL
-#include "gl_pipeline.hpp"
+#include "viewer.hpp"
 #endif
 
 namespace nbody {
@@ -25,7 +25,7 @@ std::string version_text() {
 #endif
 #ifdef NBODY_HAVE_GL
   const bool gl = true;
-  const std::string no_window = gl::window_unavailable();
+  const std::string no_window = viewer::window_unavailable();
 #else
   const bool gl = false;
   const std::string no_window = "no GL pipeline in this build";

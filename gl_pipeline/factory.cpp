@@ -16,10 +16,6 @@ std::unique_ptr<Pipeline> make(const std::string& variant, const Options& option
   throw InputError("unknown GL variant '" + variant + "'");
 }
 
-bool draws_from_textures(const Pipeline& pipeline) {
-  return dynamic_cast<const TexturedPipeline*>(&pipeline) != nullptr;
-}
-
 std::string describe_context() {
   const ContextInfo& c = context();
   return c.renderer + ", OpenGL " + c.version + ", " + c.platform + ", max texture " +

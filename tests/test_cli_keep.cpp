@@ -343,11 +343,11 @@ TEST(Snapshot, TipsyAndCsvReadBack) {
   const fs::path d = dir("snap-other");
   for (const char* format : {"tipsy", "csv"}) {
     const Result r = cli_test::nbody(std::string("run -p cpu32 -n 100 --steps 4 --snapshot-every 2 --snapshot-format ") + format +
-                           " --out '" + d.string() + "'");
+                           " --out '" + (d / format).string() + "'");
     ASSERT_EQ(r.code, 0) << r.err;
   }
-  const nbody::Bodies t = nbody::read_tipsy((d / "snapshot_000004.bin").string());
-  const nbody::Bodies c = nbody::read_csv((d / "snapshot_000004.csv").string());
+  const nbody::Bodies t = nbody::read_tipsy((d / "tipsy" / "snapshot_000004.bin").string());
+  const nbody::Bodies c = nbody::read_csv((d / "csv" / "snapshot_000004.csv").string());
   ASSERT_EQ(t.size(), 100u);
   ASSERT_EQ(c.size(), 100u);
   for (std::size_t i = 0; i < c.size(); ++i) {  // Tipsy holds floats; the cpu32 state is floats
@@ -355,8 +355,8 @@ TEST(Snapshot, TipsyAndCsvReadBack) {
     EXPECT_EQ(t.pos[i].w, c.pos[i].w) << i;
     EXPECT_EQ(t.vel[i].y, static_cast<double>(static_cast<float>(c.vel[i].y))) << i;
   }
-  EXPECT_TRUE(fs::exists(d / "snapshot_000000.bin"));
-  EXPECT_TRUE(fs::exists(d / "snapshot_000002.csv"));
+  EXPECT_TRUE(fs::exists(d / "tipsy" / "snapshot_000000.bin"));
+  EXPECT_TRUE(fs::exists(d / "csv" / "snapshot_000002.csv"));
 }
 
 }  // namespace
@@ -430,10 +430,45 @@ TEST(Out, MadeAfterTheChecksAndFilledEvenAtStepZero) {
     r = cli_test::nbody(std::string("run -p ") + p + " -n 50 --steps 0 --checkpoint-every 5 --out '" + zero.string() + "'");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NO_THROW(nbody::read_checkpoint((zero / "checkpoint.nbck").string())) << p;
-    r = cli_test::nbody("run -p cpu32 -n 50 --steps 0 --snapshot-every 5 --snapshot-format csv --out '" + zero.string() + "'");
+    const fs::path snap = dir(std::string("outs-zero-snap-") + p);
+    r = cli_test::nbody("run -p cpu32 -n 50 --steps 0 --snapshot-every 5 --snapshot-format csv --out '" + snap.string() + "'");
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_TRUE(fs::exists(zero / "snapshot_000000.csv"));
+    EXPECT_TRUE(fs::exists(snap / "snapshot_000000.csv"));
   }
+}
+
+// A folder never mixes two runs' files: one that holds another run's snapshots or checkpoint is
+// refused before any work, naming what is there; the run's own checkpoint folder takes its resume.
+TEST(Out, FolderOfAnotherRunIsRefused) {
+  const fs::path d = dir("out-other-run");
+  const std::string out = " --out '" + d.string() + "'";
+  Result r = cli_test::nbody("run -p cpu32 -n 50 --steps 4 --snapshot-every 2 --snapshot-format csv" + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run -p cpu32 -n 60 --steps 4 --checkpoint-every 2 --json -" + out);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("already holds snapshot_000000.csv and 2 more"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "refused before any work: " << r.out;
+  EXPECT_FALSE(fs::exists(d / "checkpoint.nbck"));
+  const fs::path own = dir("out-own-run");
+  r = cli_test::nbody("run -p cpu32 -n 50 --steps 4 --checkpoint-every 2 --out '" + own.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run --resume '" + (own / "checkpoint.nbck").string() + "' --steps 2 --checkpoint-every 2 --out '" +
+                      own.string() + "'");
+  EXPECT_EQ(r.code, 0) << "a resume writes on in its own folder: " << r.err;
+}
+
+// --out that exists but cannot be written is bad input, found before any step (root ignores the
+// mode bits, so the folder is made immutable where the file system allows it).
+TEST(Out, UnwritableFolderIsRefusedBeforeAnyWork) {
+  const fs::path d = dir("out-immutable");
+  fs::create_directories(d);
+  if (std::system(("chattr +i '" + d.string() + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "chattr +i is not possible here (not root, or a file system without the flag)";
+  const Result r = cli_test::nbody("run -p cpu32 -n 50 --steps 40 --checkpoint-every 10 --json - --out '" + d.string() + "'");
+  if (std::system(("chattr -i '" + d.string() + "'").c_str()) != 0) ADD_FAILURE() << "chattr -i failed";
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot be written"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "refused before any work: " << r.out;
 }
 
 }  // namespace

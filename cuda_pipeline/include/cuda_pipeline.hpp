@@ -64,29 +64,12 @@ DeviceInfo require_device(int device);
 // deterministic). name() "cuda:tuned-fp64", where() the device's describe(). Throws like make().
 std::unique_ptr<Fp64Engine> make_fp64_engine(int device);
 
-// CUDA-GL interop for `nbody view` (gl_interop.cu; built where GL is): a cuda:* rung's positions
-// and velocities copied on the device into two GL buffers of float4 per body, registered with
-// cudaGraphicsGLRegisterBuffer. Make it with the GL context that owns the buffers current.
-class GlShare {
- public:
-  // Does not throw when interop is refused (the window on another GPU: error 304 or 999; a CPU
-  // or gl:* pipeline; no GL in this build): active() is then false and why() says why, and the
-  // caller copies through the host instead.
-  GlShare(Pipeline& pipeline, unsigned position_buffer, unsigned velocity_buffer);
-  ~GlShare();
-  GlShare(const GlShare&) = delete;
-  GlShare& operator=(const GlShare&) = delete;
-  bool active() const { return active_; }
-  const std::string& why() const { return why_; }
-  // Maps both buffers, copies the current state into them (float64 rungs: converted to float by
-  // a kernel), unmaps. Throws on a CUDA error.
-  void copy();
-
- private:
-  Pipeline& pipeline_;
-  void* resources_[2] = {nullptr, nullptr};
-  bool active_ = false;
-  std::string why_;
-};
+// A cuda:* rung's device, or -1 for any other pipeline.
+int device_of(const Pipeline& pipeline);
+// Copies a cuda:* rung's positions and velocities into two arrays of float4 per body on its device
+// (`positions`, `velocities`: device pointers; float64 rungs rounded by a kernel): what the viewer's
+// CUDA-GL interop draws from. Throws InputError for another pipeline, std::runtime_error on a
+// CUDA error.
+void copy_state(Pipeline& pipeline, void* positions, void* velocities);
 
 }  // namespace nbody::cuda

@@ -2,6 +2,7 @@
 // of the float64 engine, the pipelines' steps, energy passes) at rates measured here and now.
 // Work that would take longer than an hour is refused (exit 2) unless --force says otherwise.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,20 @@ constexpr double kCostLimitSeconds = 3600;
 double measure_step_rate(Pipeline& p, const Params& params, long long n);
 // The same for one evaluate() pass of the float64 engine.
 double measure_engine_rate(Fp64Engine& e, const Params& params, long long n);
+
+// One part of the work ahead: its interactions, and how to measure its rate when that is needed.
+struct Work {
+  std::string what;
+  double interactions;
+  std::function<double()> rate;  // interactions per second, measured here and now
+};
+// `passes` float64 passes of `e` over n bodies ("<engine> float64 <label>").
+Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label = "passes");
+// `steps` steps of `p` over n bodies ("<name> steps"); measuring leaves `p` loaded with probe bodies.
+Work step_work(Pipeline& p, double steps, const Params& params, long long n);
+// The estimate before any work: below kTrivialInteractions in all, nothing is measured; above it,
+// each part's rate is measured and check_cost() decides.
+void check_estimate(const std::vector<Work>& work, bool force);
 
 double total_interactions(const std::vector<CostItem>& items);
 // Throws InputError naming the estimate, its parts and --force when the items (each with a

@@ -10,11 +10,12 @@
 
 #include "context.hpp"
 #include "error.hpp"
-#include "gl_pipeline.hpp"
 #include "render.hpp"
-#include "textured_pipeline.hpp"
+#include "viewer.hpp"
 
-namespace nbody::gl {
+namespace nbody::viewer {
+
+using namespace nbody::gl;  // the GL context and objects the window draws with
 
 std::string window_unavailable() { return ""; }
 
@@ -195,11 +196,10 @@ void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, cons
   const float pane_w = static_cast<float>(m.width) / static_cast<float>(count);
   for (int k = 0; k < static_cast<int>(panes.size()); ++k) {
     const Pane& p = panes[static_cast<std::size_t>(k)];
-    BodySource source{p.pipeline, nullptr};
-    if (!dynamic_cast<const TexturedPipeline*>(p.pipeline)) source = {nullptr, m.buffers[k & 1].get()};
+    const BodySource source = p.textured ? BodySource::textures_of(*p.pipeline) : BodySource{nullptr, m.buffers[k & 1].get()};
     const int x0 = static_cast<int>(static_cast<float>(k) * pane_w);
     const int x1 = static_cast<int>(static_cast<float>(k + 1) * pane_w);
-    if (source.pipeline || source.buffers)
+    if (source.textured || source.buffers)
       m.bodies->draw(source, m.scene, m.camera, colour, {x0, 0, x1 - x0, m.height}, m.divergence_texture,
                      m.divergence.lo, m.divergence.hi);
     Overlay& o = *m.overlay;
@@ -258,4 +258,4 @@ std::string Window::png() {
   return read_png(0, 0, impl_->width, impl_->height);
 }
 
-}  // namespace nbody::gl
+}  // namespace nbody::viewer

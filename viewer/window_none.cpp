@@ -1,8 +1,8 @@
 // A build without GLFW: `nbody view` reports why there is no window (GLFW is optional).
 #include "error.hpp"
-#include "gl_pipeline.hpp"
+#include "viewer.hpp"
 
-namespace nbody::gl {
+namespace nbody::viewer {
 
 std::string window_unavailable() {
   return "this build has no window: GLFW was not found at configure time (scripts/install-deps.sh "
@@ -26,4 +26,4 @@ void Window::draw(const std::vector<Pane>&, Colour, bool, const std::string&) {}
 void Window::show() {}
 std::string Window::png() { return ""; }
 
-}  // namespace nbody::gl
+}  // namespace nbody::viewer

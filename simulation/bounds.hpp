@@ -16,7 +16,7 @@
 #include <string>
 
 #include "pipeline.hpp"
-#include "registry.hpp"
+#include "catalogue.hpp"
 
 namespace nbody {
 

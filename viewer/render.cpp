@@ -1,5 +1,5 @@
-// Pictures of bodies: the scene (camera fit, scales), the body renderer, the text overlay and the
-// frame writer of `run --frames`. window.cpp draws with the same pieces.
+// Pictures of bodies: the scene (camera fit, scales), the body renderer and the text overlay.
+// frames.cpp (the frame writer of `run --frames`) and window.cpp draw with the same pieces.
 #include "render.hpp"
 
 #include <algorithm>
@@ -11,11 +11,11 @@
 #include "error.hpp"
 #include "textured_pipeline.hpp"
 
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb_image_write.h>
 #include <stb_easy_font.h>
 
-namespace nbody::gl {
+namespace nbody::viewer {
+
+using namespace nbody::gl;  // the GL objects (gl_objects.hpp) the pictures are drawn with
 
 // ---- Colour modes and the scene ---------------------------------------------------------------
 
@@ -124,9 +124,20 @@ void BodyBuffers::upload(const Bodies& b) {
   glBindBuffer(GL_TEXTURE_BUFFER, 0);
 }
 
+BodySource BodySource::textures_of(const Pipeline& pipeline) {
+  const auto* t = dynamic_cast<const TexturedPipeline*>(&pipeline);
+  if (!t) throw std::logic_error(pipeline.name() + " is drawn from GL textures (catalogue.hpp) but holds none");
+  return {t, nullptr};
+}
+
 int BodySource::count() const {
-  if (const auto* t = dynamic_cast<const TexturedPipeline*>(pipeline)) return t->body_count();
+  if (textured) return textured->body_count();
   return buffers ? buffers->count() : 0;
+}
+
+Program program(const std::string& label, const std::string& vertex, const std::string& fragment) {
+  return Program(label, std::string(shader_source(vertex)), std::string(shader_source(fragment)), "",
+                 ProgramDesc{label, vertex, fragment, ""});
 }
 
 // ---- The body renderer ----------------------------------------------------------------------
@@ -155,7 +166,7 @@ std::array<float, 3> species_colour(const Species& k, std::size_t index) {
 
 }  // namespace
 
-BodyRenderer::BodyRenderer() : program_(ProgramDesc{"bodies", "bodies.vert", "points.frag", ""}) {
+BodyRenderer::BodyRenderer() : program_(program("bodies", "bodies.vert", "points.frag")) {
   std::vector<float> texels(4 * 256);
   for (int i = 0; i < 256; ++i) {
     const auto c = ramp(static_cast<float>(i) / 255.0f);
@@ -189,7 +200,7 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
     glGetIntegerv(GL_CURRENT_PROGRAM, &p);
     return p;
   }());
-  const auto* textured = dynamic_cast<const TexturedPipeline*>(source.pipeline);
+  const TexturedPipeline* textured = source.textured;
   // Texture units: 0, 1 body textures; 2, 3 body buffers; 4 divergence; 5 ramp.
   auto bind = [&](int unit, GLenum target, GLuint tex, const char* name) {
     glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
@@ -250,7 +261,7 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
 
 // ---- Text overlay ----------------------------------------------------------------------------
 
-Overlay::Overlay() : program_(ProgramDesc{"overlay", "overlay.vert", "overlay.frag", ""}) {
+Overlay::Overlay() : program_(program("overlay", "overlay.vert", "overlay.frag")) {
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &vbo_);
   glBindVertexArray(vao_);
@@ -339,68 +350,4 @@ void Overlay::flush(int width, int height) {
   vertices_.clear();
 }
 
-// ---- PNG ---------------------------------------------------------------------------------------
-
-std::string read_png(int x, int y, int w, int h) {
-  std::vector<unsigned char> rgb(3 * static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(x, y, w, h, GL_RGB, GL_UNSIGNED_BYTE, rgb.data());
-  check_gl("reading the picture back");
-  const std::size_t row = 3 * static_cast<std::size_t>(w);
-  for (int r = 0; r < h / 2; ++r)  // GL rows run bottom-up, PNG rows top-down
-    std::swap_ranges(rgb.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(r)),
-                     rgb.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(r + 1)),
-                     rgb.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(h - 1 - r)));
-  std::string png;
-  const auto append = [](void* to, void* data, int size) {
-    static_cast<std::string*>(to)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
-  };
-  if (!stbi_write_png_to_func(append, &png, w, h, 3, rgb.data(), static_cast<int>(row)))
-    throw std::runtime_error("cannot encode a PNG");
-  return png;
-}
-
-// ---- Frames of `run --frames` -----------------------------------------------------------------
-
-struct FrameWriter::Impl {
-  int size = 512;
-  Scene scene;
-  Colour colour = Colour::Speed;
-  Texture target;
-  Framebuffer fbo;
-  BodyRenderer renderer;
-  Overlay overlay;
-  BodyBuffers buffers;
-  Bodies host;
-};
-
-FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size) : impl_((context(), std::make_unique<Impl>())) {
-  if (colour == Colour::Divergence) throw InputError("frames of one pipeline have no divergence colouring");
-  impl_->size = size;
-  impl_->scene = scene;
-  impl_->colour = colour;
-  impl_->target = Texture({"frame", size, size, GL_RGBA8, nullptr});
-  impl_->fbo = Framebuffer(impl_->target);
-}
-
-FrameWriter::~FrameWriter() = default;
-
-std::string FrameWriter::png(Pipeline& pipeline, const std::vector<std::string>& label) {
-  Impl& m = *impl_;
-  BodySource source{&pipeline, nullptr};
-  if (!dynamic_cast<TexturedPipeline*>(&pipeline)) {  // not a gl:* rung: through the host
-    pipeline.read(m.host);
-    m.buffers.upload(m.host);
-    source = {nullptr, &m.buffers};
-  }
-  m.fbo.bind(0, 0, m.size, m.size);
-  glClearColor(0, 0, 0, 1);
-  glClear(GL_COLOR_BUFFER_BIT);
-  m.renderer.draw(source, m.scene, m.scene.camera, m.colour, {0, 0, m.size, m.size});
-  float y = 6;
-  for (const std::string& line : label) y = m.overlay.text(8, y, line);
-  m.overlay.flush(m.size, m.size);
-  return read_png(0, 0, m.size, m.size);
-}
-
-}  // namespace nbody::gl
+}  // namespace nbody::viewer

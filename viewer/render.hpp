@@ -8,9 +8,13 @@
 #include <vector>
 
 #include "gl_objects.hpp"
-#include "gl_pipeline.hpp"
+#include "textured_pipeline.hpp"
+#include "viewer.hpp"
 
-namespace nbody::gl {
+namespace nbody::viewer {
+
+using gl::Program;
+using gl::QuadVao;
 
 // Two GL buffers of float4 per body (positions xyz + mass, velocities xyz), each seen by the
 // vertex shader through a buffer texture: where a body source other than a gl:* rung draws from.
@@ -37,8 +41,10 @@ class BodyBuffers {
 
 // Where one pane's bodies come from: a gl:* rung's textures, or BodyBuffers.
 struct BodySource {
-  const Pipeline* pipeline = nullptr;  // a TexturedPipeline: drawn from its textures
-  const BodyBuffers* buffers = nullptr;  // otherwise
+  const gl::TexturedPipeline* textured = nullptr;  // drawn from its textures
+  const BodyBuffers* buffers = nullptr;             // otherwise
+  // A rung whose state lives in GL textures (catalogue.hpp); throws std::logic_error for another.
+  static BodySource textures_of(const Pipeline& pipeline);
   int count() const;
 };
 
@@ -97,4 +103,8 @@ class Overlay {
 // A PNG of the bound read framebuffer's rectangle (RGB, rows top-down).
 std::string read_png(int x, int y, int w, int h);
 
-}  // namespace nbody::gl
+// The viewer's own shaders (viewer/shaders/, embedded at build time), compiled and linked.
+Program program(const std::string& label, const std::string& vertex, const std::string& fragment);
+std::string_view shader_source(const std::string& name);  // viewer_shaders_embedded.cpp
+
+}  // namespace nbody::viewer

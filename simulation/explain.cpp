@@ -1,7 +1,6 @@
 #include "explain.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 #include "fp32_recipes.hpp"
@@ -33,7 +32,7 @@ double growth_per_step(const std::vector<double>& d) {
 
 }  // namespace
 
-nlohmann::json explain(const Bodies& start, const Params& params, long long steps) {
+Explanation explain(const Bodies& start, const Params& params, long long steps, Reporter& report) {
   using Sum = Fp32Recipe::Sum;
   const std::vector<Factor> factors{
       {"baseline: cpu32 recipe (sequential j sum, correctly rounded 1/sqrt, no FMA, fp32 storage)", {}},
@@ -65,7 +64,9 @@ nlohmann::json explain(const Bodies& start, const Params& params, long long step
   std::vector<double> base_vs_ref;
   Bodies r64, rk;
   std::vector<Bodies> last(factors.size());
+  const auto task = report.begin("explain (cpu64 and " + std::to_string(factors.size()) + " float32 variants)", steps);
   for (long long s = 0; s < steps; ++s) {
+    task->update(s);
     cpu64.step(1);
     cpu64.read(r64);
     for (std::size_t k = 0; k < ps.size(); ++k) ps[k]->step(1);
@@ -75,34 +76,17 @@ nlohmann::json explain(const Bodies& start, const Params& params, long long step
   for (std::size_t k = 0; k < ps.size(); ++k) ps[k]->read(last[k]);
   if (steps == 0) r64 = start;
 
-  std::printf("\nwhy float32 pipelines diverge (n=%zu, %lld steps; each row changes one factor of "
-              "the baseline)\n%-92s %11s %11s %11s %11s\n", start.size(), steps, "factor",
-              "acc vs 64", "acc vs base", "dist vs 64", "dist vs base");
-  nlohmann::json j = nlohmann::json::array();
-  for (std::size_t k = 0; k < factors.size(); ++k) {
-    const double e_ref = accel_error(acc[k], ref).rms_rel;
-    const double e_base = accel_error(acc[k], acc[0]).rms_rel;
-    const double d_ref = steps ? position_distance(last[k].pos, r64.pos).max : 0;
-    const double d_base = steps ? position_distance(last[k].pos, last[0].pos).max : 0;
-    std::printf("%-92s %11.3e %11.3e %11.3e %11.3e\n", factors[k].cause, e_ref, e_base, d_ref, d_base);
-    j.push_back({{"factor", factors[k].cause}, {"variant", factors[k].recipe.name()},
-                 {"accel_rms_rel_vs_cpu64", e_ref}, {"accel_rms_rel_vs_baseline", e_base},
-                 {"max_distance_vs_cpu64", d_ref}, {"max_distance_vs_baseline", d_base}});
-  }
+  Explanation out;
+  out.n = start.size();
+  out.steps = steps;
+  for (std::size_t k = 0; k < factors.size(); ++k)
+    out.rows.push_back({factors[k].cause, factors[k].recipe.name(), accel_error(acc[k], ref).rms_rel,
+                        accel_error(acc[k], acc[0]).rms_rel,
+                        steps ? position_distance(last[k].pos, r64.pos).max : 0,
+                        steps ? position_distance(last[k].pos, last[0].pos).max : 0});
   const double k = growth_per_step(base_vs_ref);
-  nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
-  if (k > 0) {
-    std::printf("chaos: the baseline-vs-cpu64 distance grows by e every %.1f steps (%.3g time "
-                "units), amplifying every factor above\n", 1 / k, params.dt / k);
-    chaos["efold_steps"] = 1 / k;
-    chaos["efold_time"] = params.dt / k;
-  } else {
-    std::printf("chaos: no exponential growth of the divergence over these %lld steps (run "
-                "longer to see it)\n", steps);
-    chaos["efold_steps"] = nullptr;
-  }
-  j.push_back(chaos);
-  return j;
+  if (k > 0) out.efold_steps = 1 / k, out.efold_time = params.dt / k;
+  return out;
 }
 
 }  // namespace nbody

@@ -1,4 +1,4 @@
-#include "cost.hpp"
+#include "estimate.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -49,6 +49,24 @@ double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
     e.evaluate(b.pos, params.eps2(), &a, &phi);
     return seconds_since(t0);
   });
+}
+
+Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label) {
+  const double n2 = static_cast<double>(n) * static_cast<double>(n);
+  return {e.name() + " float64 " + label, n2 * passes, [&e, params, n] { return measure_engine_rate(e, params, n); }};
+}
+
+Work step_work(Pipeline& p, double steps, const Params& params, long long n) {
+  const double n2 = static_cast<double>(n) * static_cast<double>(n);
+  return {p.name() + " steps", n2 * steps, [&p, params, n] { return measure_step_rate(p, params, n); }};
+}
+
+void check_estimate(const std::vector<Work>& work, bool force) {
+  std::vector<CostItem> items;
+  for (const Work& w : work) items.push_back({w.what, w.interactions});
+  if (total_interactions(items) <= kTrivialInteractions) return;
+  for (std::size_t k = 0; k < work.size(); ++k) items[k].per_s = work[k].rate();
+  check_cost(items, force);
 }
 
 double total_interactions(const std::vector<CostItem>& items) {

@@ -1,0 +1,56 @@
+// `nbody compare`'s command line and outputs: its arguments, the summary table, CSV, the plot, the
+// JSON, --explain's table, and --fail-above's verdicts (checks.hpp) with the JUnit report.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "comparison.hpp"
+#include "explain.hpp"
+
+namespace nbody {
+
+struct CompareArgs {
+  Config cfg;
+  std::string pipelines;  // "" = every available one
+  std::string reference = "cpu64";
+  long long validate_n = 1000;
+  long long every = 1;
+  long long energy_every = 0;  // 0 = first and last step only
+  std::string json, csv, plot, fail_above, junit;
+  std::string preset;
+  std::string against;  // a stored snapshot (run --snapshot-every) to compare with
+  bool explain = false;
+  CLI::App* app = nullptr;
+  bool given(const char* option) const { return app->count(option) > 0; }
+};
+
+// `--against SNAPSHOT.h5` (cmd_against.cpp).
+int run_against(CompareArgs& a);
+
+// --junit needs a check to report, and a place to write it.
+void check_junit(const CompareArgs& a);
+// --fail-above's verdicts: every FAIL line, then `pass_line` when none failed; --junit gets the
+// same checks. Returns the exit code (1: a check failed).
+int report_checks(const CompareArgs& a, CheckReport report, const std::string& pass_line,
+                  std::chrono::steady_clock::time_point began);
+
+// Prints the summary table to stdout.
+void print_summary(const CompareResult& r, const std::string& reference);
+std::string to_csv(const CompareResult& r);
+nlohmann::json to_json(const CompareArgs& a, const CompareResult& r, const std::string& engine);
+// --explain's table to stdout, and its JSON.
+void print_explanation(const Explanation& e);
+nlohmann::json explanation_json(const Explanation& e);
+// Throws InputError when gnuplot is not on PATH (before any work is done).
+void check_plot_tool();
+// Draws divergence (log scale) and energy drift vs step with gnuplot, run without a shell: every
+// name and the title reach it as data (command-line arguments and column headers), never as
+// script text. The PNG is written as any output is (output.hpp). Throws std::runtime_error when
+// gnuplot fails.
+void plot(const CompareResult& r, const std::string& png_path, const std::string& title);
+
+}  // namespace nbody

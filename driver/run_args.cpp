@@ -1,0 +1,325 @@
+// `nbody run`'s arguments: the options, their checks before any work, and the checkpoint a
+// resumed run reads them from.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "config.hpp"
+#include "error.hpp"
+#include "output.hpp"
+#include "run.hpp"
+#include "snapshots.hpp"
+
+namespace nbody {
+
+namespace {
+
+// Options that define the simulation come from the checkpoint on a resume: a different value
+// would not continue the same run. Outputs, --steps, --force and --device may be given.
+constexpr const char* kFromCheckpoint[] = {
+    "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
+    "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
+    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--energy-every", "--no-energy"};
+
+// The fields of a checkpoint's META block, each checked for its type as it is read.
+class Meta {
+ public:
+  Meta(const std::string& text, std::string where) : where_(std::move(where)) {
+    try {
+      m_ = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where_ + ": block META is not valid JSON (" + e.what() + ")");
+    }
+  }
+  template <typename Check>
+  const nlohmann::json& field(const char* key, Check check) const {
+    if (!m_.is_object() || !m_.contains(key) || !check(m_[key]))
+      throw InputError(where_ + ": block META lacks a valid '" + key + "'");
+    return m_[key];
+  }
+  long long integer(const char* key) const { return field(key, [](const auto& j) { return j.is_number_integer(); }); }
+  double number(const char* key) const { return field(key, [](const auto& j) { return j.is_number(); }); }
+  std::string text(const char* key) const { return field(key, [](const auto& j) { return j.is_string(); }); }
+  bool flag(const char* key) const { return field(key, [](const auto& j) { return j.is_boolean(); }); }
+
+ private:
+  nlohmann::json m_;
+  std::string where_;
+};
+
+// The checkpoint's pipeline, and the options that may not be given again on a resume.
+std::string resumed_pipeline(const RunArgs& a, const Meta& m, const std::string& where) {
+  if (m.text("format") != "nbody run checkpoint") throw InputError(where + ": block META is not a run checkpoint's");
+  std::string name;
+  try {
+    name = canonical_name(m.text("pipeline"));
+  } catch (const InputError& e) {
+    throw InputError(where + ": " + e.what());
+  }
+  if (a.given("--pipeline") && canonical_name(a.pipeline) != name)
+    throw InputError(where + " is of " + name + ": it resumes on that pipeline, not on " +
+                     canonical_name(a.pipeline) + " (leave out --pipeline)");
+  for (const char* option : kFromCheckpoint)
+    if (a.given(option))
+      throw InputError(std::string(option) + " comes from the checkpoint on --resume (the resumed run "
+                       "is the same run); give only outputs, --steps, --force and --device");
+  return name;
+}
+
+// The run's configuration from META into `a`.
+void read_configuration(RunArgs& a, const Meta& m, const std::string& where) {
+  a.cfg.pipeline = options_from_json(m.field("options", [](const nlohmann::json& j) { return j.is_object(); }), where);
+  a.cfg.dt = m.number("dt");
+  a.cfg.softening = m.number("softening");
+  a.cfg.ic = m.text("ic");
+  a.cfg.seed = m.field("seed", [](const nlohmann::json& j) { return j.is_number_unsigned(); }).get<std::uint64_t>();
+  a.cfg.subset = m.text("subset");
+  a.energy_every = m.integer("energy_every");
+  a.no_energy = m.flag("no_energy");
+  if (a.energy_every < 0 || (a.no_energy && a.energy_every > 0))
+    throw InputError(where + ": block META's energy_every " + std::to_string(a.energy_every) + " and no_energy " +
+                     (a.no_energy ? "true" : "false") + " do not go together");
+}
+
+// E_0 from META, when the run measures energy.
+std::optional<Energy> resumed_energy(const RunArgs& a, const Meta& m, const std::string& where) {
+  const nlohmann::json& e = m.field("energy", [](const nlohmann::json& j) { return j.is_null() || j.is_object(); });
+  if (a.no_energy) return std::nullopt;
+  if (!e.is_object() || !e.contains("kinetic") || !e.contains("potential") || !e["kinetic"].is_number() ||
+      !e["potential"].is_number())
+    throw InputError(where + ": block META lacks the energy baseline E_0");
+  return Energy{e["kinetic"].get<double>(), e["potential"].get<double>()};
+}
+
+std::string quoted(const std::string& s) {
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") == std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Frames, snapshots and checkpoints need --out; their companions need them.
+void check_kept_outputs(const RunArgs& a) {
+  for (const auto& [option, value] : {std::pair{"--frames", a.frames}, std::pair{"--snapshot-every", a.snapshot_every},
+                                      std::pair{"--checkpoint-every", a.checkpoint_every}}) {
+    if (value < 0) throw InputError(std::string(option) + " " + std::to_string(value) + ": must be >= 0");
+    if (value > 0 && a.out.empty()) throw InputError(std::string(option) + " needs --out DIR");
+  }
+  if (a.snapshot_every > 0) check_snapshot_format(a.snapshot_format);
+  else if (a.given("--snapshot-format"))
+    throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
+  if (!a.given("--frames") || a.frames == 0)
+    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw"})
+      if (a.given(option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
+  if (a.colour != "speed" && a.colour != "species" && a.colour != "plain")
+    throw InputError("--colour '" + a.colour + "': frames take plain, speed or species");
+  if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
+      !std::isfinite(a.view_yaw))
+    throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
+#ifndef NBODY_HAVE_GL
+  if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
+#endif
+}
+
+// A file run writes in --out: frames, snapshots, the checkpoint and its previous copy.
+bool written_by_run(const std::string& file) {
+  const std::filesystem::path f(file);
+  const std::string ext = f.extension().string();
+  return (file.starts_with("frame_") && ext == ".png") ||
+         (file.starts_with("snapshot_") && (ext == ".h5" || ext == ".bin" || ext == ".csv")) ||
+         file.starts_with("checkpoint.nbck");
+}
+
+// --out: a folder this run can write, holding no other run's files (a resume writes on in the
+// folder of its own checkpoint); no other output may be one of the files written there.
+void check_out_folder(const RunArgs& a) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (a.out.empty() || !fs::exists(a.out, ec)) return;  // made once every check has passed
+  if (!fs::is_directory(a.out, ec)) throw InputError("--out '" + a.out + "' exists and is not a folder");
+  std::string probe = (fs::path(a.out) / ".nbody-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw InputError("--out '" + a.out + "' cannot be written: " + std::strerror(errno));
+  ::close(fd);
+  fs::remove(probe, ec);
+  const bool own = !a.resume.empty() && fs::equivalent(fs::path(a.resume).parent_path().empty() ? "." :
+                                                           fs::path(a.resume).parent_path(), a.out, ec);
+  if (own) return;
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(a.out, ec))
+    if (written_by_run(entry.path().filename().string())) found.push_back(entry.path().filename().string());
+  if (found.empty()) return;
+  std::sort(found.begin(), found.end());
+  throw InputError("--out '" + a.out + "' already holds " + found.front() +
+                   (found.size() > 1 ? " and " + std::to_string(found.size() - 1) + " more file(s)" : std::string()) +
+                   " of another run: give a new or empty folder (or --resume that run's checkpoint there)");
+}
+
+// --json and --save may not be files that run writes in --out.
+void check_not_in_out(const RunArgs& a) {
+  if (a.out.empty()) return;
+  const std::filesystem::path dir(resolve_output(a.out + "/x"));
+  for (const auto& [option, path] : {std::pair{"--json", a.json}, std::pair{"--save", a.save}}) {
+    if (path.empty()) continue;
+    const std::filesystem::path f(resolve_output(path));
+    const std::string file = f.filename().string();
+    const std::string snapshot_ext = std::filesystem::path(snapshot_path("", a.snapshot_format, 0)).extension();
+    const bool ours = (a.frames > 0 && file.starts_with("frame_") && f.extension() == ".png") ||
+                      (a.snapshot_every > 0 && file.starts_with("snapshot_") && f.extension() == snapshot_ext) ||
+                      file == "checkpoint.nbck" || file == "checkpoint.nbck.prev" || file == "checkpoint.nbck.prev.tmp";
+    if (f.parent_path() == dir.parent_path() && ours)
+      throw InputError(std::string(option) + " '" + path + "' would be overwritten by a file run writes in --out");
+  }
+}
+
+}  // namespace
+
+nlohmann::json checkpoint_meta(const RunArgs& a, const std::string& name, std::size_t n, long long step,
+                               long long last, const std::optional<Energy>& e0, const nlohmann::json& samples) {
+  return {{"format", "nbody run checkpoint"},
+          {"pipeline", name},
+          {"options", options_json(a.cfg.pipeline)},
+          {"n", n},
+          {"step", step},
+          {"last_step", last},
+          {"dt", a.cfg.dt},
+          {"softening", a.cfg.softening},
+          {"ic", a.cfg.ic},
+          {"seed", a.cfg.seed},
+          {"subset", a.cfg.subset},
+          {"energy_every", a.energy_every},
+          {"no_energy", a.no_energy},
+          {"energy", e0 ? nlohmann::json{{"kinetic", e0->kinetic}, {"potential", e0->potential}} : nlohmann::json()},
+          {"energy_samples", samples}};
+}
+
+Resumed apply_checkpoint(RunArgs& a) {
+  Resumed r;
+  r.checkpoint = read_checkpoint(a.resume);
+  const std::string where = "checkpoint '" + a.resume + "'";
+  const Meta m(r.checkpoint.meta, where);
+  const std::string name = resumed_pipeline(a, m, where);
+  const int bits = state_bits(name);
+  if (r.checkpoint.bits != bits)
+    throw InputError(where + " holds " + std::to_string(r.checkpoint.bits) + "-bit state, but " + name +
+                     "'s is " + std::to_string(bits) + "-bit");
+  const long long n = m.integer("n");
+  if (n != static_cast<long long>(r.checkpoint.state.size()))
+    throw InputError(where + ": block META says n = " + std::to_string(n) + " but SHAPE holds " +
+                     std::to_string(r.checkpoint.state.size()) + " bodies");
+  r.step = m.integer("step");
+  const long long last = m.integer("last_step");
+  if (r.step < 0 || last < r.step)
+    throw InputError(where + ": block META's step " + std::to_string(r.step) + " and last_step " +
+                     std::to_string(last) + " disagree");
+  a.pipeline = name;
+  a.cfg.n = n;
+  a.cfg.n_given = true;
+  read_configuration(a, m, where);
+  if (!a.given("--steps")) {
+    a.cfg.steps = last - r.step;
+    if (a.cfg.steps == 0)
+      throw InputError(where + " is at step " + std::to_string(r.step) + ", the last of its run: give "
+                       "--steps M to run M more");
+  }
+  r.e0 = resumed_energy(a, m, where);
+  r.samples = m.field("energy_samples", [](const nlohmann::json& j) { return j.is_array(); });
+  return r;
+}
+
+void check_args(RunArgs& a, const std::string& name) {
+  expect_folder(a.out);  // made once every check (and the estimate) has passed
+  try {
+    if (a.resume.empty()) resolve_body_count(a.cfg);
+    check_config(a.cfg, 1);
+    check_pipeline_options({name}, a.cfg.pipeline);
+  } catch (const InputError& e) {  // on a resume, a value from the checkpoint
+    if (a.resume.empty()) throw;
+    throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());
+  }
+  check_output_path(a.json, "--json");
+  check_output_path(a.save, "--save");
+  check_distinct_outputs({{"--json", a.json}, {"--save", a.save}});
+  check_kept_outputs(a);
+  check_out_folder(a);
+  check_not_in_out(a);
+  if (a.energy_every < 0)
+    throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
+  if (a.no_energy && a.energy_every > 0)
+    throw InputError("--no-energy and --energy-every contradict each other: give one");
+  if (names_stdout(a.json) || names_stdout(a.save)) summary_to_stderr();
+}
+
+std::string resume_outputs(const RunArgs& a) {
+  std::string s = quoted(checkpoint_path(a.out)) + " --out " + quoted(a.out);
+  if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
+  if (a.snapshot_every > 0) s += " --snapshot-every " + std::to_string(a.snapshot_every) + " --snapshot-format " + a.snapshot_format;
+  if (a.frames > 0) {
+    s += " --frames " + std::to_string(a.frames) + " --colour " + a.colour;
+    char view[160];
+    std::snprintf(view, sizeof view, " --view-radius %.17g --view-tilt %.17g --view-yaw %.17g", a.view_radius,
+                  a.view_tilt, a.view_yaw);
+    s += view;
+  }
+  if (!a.save.empty()) s += " --save " + quoted(a.save);
+  if (!a.json.empty()) s += " --json " + quoted(a.json);
+  if (a.cfg.force) s += " --force";
+  if (a.cfg.pipeline.device_given) s += " --device " + std::to_string(a.cfg.pipeline.device);
+  return s;
+}
+
+Command add_run(CLI::App& app) {
+  auto* sub = app.add_subcommand("run", "Run one pipeline and report its energy drift");
+  auto a = std::make_shared<RunArgs>();
+  sub->add_option("-p,--pipeline", a->pipeline,
+                  "Pipeline: cpu64 | cpu32 | gl[:forcequad|gather|compute|compute-ds] | cuda[:tuned|tuned-fp64|"
+                  "gems31|gems31-fp64|symmetric|mixed]")
+      ->capture_default_str();
+  add_common_options(*sub, a->cfg, a->json);
+  add_pipeline_options(*sub, a->cfg.pipeline);
+  sub->add_option("--out", a->out,
+                  "Folder for frames, snapshots and checkpoints (created if missing); with it, Ctrl-C, "
+                  "SIGTERM or SIGHUP writes a checkpoint there before the run exits 130, 143 or 129");
+  sub->add_option("--frames", a->frames,
+                  "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a "
+                  "gl:* pipeline is drawn from its textures, any other read back first; 0: none)")
+      ->capture_default_str();
+  sub->add_option("--colour,--color", a->colour, "Frames: plain | speed | species (a file's gas, dark, star)")
+      ->capture_default_str();
+  sub->add_option("--view-radius", a->view_radius,
+                  "Frames: half the picture's height in world units (0: fit 90% of the luminous bodies)")
+      ->capture_default_str();
+  sub->add_option("--view-tilt", a->view_tilt, "Frames: camera tilt about x in degrees (0: looking down z)")
+      ->capture_default_str();
+  sub->add_option("--view-yaw", a->view_yaw, "Frames: camera turn about z in degrees")->capture_default_str();
+  sub->add_option("--snapshot-every", a->snapshot_every,
+                  "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last "
+                  "(synchronised velocities: one float64 pass each; 0: none)")
+      ->capture_default_str();
+  sub->add_option("--snapshot-format", a->snapshot_format,
+                  "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv")
+      ->capture_default_str();
+  sub->add_option("--checkpoint-every", a->checkpoint_every,
+                  "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as "
+                  ".prev; 0: only on Ctrl-C, SIGTERM or SIGHUP)")
+      ->capture_default_str();
+  sub->add_option("--resume", a->resume,
+                  "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what "
+                  "remains of its --steps); outputs are asked for again, the rest comes from the file");
+  sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
+  sub->add_option("--energy-every", a->energy_every,
+                  "Also measure the energy every K steps (one float64 pass each; 0: start and end only)")
+      ->capture_default_str();
+  sub->add_flag("--no-energy", a->no_energy,
+                "Measure no energy: skips the float64 pass at the end (E_0 costs nothing extra: it "
+                "comes with the stagger's pass, which every run makes)");
+  a->app = sub;
+  return [a] { return run(*a); };
+}
+
+}  // namespace nbody

@@ -1,0 +1,193 @@
+#include "bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "estimate.hpp"
+#include "initial_conditions.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+namespace {
+
+// Milliseconds for `steps` steps: the pipeline's own timer (CUDA events, a GL timer query) in one
+// process; distributed, the wall clock (the slowest rank's from a common start, and rank 0's alone
+// for the one-rank figure, so that the speed-up compares like with like).
+double time_steps(Pipeline& p, int steps, bool all_ranks) {
+  if (World::size() == 1) return p.timed_steps(steps);
+  if (!all_ranks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    p.step(steps);
+    p.finish();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  World::barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  p.step(steps);
+  p.finish();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return World::max(ms);
+}
+
+// ms per step over `reps` timed runs after one warm-up step: the median, the fastest and the
+// slowest. `all_ranks`: every rank runs `p` (distributed or one process); otherwise this rank
+// runs it alone.
+struct Timing {
+  double median = 0, min = 0, max = 0;
+};
+Timing ms_per_step(Pipeline& p, long long reps, long long steps, bool all_ranks = true) {
+  time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
+  std::vector<double> ms;
+  for (long long r = 0; r < reps; ++r)
+    ms.push_back(time_steps(p, static_cast<int>(steps), all_ranks) / static_cast<double>(steps));
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
+// Validates the exact launch plan that is timed: the pipeline holds the timed bodies (same N, so
+// the same tiles, j split and chunks), its accelerations are checked element-wise against the
+// float64 engine on `validate_n` rows. Returns "" or the first mismatches.
+std::string validate(Pipeline& p, const Bodies& bodies, const Params& params, Fp64Engine& engine, const Tolerance& tol,
+                     long long validate_n, BenchRow& row) {
+  std::vector<Vec3> acc, ref(bodies.size());
+  p.accelerations(acc);
+  double ref2 = 0, err2 = 0;
+  std::size_t count = 0;
+  const auto runs = checked_rows(bodies.size(), static_cast<std::size_t>(validate_n));
+  row.checked_runs = runs;
+  for (const auto& [b, e] : runs) {
+    engine.evaluate_rows(bodies.pos, params.eps2(), b, e, &ref, nullptr);
+    for (std::size_t i = b; i < e; ++i) ref2 += norm(ref[i]) * norm(ref[i]), ++count;
+  }
+  const double scale = count > 0 ? std::sqrt(ref2 / static_cast<double>(count)) : 1.0;
+  std::string first;
+  int mismatches = 0;
+  row.worst = 0;
+  for (const auto& [b, e] : runs)
+    for (std::size_t i = b; i < e; ++i) {
+      const Vec3 d{acc[i].x - ref[i].x, acc[i].y - ref[i].y, acc[i].z - ref[i].z};
+      const double dn = norm(d), allowed = tol.atol * scale + tol.rtol * norm(ref[i]);
+      err2 += dn * dn;
+      row.worst = std::max(row.worst, std::isnan(dn) ? INFINITY : dn / allowed);
+      if (!(dn <= allowed) && ++mismatches <= 3) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%sbody %zu: got (%.7g, %.7g, %.7g) want (%.7g, %.7g, %.7g)",
+                      first.empty() ? "" : "; ", i, acc[i].x, acc[i].y, acc[i].z, ref[i].x, ref[i].y, ref[i].z);
+        first += buf;
+      }
+    }
+  row.checked = static_cast<long long>(count);
+  row.err = std::sqrt(err2 / std::max(ref2, 1e-300));  // rms relative error over the checked rows
+  if (mismatches == 0) return "";
+  return std::to_string(mismatches) + " of " + std::to_string(count) + " checked bodies outside " +
+         std::to_string(tol.atol) + " x rms|a| + " + std::to_string(tol.rtol) + " x |a|: " + first;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::size_t, std::size_t>> checked_rows(std::size_t n, std::size_t m) {
+  if (m >= n) return {{0, n}};
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  const std::size_t k = std::min<std::size_t>(4, m);
+  for (std::size_t r = 0; r < k; ++r) {
+    const std::size_t len = m / k + (r < m % k ? 1 : 0);
+    const std::size_t begin = r + 1 == k ? n - len : (n - len) * r / (k - 1 > 0 ? k - 1 : 1);
+    const std::size_t from = runs.empty() ? begin : std::max(begin, runs.back().second);
+    runs.push_back({from, std::min(n, from + len)});
+  }
+  return runs;
+}
+
+Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, const std::vector<long long>& sizes,
+                IfUnavailable policy, Fp64Engine& engine) {
+  Made made = make_rungs(names, spec.cfg.pipeline, policy);
+  const Params params = spec.cfg.params();
+  const long long largest = *std::max_element(sizes.begin(), sizes.end());
+  double n2 = 0, rows = 0;  // rows: the float64 check of validate_n rows, before and after the timed steps
+  for (long long n : sizes) {
+    n2 += static_cast<double>(n) * static_cast<double>(n);
+    rows += static_cast<double>(std::min(n, spec.validate_n)) * static_cast<double>(n);
+  }
+  const double l2 = static_cast<double>(largest) * static_cast<double>(largest);
+  std::vector<Work> work;
+  for (const auto& p : made.pipelines)
+    work.push_back(step_work(*p, n2 / l2 * static_cast<double>((spec.reps + 1) * spec.cfg.steps + 1), params, largest));
+  work.push_back(engine_work(engine, 2 * rows / l2 * static_cast<double>(made.pipelines.size()), params, largest,
+                             "validation"));
+  check_estimate(work, spec.cfg.force);
+  return made;
+}
+
+BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine) {
+  BenchRow row;
+  row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
+  const Params params = a.cfg.params();
+  // Realistic positions, not the exact leapfrog start: no O(N^2) stagger here.
+  const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
+  auto p = make_pipeline(name, a.cfg.pipeline);
+  p->distribute(World::exchange());
+  p->load(bodies, params);
+
+  const std::string mismatch = validate(*p, bodies, params, engine, tolerance_for(name, a.cfg.pipeline), a.validate_n, row);
+  if (!mismatch.empty()) {
+    row.status = "FAILED validation";
+    row.failure = mismatch;
+    return row;
+  }
+  p->load(bodies, params);  // the timed run starts from the validated state
+  if (World::size() > 1) {  // one process first, in the same allocation: rank 0 alone
+    if (World::writer()) {
+      auto one = make_pipeline(name, a.cfg.pipeline);
+      one->load(bodies, params);
+      row.ms_one = ms_per_step(*one, a.reps, a.cfg.steps, false).median;
+    }
+    World::barrier();
+  }
+  row.bound = bound_for(name, *p, n, a.cfg.pipeline);
+  // The rate is the total of P devices, so is the bound: the sm and fetch bounds are one device's;
+  // the fill bound already counts the texels this rank draws, 1/P of a step's.
+  if (row.bound && (row.bound->kind == "sm" || row.bound->kind == "fetch") && World::size() > 1) {
+    row.bound->interactions_per_s *= World::size();
+    row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";
+  }
+  Exchange* ex = World::exchange();
+  const double comm0 = ex ? ex->seconds() : 0;
+  World::barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps);
+  row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max;
+  row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
+  if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate
+    row.status = "FAILED timing";
+    row.failure = "the " + row.timer + " read " + std::to_string(row.ms) + " ms a step";
+    return row;
+  }
+  if (ex) {
+    const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row.comm_fraction = World::max((ex->seconds() - comm0) / all);
+  }
+  // The timed steps queue more work between waits than one acceleration pass: check the state they
+  // leave too (finite, and its accelerations as above), so a rung that stops computing mid-run
+  // cannot post a time.
+  Bodies after;
+  p->read(after);
+  bool finite = true;
+  for (std::size_t i = 0; i < after.size() && finite; ++i)
+    finite = std::isfinite(after.pos[i].x + after.pos[i].y + after.pos[i].z + after.vel[i].x + after.vel[i].y + after.vel[i].z);
+  BenchRow again = row;
+  const std::string late = finite ? validate(*p, after, params, engine, tolerance_for(name, a.cfg.pipeline), a.validate_n, again)
+                                  : "the state is not finite after the timed steps";
+  if (!late.empty()) {
+    row.status = "FAILED after timing";
+    row.failure = "after the timed steps: " + late;
+    return row;
+  }
+  row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
+  row.gflops = row.rate * rung(name).flops * 1e-9;
+  return row;
+}
+
+}  // namespace nbody

@@ -1,0 +1,58 @@
+// The bench's validate-then-time: each rung holds the timed N, its accelerations of `validate_n`
+// bodies are checked element-wise against the float64 engine (the launch plan that is timed is the
+// one validated), then it is warmed up and timed (median and spread of `reps` runs); the state
+// after the timed steps is checked again. Rates count N^2 interactions per step (GPU Gems 3
+// §31.4) and the rung's flops per interaction (catalogue.hpp); cuda:symmetric computes half of
+// them and is counted the same way. Each row carries the fraction of a hardware bound where one
+// applies (bounds.hpp).
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bounds.hpp"
+#include "fp64_engine.hpp"
+#include "report.hpp"
+#include "setup.hpp"
+
+namespace nbody {
+
+struct BenchSpec {
+  Config cfg;            // steps per timed repetition, dt, softening, seed, force, pipeline options
+  long long reps = 5;
+  long long validate_n = 1000;
+};
+
+struct BenchRow {
+  std::string pipeline, status = "ok";  // "ok", "FAILED validation", "FAILED timing", "FAILED after timing"
+  std::string failure;                  // what failed, for the status
+  long long n = 0, steps = 0;
+  double ms = 0, ms_min = 0, ms_max = 0, rate = 0, gflops = 0, err = 0, worst = 0;
+  long long checked = 0;  // bodies whose accelerations were checked
+  std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
+  std::string timer;
+  // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone),
+  // and the share of the step spent in the position exchange.
+  double ms_one = 0, comm_fraction = 0;
+  std::optional<Bound> bound;
+  double speedup() const { return ms > 0 ? ms_one / ms : 0; }
+  double fraction() const { return bound ? rate / bound->interactions_per_s : 0; }
+  double spread() const { return ms > 0 ? (ms_max - ms_min) / ms : 0; }  // (max - min) / median
+};
+
+// The rows checked: `m` bodies in (up to) four runs spread over [0, n): for m >= 2 the first run
+// starts at body 0 and the last ends at body n - 1, two lie in between, so tiles, splits and padding
+// at both ends are covered. Runs do not overlap; all of [0, n) when m >= n.
+std::vector<std::pair<std::size_t, std::size_t>> checked_rows(std::size_t n, std::size_t m);
+
+// Makes the rungs `names` (policy as make_rungs) and refuses, before any is timed, a bench that
+// could not finish within the hour at the measured rates (its steps at each size and the float64
+// validation). Returns the rungs that will run.
+Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, const std::vector<long long>& sizes,
+                IfUnavailable policy, Fp64Engine& engine);
+
+// One row: rung `name` at `n` bodies, validated, timed, validated again.
+BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, Fp64Engine& engine);
+
+}  // namespace nbody

@@ -1,0 +1,176 @@
+#include "comparison.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "estimate.hpp"
+#include "initial_conditions.hpp"
+#include "leapfrog.hpp"
+#include "reference.hpp"
+#include "stepper.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+std::string pair_name(const PairRecord& r) { return r.a + "|" + r.b; }
+
+std::vector<long long> compared_steps(long long steps, long long every, long long also, long long energy_every) {
+  std::vector<long long> out;
+  for (long long s = every; s < steps; s += every) out.push_back(s);
+  for (long long s = energy_every; energy_every > 0 && s < steps; s += energy_every) out.push_back(s);
+  if (also > 0) out.push_back(also);
+  if (steps > 0) out.push_back(steps);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+
+// Checks a reference other than cpu64 against cpu64 (accelerations at validate_n bodies) and
+// returns the rms relative error; throws above kReferenceTolerance.
+double validate_reference(Pipeline& ref, const Comparison& c) {
+  const Params params = c.cfg.params();
+  Bodies small = plummer(static_cast<std::size_t>(std::min(c.cfg.n, c.validate_n)), c.cfg.seed + 7);
+  std::vector<Vec3> want, got;
+  accelerations_fp64(small.pos, params.eps2(), want);
+  ref.load(small, params);
+  ref.accelerations(got);
+  const double e = accel_error(got, want).rms_rel;
+  if (!(e <= kReferenceTolerance)) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "--reference %s: acceleration error against cpu64 at %zu bodies "
+                  "is %.3e rms relative; a reference must be within %.0e", ref.name().c_str(),
+                  small.size(), e, kReferenceTolerance);
+    throw std::runtime_error(buf);
+  }
+  return e;
+}
+
+// Refuses what cannot finish before an hour: every size of the preset at once.
+void estimate(const Comparison& c, const Made& made, Fp64Engine& engine) {
+  const Params params = c.cfg.params();
+  double n2 = 0;
+  for (long long n : c.sizes.empty() ? std::vector<long long>{c.cfg.n} : c.sizes)
+    n2 += static_cast<double>(n) * static_cast<double>(n);
+  const double scale = n2 / (static_cast<double>(c.cfg.n) * static_cast<double>(c.cfg.n));
+  const double steps = static_cast<double>(c.cfg.steps);
+  const double energy_points = 1 + (c.energy_every > 0 ? steps / static_cast<double>(c.energy_every) : 0);
+  std::vector<Work> work{
+      engine_work(engine, scale * (1 + energy_points * static_cast<double>(made.pipelines.size())), params, c.cfg.n)};
+  for (const auto& p : made.pipelines) work.push_back(step_work(*p, scale * (steps + 1), params, c.cfg.n));
+  std::unique_ptr<Fp64Engine> cpu64;
+  if (c.explain) {  // cpu64 and the float32 CPU variants step alongside, on this host
+    cpu64 = make_cpu64_engine();
+    Work variants = engine_work(*cpu64, 7 * scale * steps, params, c.cfg.n);
+    variants.what = "--explain (7 CPU variants)";
+    work.push_back(std::move(variants));
+  }
+  check_estimate(work, c.cfg.force);
+}
+
+Conserved conserved(const Bodies& b, const Params& p, Fp64Engine& engine, Reporter& report) {
+  const Synchronised s = synchronise_reported(b, p, engine, true, "energy", report);
+  return {s.energy, linear_momentum(b.pos, s.vel), angular_momentum(b.pos, s.vel)};
+}
+
+// The record of one compared step: every pair's distance, and the energies where due.
+StepRecord record(const Comparison& c, const std::vector<std::string>& names, std::vector<Pipeline*>& ps,
+                  long long step, Fp64Engine& engine, Reporter& report, CompareResult& r) {
+  std::vector<Bodies> state(ps.size());
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    ps[i]->read(state[i]);
+    check_finite(state[i], names[i], step);
+  }
+  StepRecord rec{step, {}, {}};
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    for (std::size_t j = i + 1; j < ps.size(); ++j)
+      rec.pairs.push_back({names[i], names[j], position_distance(state[i].pos, state[j].pos)});
+  const bool last = step == c.cfg.steps;
+  if (last || (c.energy_every > 0 && step % c.energy_every == 0))
+    for (std::size_t i = 0; i < ps.size(); ++i) {
+      const Conserved e = conserved(state[i], c.cfg.params(), engine, report);
+      check_energy(e.e, state[i], names[i], step);
+      rec.energy[names[i]] = e.e.total();
+      if (last) r.final_[names[i]] = e;
+    }
+  return rec;
+}
+
+}  // namespace
+
+CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report) {
+  const Params params = c.cfg.params();
+  const std::string& reference = c.names.front();
+  Made made = make_rungs(c.names, c.cfg.pipeline, c.policy, reference);
+  CompareResult r;
+  r.pipelines = made.names;
+  for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
+  if (c.need_pair && made.pipelines.size() < 2)
+    throw std::runtime_error("--fail-above: nothing to check: only " + reference + " can run (" +
+                             std::to_string(r.skipped.size()) + " skipped), so no pair with it "
+                             "would be compared; name the pipelines to test");
+  std::vector<Pipeline*> ps = made.pointers();
+  if (rung(reference).family != Family::Cpu) r.reference_error = validate_reference(*ps[0], c);
+  if (!c.estimated) estimate(c, made, engine);
+
+  const Start start = initial_state(c.cfg, engine, true, report);  // E_0 from the stagger's own pass
+  const Bodies& s0 = start.bodies;
+  r.n = s0.size();
+  for (Pipeline* p : ps) p->load(s0, params);
+  std::vector<Vec3> ref, acc;
+  ps[0]->accelerations(ref);
+  for (std::size_t k = 1; k < ps.size(); ++k) {
+    ps[k]->accelerations(acc);
+    r.accel[r.pipelines[k]] = accel_error(acc, ref);
+  }
+  const Conserved c0{start.energy, linear_momentum(s0.pos, start.vel0), angular_momentum(s0.pos, start.vel0)};
+  for (const auto& name : r.pipelines) r.initial[name] = c0;
+
+  Stepper stepper(ps, 0, c.cfg.steps);
+  stepper.at(c.stops, [&](long long step) { r.steps.push_back(record(c, r.pipelines, ps, step, engine, report, r)); });
+  stepper.run(report, "compare", c.cfg.force);
+  if (c.cfg.steps == 0) r.final_ = r.initial;
+  return r;
+}
+
+std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& reference) {
+  std::vector<Fig9Row> rows;
+  for (std::size_t k = 0; k < (r.steps.empty() ? 0 : r.steps[0].pairs.size()); ++k) {
+    const PairRecord& first = r.steps[0].pairs[k];
+    if (first.a != reference && first.b != reference) continue;
+    Fig9Row row{pair_name(first)};
+    for (const auto& s : r.steps) {
+      if (s.step <= 15) row.max15 = std::max(row.max15, s.pairs[k].d.max);
+      if (s.step <= 100) row.max100 = std::max(row.max100, s.pairs[k].d.max);
+    }
+    row.at_end = r.steps.back().pairs[k].d.max;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::string>& names, const Bodies& stored,
+                                   Fp64Engine& engine, Reporter& report) {
+  const Made made = make_rungs(names, cfg.pipeline, IfUnavailable::Fail);
+  const Params params = cfg.params();
+  std::vector<Work> work{engine_work(engine, 1, params, cfg.n, "stagger")};
+  for (const auto& p : made.pipelines) work.push_back(step_work(*p, static_cast<double>(cfg.steps), params, cfg.n));
+  check_estimate(work, cfg.force);
+  const Start start = initial_state(cfg, engine, false, report);
+  std::vector<AgainstRow> rows;
+  for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
+    Pipeline& p = *made.pipelines[k];
+    p.load(start.bodies, params);
+    Stepper stepper({&p}, 0, cfg.steps);
+    stepper.run(report, "compare --against: " + names[k], cfg.force);
+    Bodies state;
+    p.read(state);
+    check_finite(state, names[k], cfg.steps);
+    rows.push_back({names[k], position_distance(state.pos, stored.pos)});
+  }
+  return rows;
+}
+
+}  // namespace nbody

@@ -1,0 +1,89 @@
+// The lock-step cross-check behind `nbody compare`, its Fig. 9 preset and `--against`: rungs
+// stepped from identical initial conditions, the distance of every pair at the compared steps,
+// each rung's first-acceleration error and its conservation errors. Plain results, no output.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fp64_engine.hpp"
+#include "metrics.hpp"
+#include "report.hpp"
+#include "setup.hpp"
+
+namespace nbody {
+
+struct PairRecord {
+  std::string a, b;  // pair name is "a|b"
+  Distance d;
+};
+std::string pair_name(const PairRecord& r);
+
+struct StepRecord {
+  long long step = 0;
+  std::vector<PairRecord> pairs;
+  std::map<std::string, double> energy;  // per pipeline, only on energy-recording steps
+};
+
+struct Conserved {
+  Energy e;
+  Vec3 p, l;
+};
+
+struct CompareResult {
+  std::size_t n = 0;
+  std::vector<std::string> pipelines;            // ran, reference first
+  std::optional<double> reference_error;         // a reference other than cpu64 vs cpu64
+  std::map<std::string, std::string> skipped;    // name -> reason
+  std::map<std::string, AccelError> accel;       // vs the reference's first evaluation
+  std::vector<StepRecord> steps;
+  std::map<std::string, Conserved> initial, final_;
+};
+
+// A reference other than cpu64 must be within this rms relative acceleration error of cpu64.
+constexpr double kReferenceTolerance = 1e-12;
+
+struct Comparison {
+  Config cfg;
+  std::vector<std::string> names;  // the reference first
+  IfUnavailable policy = IfUnavailable::Skip;  // Fail: every name must run (the reference always must)
+  long long validate_n = 1000;     // bodies for checking a reference other than cpu64
+  std::vector<long long> stops;    // compared steps, sorted (compared_steps())
+  long long energy_every = 0;      // also record energies every K steps (0: first and last only)
+  bool need_pair = false;          // a check follows: at least one rung besides the reference must run
+  // The estimate before the start: for every size in `sizes` (empty: cfg.n), `explain` adds the
+  // CPU variants of explain.hpp; `estimated` skips it (an earlier size's covered this one).
+  std::vector<long long> sizes;
+  bool explain = false;
+  bool estimated = false;
+};
+
+// Stops at every multiple of `every` and of `energy_every` (0: none), at `also` (0: none) and at
+// the last step.
+std::vector<long long> compared_steps(long long steps, long long every, long long also, long long energy_every = 0);
+
+// Runs the comparison on `engine` (the float64 diagnostics). Throws Unavailable for a rung that
+// must run and cannot, InputError for the time limit, NonFinite for a state that is not,
+// std::runtime_error for a reference off cpu64 or, with need_pair, nothing to compare.
+CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report = silent());
+
+// TR04-032 §7.3 (Figure 9): the largest distance of each pair with the reference up to step 15,
+// up to step 100 and at the end, against the goal here (< 1e-5 and < 1e-3).
+struct Fig9Row {
+  std::string pair;
+  double max15 = 0, max100 = 0, at_end = 0;
+  bool meets_goal() const { return max15 < 1e-5 && max100 < 1e-3; }
+};
+std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& reference);
+
+// `--against`: the run a stored snapshot came from, repeated with each rung to its step, and each
+// rung's distance to the stored positions.
+struct AgainstRow {
+  std::string name;
+  Distance d;
+};
+std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::string>& names, const Bodies& stored,
+                                   Fp64Engine& engine, Reporter& report = silent());
+
+}  // namespace nbody

@@ -1,0 +1,294 @@
+#include "setup.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "error.hpp"
+#include "hdf5_io.hpp"
+#include "initial_conditions.hpp"
+#include "io.hpp"
+#include "world.hpp"
+#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA, option_help() always
+
+namespace nbody {
+
+bool Config::ic_is_file() const {
+  const auto& gens = generator_names();
+  return std::find(gens.begin(), gens.end(), ic) == gens.end();
+}
+
+long long available_host_memory() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  long long kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return static_cast<long long>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+}
+
+void resolve_body_count(Config& c) {
+  if (!c.ic_is_file() || c.n_given) return;
+  // A name that is neither a generator nor a body file is left to initial_bodies(), whose
+  // message lists what --ic accepts.
+  bool body_file = false;
+  for (const char* ext : {".csv", ".bin", ".tipsy", ".std"}) body_file = body_file || ends_with_ci(c.ic, ext);
+  if (body_file) c.n = static_cast<long long>(count_bodies(c.ic));
+  if (ends_with_ci(c.ic, ".h5") || ends_with_ci(c.ic, ".hdf5"))
+    c.n = static_cast<long long>(count_hdf5_bodies(c.ic));
+  if ((body_file || ends_with_ci(c.ic, ".h5") || ends_with_ci(c.ic, ".hdf5")) && c.n == 0) {
+    // The reader names what is wrong with the file (truncated, a folder, ...); one it reads
+    // without complaint but finds empty holds no bodies. Never "--bodies 0", an option not given.
+    make_initial_conditions(c.ic, 0, c.seed, Subset::First, nullptr);
+    throw InputError("--ic '" + c.ic + "': the file holds no bodies");
+  }
+}
+
+void check_config(const Config& c, int pipelines) {
+  if (c.n <= 0)
+    throw InputError("--bodies " + std::to_string(c.n) + ": must be > 0");
+  // int32 indices on the GPUs; and the state must fit in memory, with room to spare.
+  constexpr long long kMaxBodies = 2147483647LL;
+  if (c.n > kMaxBodies)
+    throw InputError("--bodies " + std::to_string(c.n) + ": the limit is " +
+                     std::to_string(kMaxBodies) + " (32-bit body indices)");
+  // The host's share: the state, its synchronised and staged copies, and each pipeline's own.
+  const long long bytes_per_body = 56 /* Bodies */ + 64LL * std::max(pipelines, 1);
+  const long long need = c.n * bytes_per_body;
+  const long long avail = available_host_memory();
+  if (avail > 0 && need > avail)
+    throw InputError("--bodies " + std::to_string(c.n) + " needs about " + std::to_string(need >> 20) +
+                     " MiB of host memory; this machine has " + std::to_string(avail >> 20) +
+                     " MiB available (MemAvailable)");
+  if (c.steps < 0) throw InputError("--steps " + std::to_string(c.steps) + ": must be >= 0");
+  if (c.steps > 100000000)
+    throw InputError("--steps " + std::to_string(c.steps) + ": the limit is 100000000");
+  if (!std::isfinite(c.dt) || c.dt <= 0)
+    throw InputError("--dt " + number_text(c.dt) + ": must be finite and > 0");
+  if (!std::isfinite(c.softening) || c.softening < 0)
+    throw InputError("--softening " + number_text(c.softening) + ": must be finite and > 0");
+  if (c.softening == 0)
+    throw InputError("--softening 0: must be > 0; the all-pairs sum includes j = i, whose term "
+                     "is 0/0 without softening");
+  if (!std::isnormal(c.params().eps2())) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "--softening %g: eps^2 = %g is out of double precision's range; "
+                  "usable eps are about 1.5e-154 to 1e154", c.softening, c.params().eps2());
+    throw InputError(buf);
+  }
+  if (c.subset != "first" && c.subset != "random")
+    throw InputError("--subset '" + c.subset + "': must be first or random");
+  if (c.subset == "random" && !c.ic_is_file())
+    throw InputError("--subset random takes n bodies from a file --ic; --ic " + c.ic +
+                     " generates exactly n");
+  check_pipeline_options(c.pipeline);
+}
+
+namespace {
+
+// Distributed runs: each rank evaluates its own block of rows and the ranks gather the rest, so
+// the float64 set-up is spread like the steps (never one host doing it for all).
+class DistributedEngine final : public Fp64Engine {
+ public:
+  DistributedEngine(std::unique_ptr<Fp64Engine> inner, Exchange& ex)
+      : inner_(std::move(inner)), ex_(ex) {}
+  // The rows [begin, end) asked for, split in blocks across the ranks, then gathered.
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    const std::size_t m = end - begin;
+    const std::size_t b = begin + block_begin(m, ex_.ranks(), ex_.rank());
+    const std::size_t e = begin + block_begin(m, ex_.ranks(), ex_.rank() + 1);
+    if (acc) acc->resize(pos.size());
+    if (phi) phi->resize(pos.size());
+    inner_->on_progress = on_progress;
+    inner_->evaluate_rows(pos, eps2, b, e, acc, phi);
+    if (acc) ex_.allgather(acc->data() + begin, sizeof(Vec3), m);
+    if (phi) ex_.allgather(phi->data() + begin, sizeof(double), m);
+  }
+  std::string name() const override { return inner_->name(); }
+  std::string where() const override {
+    return inner_->where() + ", " + std::to_string(ex_.ranks()) + " ranks";
+  }
+
+ private:
+  std::unique_ptr<Fp64Engine> inner_;
+  Exchange& ex_;
+};
+
+// cpu64 on a machine whose CUDA device cannot run this binary's kernels: where() says why.
+class FallbackEngine final : public Fp64Engine {
+ public:
+  FallbackEngine(std::unique_ptr<Fp64Engine> inner, std::string why) : inner_(std::move(inner)), why_(std::move(why)) {}
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    inner_->on_progress = on_progress;
+    inner_->evaluate_rows(pos, eps2, begin, end, acc, phi);
+  }
+  std::string name() const override { return inner_->name(); }
+  std::string where() const override { return inner_->where() + "; not on the GPU: " + why_; }
+
+ private:
+  std::unique_ptr<Fp64Engine> inner_;
+  std::string why_;
+};
+
+}  // namespace
+
+std::unique_ptr<Fp64Engine> make_engine([[maybe_unused]] const PipelineOptions& o) {
+  std::unique_ptr<Fp64Engine> engine;
+#ifdef NBODY_HAVE_CUDA
+  std::string no_device;
+  if (!cuda::devices(no_device).empty()) {  // a device, but perhaps not one this binary fits
+    try {
+      engine = cuda::make_fp64_engine(o.device);
+    } catch (const Unavailable& e) {
+      engine = std::make_unique<FallbackEngine>(make_cpu64_engine(), e.what());
+    }
+  }
+#endif
+  if (!engine) engine = make_cpu64_engine();
+  if (Exchange* ex = World::exchange()) return std::make_unique<DistributedEngine>(std::move(engine), *ex);
+  return engine;
+}
+
+void place_on_device(PipelineOptions& o) {
+  if (o.device_given || World::size() == 1) return;
+  o.device = World::local_rank();  // GL takes it mod its EGL device count
+#ifdef NBODY_HAVE_CUDA
+  std::string reason;
+  const auto devs = cuda::devices(reason);
+  if (!devs.empty()) o.device = World::local_rank() % static_cast<int>(devs.size());
+#endif
+}
+
+std::vector<Pipeline*> Made::pointers() const {
+  std::vector<Pipeline*> out;
+  for (const auto& p : pipelines) out.push_back(p.get());
+  return out;
+}
+
+Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
+                const std::string& must) {
+  const auto strict = [&](const std::string& name) { return policy == IfUnavailable::Fail || name == must; };
+  std::vector<std::unique_ptr<Pipeline>> made(names.size());
+  std::vector<std::string> why(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    try {
+      if (!strict(names[k])) check_pipeline_options({names[k]}, options);
+      made[k] = make_pipeline(names[k], options);
+    } catch (const Unavailable& e) {
+      why[k] = e.what();
+    } catch (const InputError& e) {  // skipped only: a rung that cannot take the options
+      if (strict(names[k])) throw;
+      why[k] = e.what();
+    }
+  }
+  // Distributed, a rung that may be skipped runs only if every rank could make it (the ranks must
+  // step the same list), so the ranks agree first and only then throw or skip. Where every rung
+  // must run, the rank that cannot throws its own reason (World::fail() agrees on the exit).
+  for (std::size_t k = 0; policy == IfUnavailable::Skip && World::size() > 1 && k < names.size(); ++k)
+    if (World::min(why[k].empty() ? 1 : 0) == 0 && why[k].empty())
+      why[k] = "cannot run on every rank (another rank reports it unavailable)";
+  Made out;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const std::string& name = names[k];
+    if (!why[k].empty()) {
+      if (strict(name)) throw Unavailable(name + " cannot run here: " + why[k]);
+      out.skipped.emplace_back(name, why[k]);
+      continue;
+    }
+    if (World::size() > 1 && !rung(name).distributable && !strict(name)) {
+      out.skipped.emplace_back(name, "does not run distributed (one process only)");
+      continue;
+    }
+    made[k]->distribute(World::exchange());  // throws InputError for one that does not
+    out.pipelines.push_back(std::move(made[k]));
+    out.names.push_back(name);
+  }
+  World::validated();
+  return out;
+}
+
+Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
+  // A file gives all its bodies unless -n asks for fewer.
+  const auto n = static_cast<std::size_t>(!c.ic_is_file() || c.n_given ? c.n : 0);
+  Bodies b = make_initial_conditions(c.ic, n, c.seed,
+                                     c.subset == "random" ? Subset::Random : Subset::First, species);
+  validate_bodies(b, "--ic " + c.ic);
+  return b;
+}
+
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Start s;
+  s.bodies = initial_bodies(c, &s.species);
+  s.vel0 = s.bodies.vel;
+  const auto t1 = std::chrono::steady_clock::now();
+  s.ic_s = std::chrono::duration<double>(t1 - t0).count();
+  const auto task = report.begin("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
+                                 static_cast<long long>(s.bodies.size()));
+  engine.on_progress = [&](std::size_t done, std::size_t) { task->update(static_cast<long long>(done)); };
+  s.energy = stagger(s.bodies, c.params(), engine, energy);
+  engine.on_progress = nullptr;
+  s.stagger_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  check_finite(s.bodies, "the initial state", 0);
+  if (energy) {
+    check_energy(s.energy, s.bodies, "the initial state", 0);
+    const bool subset = c.ic_is_file() && c.n_given;
+    if (subset && s.energy.total() > 0) {
+      char buf[300];
+      std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by --subset %s are unbound (E_0 = %+.4g > 0)%s",
+                    s.bodies.size(), c.ic.c_str(), c.subset.c_str(), s.energy.total(),
+                    c.subset == "first" ? "; --subset random keeps the file's mix of species" : "");
+      report.warn(buf);
+    }
+  }
+  return s;
+}
+
+Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
+                                  const std::string& label, Reporter& report) {
+  const auto task = report.begin(label + " (" + engine.name() + ")", static_cast<long long>(b.size()));
+  engine.on_progress = [&](std::size_t done, std::size_t) { task->update(static_cast<long long>(done)); };
+  Synchronised s = synchronise(b, p, engine, energy);
+  engine.on_progress = nullptr;
+  return s;
+}
+
+void check_finite(const Bodies& b, const std::string& what, long long step) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const Vec4& p = b.pos[i];
+    const Vec3& v = b.vel[i];
+    if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
+        std::isfinite(v.y) && std::isfinite(v.z))
+      continue;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "at step %lld: body %zu is not finite (x = %g %g %g, v = %g %g %g)",
+                  step, i, p.x, p.y, p.z, v.x, v.y, v.z);
+    throw NonFinite(what + " " + buf + "; the integration is unstable (a smaller --dt or a larger "
+                    "--softening may help)");
+  }
+}
+
+void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {
+  std::size_t massive = 0;  // two massive bodies at a finite distance have W < 0
+  for (const auto& p : b.pos) massive += p.w > 0;
+  char buf[200];
+  if (!std::isfinite(e.total())) {
+    std::snprintf(buf, sizeof buf, " at step %lld: the energy is not finite (kinetic %g, potential %g)",
+                  step, e.kinetic, e.potential);
+    throw NonFinite(what + buf);
+  }
+  if (massive >= 2 && e.potential == 0) {
+    std::snprintf(buf, sizeof buf, " at step %lld: the potential energy of %zu massive bodies is "
+                  "exactly 0 (it underflowed)", step, massive);
+    throw NonFinite(what + buf);
+  }
+}
+
+}  // namespace nbody

@@ -1,0 +1,88 @@
+// What every piece of work starts from: the configuration, its checks, the float64 engine and the
+// initial state.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bodies.hpp"
+#include "catalogue.hpp"
+#include "fp64_engine.hpp"
+#include "initial_conditions.hpp"
+#include "report.hpp"
+
+namespace nbody {
+
+struct Config {
+  long long n = 4096;  // bodies (long long so that negative input reaches our own check)
+  bool n_given = false;
+  long long steps = 100;
+  double dt = 0.01;
+  double softening = 0.05;
+  std::string ic = "plummer";
+  std::uint64_t seed = 1;
+  std::string subset = "first";  // first | random (a file ic with fewer bodies asked for)
+  bool force = false;  // run even when the time estimate is above the limit (estimate.hpp)
+  PipelineOptions pipeline;
+
+  Params params() const { return {dt, softening}; }
+  bool ic_is_file() const;
+};
+
+// A file ic without n: n becomes the file's body count (read from its header or lines), so that
+// checks and estimates see the real N. Throws InputError naming the file and what is wrong with it.
+void resolve_body_count(Config& c);
+
+// Bytes of host memory available now (MemAvailable), or 0 when unknown.
+long long available_host_memory();
+
+// Throws InputError naming the value and the limit. `pipelines` is how many copies of the state
+// will be held (for the memory check against available_host_memory()).
+void check_config(const Config& c, int pipelines);
+
+// The fastest float64 engine here: CUDA's where there is a device, cpu64 elsewhere; under mpirun
+// each rank evaluates its own block of rows.
+std::unique_ptr<Fp64Engine> make_engine(const PipelineOptions& o);
+// Under mpirun without a device given: rank r uses CUDA device (local rank mod device count).
+void place_on_device(PipelineOptions& o);
+
+// Making rungs by name. Fail: each must run here (Unavailable "NAME cannot run here: ...", or
+// InputError for one that does not run distributed). Skip: one that cannot (no device, options it
+// does not take, not distributable, or unavailable on another rank) is left out with the reason;
+// `must` (the reference) fails even then. Each is made on every rank alike and distributed; the
+// input checks end here (World::validated(): after it, a failure on any rank ends every rank).
+enum class IfUnavailable { Fail, Skip };
+struct Made {
+  std::vector<std::unique_ptr<Pipeline>> pipelines;
+  std::vector<std::string> names;  // of those made, in the order asked
+  std::vector<std::pair<std::string, std::string>> skipped;  // name, why
+  std::vector<Pipeline*> pointers() const;
+};
+Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
+                const std::string& must = "");
+
+// The initial conditions with synchronised velocities, checked (a subset of a file by c.subset).
+// `species`, when given, receives theirs (initial_conditions.hpp).
+Bodies initial_bodies(const Config& c, std::vector<Species>* species = nullptr);
+// Staggered for the leapfrog by one pass of `engine`, which also gives E_0 when `energy` is true.
+// Warns when a subset of a file is unbound (E_0 > 0).
+struct Start {
+  Bodies bodies;             // positions x_0, velocities v_{-1/2}
+  std::vector<Species> species;  // theirs, in order (for pictures)
+  std::vector<Vec3> vel0;    // the synchronised v_0 the stagger started from
+  Energy energy;             // E_0, when asked for
+  double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
+};
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report = silent());
+
+// synchronise() (fp64_engine.hpp) reported as a task named `label`.
+Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
+                                  const std::string& label, Reporter& report = silent());
+
+// Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
+void check_finite(const Bodies& b, const std::string& what, long long step);
+// Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not.
+void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step);
+
+}  // namespace nbody
