@@ -25,6 +25,8 @@ namespace nbody {
 
 namespace {
 
+constexpr long long kPlotEnergySamples = 40;  // --plot without --energy-every: about this many
+
 // The reference first, then the rest in the order given (default: every pipeline, in ladder order).
 std::vector<std::string> resolve_names(const CompareArgs& a) {
   const bool named = a.given("--pipelines");
@@ -141,6 +143,9 @@ Threshold check_compare_args(CompareArgs& a) {
                        " is outside the run (1.." + std::to_string(a.cfg.steps) + ")");
   }
   if (!a.plot.empty()) check_plot_tool();
+  if (!a.plot.empty() && !a.given("--energy-every") && a.cfg.steps > 0)  // the energy panel's curve
+    a.energy_every = std::max(1LL, a.cfg.steps / kPlotEnergySamples);
+  if (a.plot_all_pairs && a.plot.empty()) throw InputError("--plot-all-pairs is for --plot FILE, which was not given");
   check_named_options(a);
   return threshold;
 }
@@ -186,7 +191,7 @@ int run_compare_once(CompareArgs& a) {
   write_json(a.json, j);
   if (!a.csv.empty()) write_output(a.csv, to_csv(r));
   if (!a.plot.empty() && World::writer())
-    plot(r, a.plot, "nbody compare: n=" + std::to_string(r.n) + ", ic=" + a.cfg.ic);
+    plot(r, a.plot, "nbody compare: n=" + std::to_string(r.n) + ", ic=" + a.cfg.ic, a.reference, a.plot_all_pairs);
   return a.fail_above.empty() ? 0 : judge_pairs(a, r, threshold, began);
 }
 
@@ -236,7 +241,10 @@ Command add_compare(CLI::App& app) {
                   "Also record each pipeline's energy every K steps (0: first and last only)")
       ->capture_default_str();
   sub->add_option("--csv", a->csv, "Write step,pair,max,rms rows to FILE (- for stdout)");
-  sub->add_option("--plot", a->plot, "Draw divergence and energy drift vs step to FILE.png (gnuplot)");
+  sub->add_option("--plot", a->plot,
+                  "Draw divergence (the pairs with the reference) and energy drift vs step to FILE.png (gnuplot; "
+                  "without --energy-every, the energy is sampled about 40 times)");
+  sub->add_flag("--plot-all-pairs", a->plot_all_pairs, "--plot: draw every pair, not only those with the reference");
   sub->add_option("--fail-above", a->fail_above,
                   "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than "
                   "DISTANCE at STEP; exit 3 if no such pair ran (the hook for a CI regression test)");

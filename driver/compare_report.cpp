@@ -106,7 +106,82 @@ void check_plot_tool() {
                      "gnuplot-nox)");
 }
 
-void plot(const CompareResult& r, const std::string& png_path, const std::string& title) {
+namespace {
+
+// Each curve its own dash pattern and marker; `every`: a marker on every that many points.
+std::string style(std::size_t k, std::size_t every) {
+  return " lw 2 dt " + std::to_string(k % 5 + 1) + " pt " + std::to_string(k % 13 + 1) + " pi -" + std::to_string(every);
+}
+
+// The divergence panel: the pairs shown (with the reference, or all), log scale. A curve equal to
+// an earlier one at every step says so in its title (the cpu64|* curves often lie on top of each
+// other). Writes pairK.dat into `dir`.
+void divergence_panel(std::ostringstream& script, const std::filesystem::path& dir, const CompareResult& r,
+                      const std::string& reference, bool all_pairs) {
+  const std::size_t every = std::max<std::size_t>(1, r.steps.size() / 8);  // about 8 markers a curve
+  std::vector<std::string> curves;
+  const std::size_t pairs = r.steps.empty() ? 0 : r.steps.front().pairs.size();
+  for (std::size_t k = 0; k < pairs; ++k) {
+    const PairRecord& pair = r.steps.front().pairs[k];
+    if (!all_pairs && pair.a != reference && pair.b != reference) continue;
+    std::string title = pair_name(pair);
+    for (std::size_t j = 0; j < k; ++j) {
+      const bool same = std::all_of(r.steps.begin(), r.steps.end(),
+                                    [&](const auto& s) { return s.pairs[k].d.max == s.pairs[j].d.max; });
+      if (same && (all_pairs || r.steps.front().pairs[j].a == reference)) {
+        title += " (= " + pair_name(r.steps.front().pairs[j]) + ")";
+        break;
+      }
+    }
+    const std::string f = "pair" + std::to_string(k) + ".dat";
+    std::ofstream out(dir / f);
+    out.precision(9);
+    out << "step " << header(title) << '\n';
+    for (const auto& s : r.steps)
+      if (s.pairs[k].d.max > 0) out << s.step << ' ' << s.pairs[k].d.max << '\n';
+    curves.push_back("'" + f + "' using 1:2 with linespoints" + style(curves.size(), every) + " title columnheader(2)");
+  }
+  // An empty panel (one pipeline, or --steps 0) says so: a curve below a fixed range draws nothing
+  // and, unlike 1/0, is not an error on a log axis.
+  if (curves.empty()) script << "set label 1 'no pair of pipelines to compare' at graph 0.5, 0.5 center\n";
+  script << "plot ";
+  if (curves.empty()) script << "[] [1e-16:1] 1e-300 notitle\nunset label 1\n";
+  for (std::size_t k = 0; k < curves.size(); ++k) script << (k ? ", " : "") << curves[k];
+  script << "\n";
+}
+
+// The energy panel: each pipeline's relative drift at every energy sample, a marker on each. The
+// drift is 0 at step 0 by definition, and may be exactly 0 later: a log axis shows neither, so
+// those points are left out (not floored to a made-up value that stretches the axis).
+void energy_panel(std::ostringstream& script, const std::filesystem::path& dir, const CompareResult& r) {
+  script << "set ylabel '|E - E_0| / |E_0|'\n";
+  std::vector<std::string> curves;
+  std::size_t points = 0;
+  for (const auto& name : r.pipelines) {
+    const double e0 = r.initial.at(name).e.total();
+    const std::string f = "energy" + std::to_string(curves.size()) + ".dat";
+    std::ofstream out(dir / f);
+    out.precision(9);
+    out << "step " << header(name) << '\n';
+    for (const auto& s : r.steps)
+      if (auto it = s.energy.find(name); it != s.energy.end() && s.step > 0) {
+        const double drift = relative_drift(e0, it->second);
+        if (drift > 0) out << s.step << ' ' << drift << '\n', ++points;
+      }
+    curves.push_back("'" + f + "' using 1:2 with linespoints" + style(curves.size(), 1) + " title columnheader(2)");
+  }
+  if (points == 0) curves.clear();  // no drift after step 0 to show
+  if (curves.empty()) script << "set label 2 'no energy measured after step 0' at graph 0.5, 0.5 center\n";
+  script << "plot ";
+  if (curves.empty()) script << "[] [1e-16:1] 1e-300 notitle";
+  for (std::size_t k = 0; k < curves.size(); ++k) script << (k ? ", " : "") << curves[k];
+  script << "\n";
+}
+
+}  // namespace
+
+void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
+          const std::string& reference, bool all_pairs) {
   check_plot_tool();
   namespace fs = std::filesystem;
   std::string tmpl = (fs::temp_directory_path() / "nbody-plot-XXXXXX").string();
@@ -118,78 +193,21 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
   } cleanup{dir};
 
   // The script is fixed text: file names are ours (pairK.dat, energyK.dat), curve titles are the
-  // files' column headers, the page title is ARG2 and the output ARG1.
+  // files' column headers, the page title is ARG2 and the output ARG1. Both panels share fixed
+  // margins, so their axes line up; the legends sit in the right third, one entry a line.
   std::ostringstream script;
-  // Both panels share fixed margins, so their axes line up whatever the legends' widths.
-  script << "set terminal pngcairo size 1100,800 font ',10'\n"
+  script << "set terminal pngcairo size 1200,860 font ',10'\n"
          << "set output ARG1\n"
          << "set multiplot layout 2,1 title ARG2 noenhanced\n"
-         << "set lmargin at screen 0.09\nset rmargin at screen 0.64\n"
-         << "set logscale y\nset format y '10^{%L}'\nset grid\nset key outside right noenhanced\n"
+         << "set lmargin at screen 0.08\nset rmargin at screen 0.66\n"
+         << "set logscale y\nset format y '10^{%L}'\nset grid\n"
+         << "set key outside right top vertical Left reverse samplen 3 spacing 1.1 noenhanced\n"
          << "set ylabel 'max Euclidean distance'\nset xlabel 'step'\n";
   if (!r.steps.empty() && r.steps.back().step > 0)  // one x range for both (the energy may be one point)
     script << "set xrange [0:" << r.steps.back().step << "]\n";
-  // Each curve its own dash pattern and marker; a curve equal to an earlier one at every step
-  // says so in its title (the cpu64|* curves often lie on top of each other).
-  const std::size_t every = std::max<std::size_t>(1, r.steps.size() / 8);  // about 8 markers a curve
-  const auto style = [every](std::size_t k) {
-    return " lw 2 dt " + std::to_string(k % 5 + 1) + " pt " + std::to_string(k % 13 + 1) + " pi -" +
-           std::to_string(every);
-  };
-  std::vector<std::string> curves;
-  if (!r.steps.empty()) {
-    const std::size_t pairs = r.steps.front().pairs.size();
-    for (std::size_t k = 0; k < pairs; ++k) {
-      std::string title = pair_name(r.steps.front().pairs[k]);
-      for (std::size_t j = 0; j < k; ++j) {
-        const bool same = std::all_of(r.steps.begin(), r.steps.end(),
-                                      [&](const auto& s) { return s.pairs[k].d.max == s.pairs[j].d.max; });
-        if (same) {
-          title += " (= " + pair_name(r.steps.front().pairs[j]) + ")";
-          break;
-        }
-      }
-      const std::string f = "pair" + std::to_string(k) + ".dat";
-      std::ofstream out(dir / f);
-      out.precision(9);
-      out << "step " << header(title) << '\n';
-      for (const auto& s : r.steps)
-        if (s.pairs[k].d.max > 0) out << s.step << ' ' << s.pairs[k].d.max << '\n';
-      curves.push_back("'" + f + "' using 1:2 with linespoints" + style(k) + " title columnheader(2)");
-    }
-  }
-  // An empty panel (one pipeline, or --steps 0) says so: a curve below a fixed range draws nothing
-  // and, unlike 1/0, is not an error on a log axis.
-  const char* kEmpty = "1e-300 notitle";
-  if (curves.empty()) script << "set label 1 'no pair of pipelines to compare' at graph 0.5, 0.5 center\n";
-  script << "plot ";
-  if (curves.empty()) script << "[] [1e-16:1] " << kEmpty << "\nunset label 1\n";
-  for (std::size_t k = 0; k < curves.size(); ++k) script << (k ? ", " : "") << curves[k];
-  // The drift is 0 at step 0 by definition, and may be exactly 0 later: a log axis shows neither,
-  // so those points are left out (not floored to a made-up value that stretches the axis).
-  script << "\nset ylabel '|E - E_0| / |E_0|'\n";
-  std::vector<std::string> energy;
-  for (const auto& name : r.pipelines) {
-    const double e0 = r.initial.at(name).e.total();
-    const std::string f = "energy" + std::to_string(energy.size()) + ".dat";
-    std::ofstream out(dir / f);
-    out.precision(9);
-    out << "step " << header(name) << '\n';
-    for (const auto& s : r.steps)
-      if (auto it = s.energy.find(name); it != s.energy.end() && s.step > 0) {
-        const double drift = relative_drift(e0, it->second);
-        if (drift > 0) out << s.step << ' ' << drift << '\n';
-      }
-    energy.push_back("'" + f + "' using 1:2 with linespoints" + style(energy.size()) + " title columnheader(2)");
-  }
-  std::size_t energy_points = 0;
-  for (const auto& s : r.steps) energy_points += s.step > 0 ? s.energy.size() : 0;
-  if (energy_points == 0) energy.clear();  // no drift after step 0 to show
-  if (energy.empty()) script << "set label 2 'no energy measured after step 0' at graph 0.5, 0.5 center\n";
-  script << "plot ";
-  if (energy.empty()) script << "[] [1e-16:1] " << kEmpty;
-  for (std::size_t k = 0; k < energy.size(); ++k) script << (k ? ", " : "") << energy[k];
-  script << "\nunset multiplot\n";
+  divergence_panel(script, dir, r, reference, all_pairs);
+  energy_panel(script, dir, r);
+  script << "unset multiplot\n";
   std::ofstream(dir / "plot.gp") << script.str();
   const int rc = run_gnuplot(dir, {"out.png", title});
   // gnuplot can exit 0 with a cut file (a full disk): take only a PNG that ends with its IEND chunk.

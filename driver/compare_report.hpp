@@ -24,6 +24,7 @@ struct CompareArgs {
   std::string preset;
   std::string against;  // a stored snapshot (run --snapshot-every) to compare with
   bool explain = false;
+  bool plot_all_pairs = false;
   CLI::App* app = nullptr;
   bool given(const char* option) const { return app->count(option) > 0; }
 };
@@ -47,10 +48,11 @@ void print_explanation(const Explanation& e);
 nlohmann::json explanation_json(const Explanation& e);
 // Throws InputError when gnuplot is not on PATH (before any work is done).
 void check_plot_tool();
-// Draws divergence (log scale) and energy drift vs step with gnuplot, run without a shell: every
-// name and the title reach it as data (command-line arguments and column headers), never as
-// script text. The PNG is written as any output is (output.hpp). Throws std::runtime_error when
-// gnuplot fails.
-void plot(const CompareResult& r, const std::string& png_path, const std::string& title);
+// Draws divergence (log scale; the pairs with `reference`, or every pair) and energy drift vs step
+// with gnuplot, run without a shell: every name and the title reach it as data (command-line
+// arguments and column headers), never as script text. The PNG is written as any output is
+// (output.hpp). Throws std::runtime_error when gnuplot fails.
+void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
+          const std::string& reference, bool all_pairs);
 
 }  // namespace nbody

@@ -122,9 +122,10 @@ struct GlTime {
   double ms = 0;
   const char* timer = "GL timer query";  // or the wall clock, when the query did not see the work
 };
-// The query's figure, unless it is below half the wall clock's: Mesa llvmpipe's query reads 0 for
-// compute dispatches and about 0 for draws it has not rasterised by the query's end (measured
-// here), and a rate from such a figure would be impossible. Then the wall clock's, and says so.
+// The query's figure, unless it is below half the wall clock's or above it: Mesa llvmpipe's query
+// reads 0 for compute dispatches and about 0 for draws it has not rasterised by the query's end,
+// and in the window's context of `nbody view --offscreen` it read 10^5 times the wall clock
+// (measured here); a rate from such a figure would be impossible. Then the wall clock's, and says so.
 GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& what);
 
 // The median of `reps` calls of `measure` after one unmeasured warm-up call (shader compiles,

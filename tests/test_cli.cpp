@@ -377,6 +377,32 @@ TEST(Cli, PlotWithAnEmptyPanelIsStillDrawn) {
   }
 }
 
+// --plot samples the energy often enough for its panel to draw a curve (about 40 points) unless
+// --energy-every says otherwise; without --plot the JSON keeps its first-and-last default.
+TEST(Cli, PlotSamplesTheEnergyForACurve) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  const fs::path png = scratch() / "energy-curve.png";
+  auto energy_points = [](const std::string& json) {
+    int points = 0;
+    const nlohmann::json j = nlohmann::json::parse(json);
+    for (const auto& s : j["divergence"]) points += s.contains("energy");
+    return points;
+  };
+  const std::string base = "compare --pipelines cpu64,cpu32 -n 64 --steps 200 --json - ";
+  Result r = nbody(base + "--plot '" + png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 40) << "every 5 of 200 steps";
+  r = nbody(base + "--plot '" + png.string() + "' --energy-every 100");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 2);
+  r = nbody(base);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 1) << "the last step only";
+  r = nbody(base + "--plot-all-pairs");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--plot FILE"), std::string::npos) << r.err;
+}
+
 // DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.
 TEST(Cli, CudaAliasIsTheTunedRung) {
   const fs::path json = scratch() / "alias.json";

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <cstdlib>
+#include <cstdio>
+#include <cstring>
 
 #include "cli_helpers.hpp"
 
@@ -225,6 +227,23 @@ TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
   const Result interactive = nbody("view --offscreen", "env -u DISPLAY ");
   EXPECT_EQ(interactive.code, 2) << interactive.err;
   EXPECT_NE(interactive.err.find("--frames"), std::string::npos) << interactive.err;
+}
+
+// The panes' ms/step are the steps' own times: no more than the whole scripted view took (the GL
+// timer query in the offscreen context once read 10^5 times the wall clock, and the HUD showed it).
+TEST(View, OffscreenTimingsAreNoLongerThanTheRun) {
+  REQUIRE_GL_CLI();
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 1024 --frames 5 --size 320x160 --offscreen", "env -u DISPLAY ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  double frames = 0, seconds = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "view: %lf frames in %lf s", &frames, &seconds), 2) << r.out;
+  for (const char* pane : {"gl:forcequad", "cpu32"}) {
+    const std::size_t at = r.out.find(std::string("  ") + pane + " ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const double ms = std::strtod(r.out.c_str() + at + 2 + std::strlen(pane), nullptr);
+    EXPECT_GT(ms, 0) << pane << "\n" << r.out;
+    EXPECT_LE(ms * 5, 1e3 * seconds) << pane << ": 5 steps cannot take longer than the view\n" << r.out;
+  }
 }
 
 // gl:compute-ds keeps its state in storage buffers, not textures: its pane is read back and drawn
