@@ -194,6 +194,51 @@ Bodies random_subset(const Bodies& b, std::vector<std::size_t> groups, std::size
   return out;
 }
 
+// A body file's bodies and their species: Tipsy's gas, dark and star; an HDF5 snapshot's groups.
+Bodies read_body_file(const std::string& path, std::vector<Species>& species) {
+  if (ends_with_ci(path, ".csv")) {
+    Bodies b = read_csv(path);
+    species = {{"bodies", b.size(), true}};
+    return b;
+  }
+  if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std")) {
+    TipsyCounts c;
+    Bodies b = read_tipsy(path, &c);
+    const Species kinds[] = {{"gas", static_cast<std::size_t>(c.nsph), true},
+                             {"dark", static_cast<std::size_t>(c.ndark), false},
+                             {"star", static_cast<std::size_t>(c.nstar), true}};
+    for (const Species& k : kinds)
+      if (k.count > 0) species.push_back(k);
+    return b;
+  }
+  if (ends_with_ci(path, ".h5") || ends_with_ci(path, ".hdf5")) {
+    Hdf5Snapshot s = read_hdf5(path);  // ours, or any GADGET-style snapshot
+    for (std::size_t g = 0; g < s.groups.size(); ++g)  // the PartType of each group is not kept
+      species.push_back({"group " + std::to_string(g), s.groups[g], true});
+    return std::move(s.bodies);
+  }
+  if (ends_with_ci(path, ".nbck"))
+    throw InputError("--ic '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
+  throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
+                   "collision) nor a .bin (Tipsy), .csv or .h5 (HDF5 snapshot) file");
+}
+
+// n of a file's bodies: the first n (whole species, then part of one), or n drawn at random with
+// each species in proportion.
+void take_subset(Bodies& b, std::vector<Species>& species, std::size_t n, std::uint64_t seed, Subset subset) {
+  if (subset == Subset::Random) {
+    std::vector<std::size_t> groups, taken;
+    for (const Species& k : species) groups.push_back(k.count);
+    b = random_subset(b, groups, n, seed, taken);
+    for (std::size_t g = 0; g < species.size(); ++g) species[g].count = taken[g];
+  } else {
+    b.resize(n);
+    std::size_t left = n;
+    for (Species& k : species) left -= (k.count = std::min(k.count, left));
+  }
+  std::erase_if(species, [](const Species& k) { return k.count == 0; });
+}
+
 }  // namespace
 
 Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
@@ -209,45 +254,12 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
   if (spec == "collision") return collision(n, seed);
 
   const std::string path(spec);
-  Bodies b;
   std::vector<Species> species;
-  if (ends_with_ci(path, ".csv")) {
-    b = read_csv(path);
-    species = {{"bodies", b.size(), true}};
-  } else if (ends_with_ci(path, ".bin") || ends_with_ci(path, ".tipsy") || ends_with_ci(path, ".std")) {
-    TipsyCounts c;
-    b = read_tipsy(path, &c);
-    const Species kinds[] = {{"gas", static_cast<std::size_t>(c.nsph), true},
-                             {"dark", static_cast<std::size_t>(c.ndark), false},
-                             {"star", static_cast<std::size_t>(c.nstar), true}};
-    for (const Species& k : kinds)
-      if (k.count > 0) species.push_back(k);
-  } else if (ends_with_ci(path, ".h5") || ends_with_ci(path, ".hdf5")) {
-    Hdf5Snapshot s = read_hdf5(path);  // ours, or any GADGET-style snapshot
-    b = std::move(s.bodies);
-    for (std::size_t g = 0; g < s.groups.size(); ++g)  // the PartType of each group is not kept
-      species.push_back({"group " + std::to_string(g), s.groups[g], true});
-  } else if (ends_with_ci(path, ".nbck")) {
-    throw InputError("--ic '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
-  } else
-    throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
-                     "collision) nor a .bin (Tipsy), .csv or .h5 (HDF5 snapshot) file");
+  Bodies b = read_body_file(path, species);
   if (n > b.size())
     throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
                      " bodies in " + path);
-  if (n != 0 && n != b.size()) {
-    if (subset == Subset::Random) {
-      std::vector<std::size_t> groups, taken;
-      for (const Species& k : species) groups.push_back(k.count);
-      b = random_subset(b, groups, n, seed, taken);
-      for (std::size_t g = 0; g < species.size(); ++g) species[g].count = taken[g];
-    } else {
-      b.resize(n);
-      std::size_t left = n;  // the first n bodies: whole species, then part of one
-      for (Species& k : species) left -= (k.count = std::min(k.count, left));
-    }
-    std::erase_if(species, [](const Species& k) { return k.count == 0; });
-  }
+  if (n != 0 && n != b.size()) take_subset(b, species, n, seed, subset);
   if (species_out) *species_out = std::move(species);
   return b;
 }

@@ -1,7 +1,7 @@
 // Force-kernel variants timed side by side on one device, in the manner of llm.c's dev/cuda: each
 // variant checked against cuda:tuned's kernel, then timed with CUDA events (median of several
-// launches after a warm-up). Not part of the build: `scripts/gpu.sh variants` compiles it with nvcc on
-// the GPU machine. Usage: force_variants [N=262144 [TEXT]]: with TEXT, only the variants whose name
+// launches after a warm-up). Built with the CUDA pipeline (target force_variants; `scripts/gpu.sh
+// variants` runs it on the GPU machine). Usage: force_variants [N=262144 [TEXT]]: with TEXT, only the variants whose name
 // holds it (for a profiler: every launch of the kernel is then that variant's).
 //
 // cuda:symmetric: K I bodies per lane x KJ travelling bodies (symmetric_kernels.cuh).
@@ -120,49 +120,39 @@ Timed run(Launch launch, Vec4T<float>* d_acc, int n, const std::vector<Vec4T<flo
   return {ms[ms.size() / 2], std::sqrt(num / den)};
 }
 
-int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 262144;
-  if (n <= 0 || n % 2048 != 0) {  // no padding here: every variant's tile and block must divide N
-    std::fprintf(stderr, "force_variants: N = %s must be a positive multiple of 2048\n", argc > 1 ? argv[1] : "");
-    return 2;
-  }
-  const float eps2 = 0.05f * 0.05f;
-  std::mt19937_64 rng(1);
-  std::normal_distribution<float> g(0.f, 1.f);
-  std::vector<Vec4T<float>> h(n);
-  for (auto& b : h) b = {g(rng), g(rng), g(rng), 1.0f / n};
-  Vec4T<float>*d_pos, *d_acc;
-  CK(cudaMalloc(&d_pos, sizeof(Vec4T<float>) * n));
-  CK(cudaMalloc(&d_acc, sizeof(Vec4T<float>) * n));
-  CK(cudaMemcpy(d_pos, h.data(), sizeof(Vec4T<float>) * n, cudaMemcpyHostToDevice));
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const double pairs_n2 = double(n) * n;
-  // The reference: the production cuda:tuned kernel (K = 8, B = 128).
-  std::vector<Vec4T<float>> ref(n);
-  tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0);
-  CK(cudaMemcpy(ref.data(), d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
-  std::printf("N = %d; rate = N^2 / kernel time; err = rms relative to cuda:tuned's kernel\n", n);
-  const std::string only = argc > 2 ? argv[2] : "";
-  auto want = [&](const char* name) { return std::string(name).find(only) != std::string::npos; };
+// What every family of variants shares: the bodies on the device, the reference forces, the
+// filter, and the tally of variants run and found wrong.
+struct Session {
+  int n = 0, sms = 0;
+  float eps2 = 0.05f * 0.05f;
+  std::vector<Vec4T<float>> h, ref;
+  Vec4T<float>*d_pos = nullptr, *d_acc = nullptr;
+  std::string only;
+  int ran = 0, wrong = 0;
+  bool want(const char* name) const { return std::string(name).find(only) != std::string::npos; }
   // A variant whose forces differ from the reference by more than float sums in another order
   // (measured up to 1.6e-5 rms at N = 2^20) is a wrong kernel: it is marked and the exit is 1.
-  int ran = 0, wrong = 0;
-  auto report = [&](const char* name, Timed t) {
+  void report(const char* name, Timed t) {
     const bool bad = !(t.err <= 1e-4);
     ran += 1, wrong += bad;
-    std::printf("%-34s %9.3f ms  %.4e /s  err %.2e%s\n", name, t.ms, pairs_n2 / (t.ms * 1e-3), t.err,
+    std::printf("%-34s %9.3f ms  %.4e /s  err %.2e%s\n", name, t.ms, double(n) * n / (t.ms * 1e-3), t.err,
                 bad ? "  WRONG" : "");
-  };
+  }
+};
+
+void time_tuned(Session& s) {
+  const int n = s.n;
+  const float eps2 = s.eps2;
+  Vec4T<float>*d_pos = s.d_pos, *d_acc = s.d_acc;
   // cuda:tuned's kernel with `block` threads of k bodies (no j split: one grid row).
   auto tuned = [&](const char* name, auto kernel, int block, int k) {
-    if (!want(name)) return;
-    report(name, run([&] { kernel<<<n / (block * k), block, block * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0); },
-                     d_acc, n, ref, false));
+    if (!s.want(name)) return;
+    s.report(name, run([&] { kernel<<<n / (block * k), block, block * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0); },
+                     d_acc, n, s.ref, false));
   };
   auto variant = [&](const char* name, auto kernel) {  // tuned_variant above: B = 128, K = 8
-    if (!want(name)) return;
-    report(name, run([&] { kernel<<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2); }, d_acc, n, ref, false));
+    if (!s.want(name)) return;
+    s.report(name, run([&] { kernel<<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2); }, d_acc, n, s.ref, false));
   };
   tuned("tuned K=8 min 0 (before)", tuned_forces<float, 8>, 128, 8);
   variant("tuned K=8 staged rsqrts", tuned_variant<8, 0>);
@@ -174,9 +164,16 @@ int main(int argc, char** argv) {
   tuned("tuned K=8 B=256 min 1", tuned_forces<float, 8, 1>, 256, 8);
   tuned("tuned K=4 min 1", tuned_forces<float, 4, 1>, 128, 4);
   tuned("tuned K=4 B=128", tuned_forces<float, 4>, 128, 4);
+}
+
+void time_mixed(Session& s) {
+  const int n = s.n;
+  const float eps2 = s.eps2;
+  const auto& h = s.h;
+  const auto& ref = s.ref;
   // cuda:mixed's force kernel (no j split), from the same bodies in double.
   auto mixed = [&](const char* name, auto kernel) {
-    if (!want(name)) return;
+    if (!s.want(name)) return;
     std::vector<Vec4T<double>> hd(n);
     for (int i = 0; i < n; ++i) hd[i] = {h[i].x, h[i].y, h[i].z, h[i].w};
     Vec4T<double>*d_pd, *d_ad;
@@ -206,14 +203,20 @@ int main(int argc, char** argv) {
       num += ex * ex + ey * ey + ez * ez;
       den += double(ref[i].x) * ref[i].x + double(ref[i].y) * ref[i].y + double(ref[i].z) * ref[i].z;
     }
-    report(name, {ms[ms.size() / 2], std::sqrt(num / den)});
+    s.report(name, {ms[ms.size() / 2], std::sqrt(num / den)});
     CK(cudaFree(d_pd));
     CK(cudaFree(d_ad));
   };
   mixed("mixed K=8", mixed_forces<8>);
   mixed("mixed K=8 min 1", mixed_forces<8, 1>);
+}
+
+void time_symmetric(Session& s) {
+  const int n = s.n, sms = s.sms;
+  const float eps2 = s.eps2;
+  Vec4T<float>*d_pos = s.d_pos, *d_acc = s.d_acc;
   auto sym = [&](const char* name, auto kernel, int k) {
-    if (!want(name)) return;
+    if (!s.want(name)) return;
     int per_sm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 128, 0));
     const int tiles = n / (32 * k);
@@ -222,7 +225,7 @@ int main(int argc, char** argv) {
     const int blocks = static_cast<int>((warps + 3) / 4);
     char label[64];
     std::snprintf(label, sizeof label, "%s (%d blocks/SM)", name, per_sm);
-    report(label, run([&] { kernel<<<blocks, 128>>>(d_pos, d_acc, tiles, eps2); }, d_acc, n, ref, true));
+    s.report(label, run([&] { kernel<<<blocks, 128>>>(d_pos, d_acc, tiles, eps2); }, d_acc, n, s.ref, true));
   };
   sym("symmetric K=4 min 0", symmetric_forces<4, 4, 1, 0>, 4);
   sym("symmetric K=8 min 0", symmetric_forces<8, 8, 1, 0>, 8);
@@ -243,10 +246,37 @@ int main(int argc, char** argv) {
   sym("symmetric K=8 KJ=2 2 steps min 6", symmetric_forces<8, 2, 2, 6>, 8);
   sym("symmetric K=8 KJ=2 4 steps", symmetric_forces<8, 2, 4>, 8);
   sym("symmetric K=16 KJ=2 2 steps min 4", symmetric_forces<16, 2, 2, 4>, 16);
-  if (ran == 0) {
-    std::fprintf(stderr, "force_variants: no variant's name holds '%s'\n", only.c_str());
+}
+
+int main(int argc, char** argv) {
+  Session s;
+  s.n = argc > 1 ? std::atoi(argv[1]) : 262144;
+  const int n = s.n;
+  if (n <= 0 || n % 2048 != 0) {  // no padding here: every variant's tile and block must divide N
+    std::fprintf(stderr, "force_variants: N = %s must be a positive multiple of 2048\n", argc > 1 ? argv[1] : "");
     return 2;
   }
-  if (wrong) std::fprintf(stderr, "force_variants: %d of %d variants WRONG\n", wrong, ran);
-  return wrong ? 1 : 0;
+  std::mt19937_64 rng(1);
+  std::normal_distribution<float> g(0.f, 1.f);
+  s.h.resize(n);
+  for (auto& b : s.h) b = {g(rng), g(rng), g(rng), 1.0f / n};
+  CK(cudaMalloc(&s.d_pos, sizeof(Vec4T<float>) * n));
+  CK(cudaMalloc(&s.d_acc, sizeof(Vec4T<float>) * n));
+  CK(cudaMemcpy(s.d_pos, s.h.data(), sizeof(Vec4T<float>) * n, cudaMemcpyHostToDevice));
+  CK(cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, 0));
+  // The reference: the production cuda:tuned kernel (K = 8, B = 128).
+  s.ref.resize(n);
+  tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(s.d_pos, s.d_acc, n, s.eps2, 0);
+  CK(cudaMemcpy(s.ref.data(), s.d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
+  std::printf("N = %d; rate = N^2 / kernel time; err = rms relative to cuda:tuned's kernel\n", n);
+  s.only = argc > 2 ? argv[2] : "";
+  time_tuned(s);
+  time_mixed(s);
+  time_symmetric(s);
+  if (s.ran == 0) {
+    std::fprintf(stderr, "force_variants: no variant's name holds '%s'\n", s.only.c_str());
+    return 2;
+  }
+  if (s.wrong) std::fprintf(stderr, "force_variants: %d of %d variants WRONG\n", s.wrong, s.ran);
+  return s.wrong ? 1 : 0;
 }

@@ -12,10 +12,10 @@ outcomes "$B/test_gl" 'GlComputeDs*'
 outcomes "$B/test_cli_keep" '*cuda_*'
 outcomes "$B/test_cli_mpi" 'Mpi.DistributedRunIsBitIdenticalToOneProcess' 'differs'
 section "force_variants self-check"
-nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
-/tmp/force_variants 262144 "min 1"; echo "exit $?"
-/tmp/force_variants 1000; echo "exit $? (N = 1000 is refused)"
-/tmp/force_variants 2048 "no such variant"; echo "exit $? (a filter that matches nothing)"
+FV="$B/force_variants"
+"$FV" 262144 "min 1"; echo "exit $?"
+"$FV" 1000; echo "exit $? (N = 1000 is refused)"
+"$FV" 2048 "no such variant"; echo "exit $? (a filter that matches nothing)"
 for p in cuda:mixed cuda:tuned-fp64 cuda:symmetric cuda:tuned; do
   section "run $p, N = 1048576, 10 steps"
   timed "$N" run --pipeline $p -n 1048576 --steps 10 --json "$O/e2e_${p#cuda:}_1m.json" | tail -n 3

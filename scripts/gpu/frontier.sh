@@ -14,8 +14,8 @@ outcomes "$B/test_cli_mpi" 'Mpi.DistributedRunIsBitIdenticalToOneProcess' 'diffe
 sanitize memcheck symmetric16 cuda:symmetric --cuda-bodies 16
 sanitize memcheck mixed cuda:mixed
 section variants
-nvcc -std=c++20 -O3 -arch=sm_90 -Icuda_pipeline -o /tmp/force_variants scripts/dev/force_variants.cu
-/tmp/force_variants 262144; /tmp/force_variants 1048576
+FV="$B/force_variants"
+"$FV" 262144; "$FV" 1048576
 section fig9
 for n in 1024 4096 16384; do
   "$N" compare --pipelines cpu64,cuda:tuned,cuda:mixed,gl:compute-ds -n $n --steps 100 --every 1 --seed 1 \

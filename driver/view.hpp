@@ -1,0 +1,29 @@
+// `nbody view`'s arguments (cmd_view.cpp) and the view itself (view.cpp): two panes stepping in
+// lock step in the viewer's window.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "setup.hpp"
+
+namespace nbody {
+
+struct ViewArgs {
+  Config cfg;
+  std::string json;  // not an option of view (add_common_options registers it; view removes it)
+  std::string pipelines;
+  int steps_per_frame = 1;
+  long long frames = 0;  // scripted: draw this many frames, save the last (--screenshot), exit
+  std::string screenshot;
+  std::string colour = "auto";  // auto: species where the file has several, else speed
+  std::string size = "1280x640";
+  double radius = 0, tilt = 30, yaw = 0;
+  bool vsync = false;
+  bool no_interop = false;  // copy CUDA rungs through the host even where interop works
+  bool offscreen = false;   // scripted only: the headless EGL context, no window
+};
+
+// Opens the window and runs the view until Esc (or --frames K); returns the exit code.
+int run_view(const ViewArgs& a, const std::vector<std::string>& names, int width, int height);
+
+}  // namespace nbody
