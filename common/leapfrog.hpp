@@ -5,7 +5,8 @@
 //     v_{n+1/2} = v_{n-1/2} + a(x_n) dt        (kick: the velocity program / integrate kernel)
 //     x_{n+1}   = x_n + v_{n+1/2} dt           (drift: the position program)
 // Initial conditions come with synchronised velocities v_0; stagger() turns them into v_{-1/2}
-// once, in float64 on the CPU, so every pipeline starts from the same bits. Energy is measured at
+// once, in float64 (on the fp64 engine: fp64_engine.hpp), so every pipeline starts from the same
+// bits. Energy is measured at
 // synchronised times: synchronise() returns v_n = v_{n-1/2} + a(x_n) dt/2.
 #pragma once
 #include <vector>
@@ -14,8 +15,9 @@
 
 namespace nbody {
 
-// v_0 -> v_{-1/2}, with float64 accelerations on the CPU (fp64_engine.hpp has the versions that
-// take an engine and give the energy from the same pass).
+// v_0 -> v_{-1/2}, with float64 accelerations computed here on the CPU (fp64_engine.hpp has the
+// versions that take an engine, CUDA's where there is a device, and give the energy from the same
+// pass: what the front ends use).
 void stagger(Bodies& bodies, const Params& params);
 
 // v_{n-1/2} -> v_n (returned; the state is untouched), with float64 accelerations.

@@ -62,10 +62,10 @@ int wait_code(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// Fresh random bodies in a unit ball with masses spread over a factor of 100 (the seed printed,
-// NBODY_TEST_SEED replays it), as a CSV --ic.
+// Random bodies in a unit ball with masses spread over a factor of 100 (the tests' seed,
+// helpers.hpp), as a CSV --ic.
 fs::path unequal_masses(int n) {
-  std::mt19937_64 rng(nbody::test::fresh_seed() + static_cast<std::uint64_t>(n));
+  std::mt19937_64 rng(nbody::test::test_seed() + static_cast<std::uint64_t>(n));
   std::uniform_real_distribution<double> u(-1.0, 1.0), m(0.01, 1.0);
   std::string csv = "x,y,z,vx,vy,vz,m\n";
   char line[256];

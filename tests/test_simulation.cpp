@@ -1,0 +1,179 @@
+// simulation/: the library under every front end, called as a front end other than the CLI calls
+// it: rungs made by name from the catalogue, the stepper and its observers, a comparison that
+// prints nothing and reports through its Reporter.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "catalogue.hpp"
+#include "comparison.hpp"
+#include "error.hpp"
+#include "helpers.hpp"
+#include "reference.hpp"
+#include "setup.hpp"
+#include "stepper.hpp"
+
+namespace nbody {
+namespace {
+
+const Params kParams{0.01, 0.05};
+
+// Every rung once, each fact consistent with the others; the ladder holds every rung but cpu64.
+TEST(Catalogue, DescribesEveryRungOnce) {
+  std::set<std::string> names;
+  for (const Rung& r : rungs()) {
+    EXPECT_TRUE(names.insert(r.name).second) << r.name << " twice";
+    EXPECT_EQ(canonical_name(r.name), r.name);
+    EXPECT_EQ(&rung(r.name), &r);
+    if (r.fp64_forces) {
+      EXPECT_EQ(r.state_bits, 64) << r.name << ": float64 forces keep float64 state";
+    }
+    EXPECT_EQ(is_fp64_pipeline(r.name), r.fp64_forces);
+    EXPECT_EQ(r.ladder < 0, r.name == "cpu64") << r.name;
+  }
+  const std::vector<std::string> ladder = ladder_names();
+  EXPECT_EQ(ladder.size() + 1, rungs().size());
+  EXPECT_EQ(ladder.front(), "cpu32");
+  EXPECT_EQ(canonical_name("gl"), "gl:forcequad");
+  EXPECT_EQ(canonical_name("cuda"), "cuda:tuned");
+  EXPECT_THROW(rung("cuda:nonesuch"), InputError);
+}
+
+// What the catalogue says of a rung is what the rung made from it does: its name, and whether it
+// runs distributed. Rungs that cannot run here say why.
+TEST(Catalogue, MadeRungsAgreeWithTheirEntries) {
+  int made = 0;
+  for (const Rung& r : rungs()) {
+    std::unique_ptr<Pipeline> p;
+    try {
+      p = make_pipeline(r.name, PipelineOptions{});
+    } catch (const Unavailable& e) {
+      EXPECT_FALSE(std::string(e.what()).empty()) << r.name;
+      continue;
+    }
+    ++made;
+    EXPECT_EQ(p->name(), r.name);
+    EXPECT_EQ(p->distributable(), r.distributable) << r.name;
+  }
+  EXPECT_GE(made, 2) << "cpu64 and cpu32 run everywhere";
+}
+
+// Skip leaves out what cannot run, with the reason; Fail names the rung; the one that must run
+// (the reference) fails even under Skip.
+TEST(MakeRungs, SkipOrFail) {
+  std::string missing;
+  for (const Rung& r : rungs())
+    try {
+      make_pipeline(r.name, PipelineOptions{});
+    } catch (const Unavailable&) {
+      missing = r.name;
+    }
+  if (missing.empty()) GTEST_SKIP() << "every rung runs here: nothing to skip";
+  const Made skip = make_rungs({"cpu64", missing, "cpu32"}, PipelineOptions{}, IfUnavailable::Skip, "cpu64");
+  EXPECT_EQ(skip.names, (std::vector<std::string>{"cpu64", "cpu32"}));
+  ASSERT_EQ(skip.skipped.size(), 1u);
+  EXPECT_EQ(skip.skipped[0].first, missing);
+  try {
+    make_rungs({"cpu64", missing}, PipelineOptions{}, IfUnavailable::Fail);
+    ADD_FAILURE() << "Fail made " << missing;
+  } catch (const Unavailable& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(missing + " cannot run here: ", 0), 0u) << e.what();
+  }
+  EXPECT_THROW(make_rungs({missing, "cpu32"}, PipelineOptions{}, IfUnavailable::Skip, missing), Unavailable);
+}
+
+// Records every observer's calls, and stops the run when asked to.
+struct Recorder final : Reporter {
+  int stop_after = -1;  // interrupted() answers 2 (SIGINT) on this call; -1: never
+  int asked = 0, tasks = 0;
+  std::unique_ptr<Task> begin(const std::string&, long long) override {
+    ++tasks;
+    return std::make_unique<Task>();
+  }
+  int interrupted() override { return asked++ == stop_after ? 2 : 0; }
+};
+
+// Observers run at their steps, in the order they were added; batches end there; stepping in
+// batches gives the bits of stepping in one go.
+TEST(Stepper, ObserversAtTheirStepsAndTheSameBits) {
+  const Bodies b = test::random_bodies(64, 90);
+  Cpu32 batched, whole;
+  batched.load(b, kParams);
+  whole.load(b, kParams);
+  Stepper stepper({&batched}, 3, 40);  // a resumed run's numbering: steps 4..40
+  std::vector<std::pair<char, long long>> calls;
+  long long batches = 0;
+  stepper.after_batch([&](long long) { ++batches; });
+  stepper.every(10, [&](long long s) { calls.push_back({'e', s}); });
+  stepper.at({7, 40}, [&](long long s) { calls.push_back({'a', s}); });
+  Recorder report;
+  EXPECT_EQ(stepper.run(report, "test", false), 0);
+  EXPECT_EQ(stepper.done(), 40);
+  EXPECT_EQ(calls, (std::vector<std::pair<char, long long>>{{'a', 7}, {'e', 10}, {'e', 20}, {'e', 30}, {'e', 40}, {'a', 40}}));
+  EXPECT_GE(batches, 5) << "a batch ends at every observed step";
+  EXPECT_EQ(report.tasks, 1);
+  whole.step(37);
+  Bodies x, y;
+  batched.read(x);
+  whole.read(y);
+  EXPECT_EQ(x.pos.size(), y.pos.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x.pos[i].x, y.pos[i].x) << i;
+    EXPECT_EQ(x.vel[i].z, y.vel[i].z) << i;
+  }
+}
+
+// The reporter stops the run between batches; the state is that of the steps done.
+TEST(Stepper, StopsBetweenBatchesWhenTheReporterSaysSo) {
+  const Bodies b = test::random_bodies(32, 91);
+  Cpu32 p;
+  p.load(b, kParams);
+  Stepper stepper({&p}, 0, 1000);
+  Recorder report;
+  report.stop_after = 2;  // the third batch: 1 + 2 + 4 steps
+  EXPECT_EQ(stepper.run(report, "test", false), 2);
+  EXPECT_EQ(stepper.done(), 7);
+  Cpu32 q;
+  q.load(b, kParams);
+  q.step(7);
+  Bodies x, y;
+  p.read(x);
+  q.read(y);
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x.pos[i].y, y.pos[i].y) << i;
+}
+
+// A comparison from a front end: plain results, nothing on stdout, progress through its reporter.
+TEST(Comparison, PlainResultsAndNothingPrinted) {
+  Comparison c;
+  c.cfg.n = 128;
+  c.cfg.steps = 12;
+  c.cfg.seed = test::test_seed();
+  c.names = {"cpu64", "cpu32"};
+  c.policy = IfUnavailable::Fail;
+  c.energy_every = 6;
+  c.stops = compared_steps(12, 4, 0, c.energy_every);
+  EXPECT_EQ(c.stops, (std::vector<long long>{4, 6, 8, 12}));
+  auto engine = make_engine(c.cfg.pipeline);
+  Recorder report;
+  testing::internal::CaptureStdout();
+  const CompareResult r = compare(c, *engine, report);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  EXPECT_EQ(r.n, 128u);
+  EXPECT_EQ(r.pipelines, c.names);
+  ASSERT_EQ(r.steps.size(), 4u);
+  for (const StepRecord& s : r.steps) {
+    ASSERT_EQ(s.pairs.size(), 1u);
+    EXPECT_EQ(pair_name(s.pairs[0]), "cpu64|cpu32");
+    EXPECT_GT(s.pairs[0].d.max, 0) << "float32 leaves float64 at step " << s.step;
+    EXPECT_LT(s.pairs[0].d.max, 1e-4);
+    EXPECT_EQ(s.energy.size(), s.step == 6 || s.step == 12 ? 2u : 0u) << s.step;
+  }
+  EXPECT_GE(report.tasks, 1) << "the set-up and the steps reported as tasks";
+  const std::vector<Fig9Row> rows = fig9_rows(r, "cpu64");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at_end, r.steps.back().pairs[0].d.max);
+}
+
+}  // namespace
+}  // namespace nbody
