@@ -3,6 +3,7 @@
 
 #include "error.hpp"
 #include "gl_pipeline.hpp"
+#include "gl_helpers.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
 #include "viewer.hpp"
@@ -15,16 +16,6 @@ namespace {
 
 const Params kParams{0.01, 0.05};
 
-// Skips (with the reason) when this machine has no GL context at all.
-std::string gl_unavailable() {
-  try {
-    gl::describe_context();
-    return "";
-  } catch (const Unavailable& e) {
-    return std::string("no GL context: ") + e.what();
-  }
-}
-#define REQUIRE_GL() NBODY_SKIP_UNLESS_AVAILABLE(gl_unavailable())
 
 struct Image {
   int w = 0, h = 0;
