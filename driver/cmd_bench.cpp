@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "results_json.hpp"
 #include "commands.hpp"
 #include "config.hpp"
 #include "device_names.hpp"
@@ -108,30 +109,6 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   std::fflush(stdout);
 }
 
-nlohmann::json row_json(const BenchRow& row, bool ladder, double speedup) {
-  nlohmann::json j = {{"pipeline", row.pipeline}, {"n", row.n},       {"steps", row.steps},
-                      {"ms_per_step", row.ms},    {"ms_per_step_min", row.ms_min},
-                      {"ms_per_step_max", row.ms_max}, {"timer", row.timer},
-                      {"interactions_per_s", row.rate},
-                      {"gflops", row.gflops},     {"accel_rms_rel", row.err},
-                      {"validated_bodies", row.checked}, {"validated_rows", row.checked_runs},
-                      {"worst_over_tolerance", row.worst},
-                      {"status", row.status},     {"bound", nullptr}};
-  if (ladder) j["speedup_over_rung_below"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json(nullptr);
-  if (World::size() > 1) {
-    j["ms_per_step_one_rank"] = row.ms_one;
-    j["speedup"] = row.speedup();
-    j["parallel_efficiency"] = row.speedup() / World::size();
-    j["comm_fraction"] = row.comm_fraction;
-  }
-  if (row.bound)
-    j["bound"] = {{"kind", row.bound->kind},
-                  {"interactions_per_s", row.bound->interactions_per_s},
-                  {"fraction", row.fraction()},
-                  {"detail", row.bound->detail}};
-  return j;
-}
-
 // bench: every pipeline named must run here (exit 3 naming the reason). ladder: the rungs that
 // cannot are listed with the reason and left out. Then the whole run must be able to finish
 // within the hour (exit 2, --force).
@@ -165,7 +142,7 @@ int run_bench(BenchArgs& a, bool ladder) {
       const double speedup = below > 0 && !rung(name).ladder_restart && row.rate > 0 ? row.rate / below : 0;
       if (row.rate > 0) below = row.rate;
       print_row(row, ladder, speedup);
-      results.push_back(row_json(row, ladder, speedup));
+      results.push_back(to_json(row, ladder, speedup));
     }
   for (const auto& [name, why] : absent) std::printf("%-18s unavailable: %s\n", name.c_str(), why.c_str());
   nlohmann::json skipped = nlohmann::json::array();

@@ -114,7 +114,7 @@ int run_fig9(CompareArgs& a) {
     c.estimated = k > 0;  // the first size's estimate covered them all
     const CompareResult r = compare(c, *engine, terminal);
     print_fig9(a, r);
-    runs.push_back(to_json(a, r, engine->name()));
+    runs.push_back(to_json(c, r, engine->name()));
   }
   write_json(a.json, {{"preset", "tr04-fig9"}, {"ranks", World::size()}, {"runs", runs}});
   return 0;
@@ -176,17 +176,17 @@ int run_compare_once(CompareArgs& a) {
   auto engine = make_engine(a.cfg.pipeline);
   echo_config(a, *engine);
   Terminal terminal;
-  const CompareResult r =
-      compare(comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every)), *engine, terminal);
+  const Comparison c = comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every));
+  const CompareResult r = compare(c, *engine, terminal);
   print_summary(r, a.reference);
 
-  nlohmann::json j = to_json(a, r, engine->name());
+  nlohmann::json j = to_json(c, r, engine->name());
   if (a.explain) {
     Bodies b = initial_bodies(a.cfg);
     stagger(b, a.cfg.params(), *engine, false);
     const Explanation e = explain(b, a.cfg.params(), a.cfg.steps, terminal);
     print_explanation(e);
-    j["explain"] = explanation_json(e);
+    j["explain"] = to_json(e);
   }
   write_json(a.json, j);
   if (!a.csv.empty()) write_output(a.csv, to_csv(r));

@@ -221,44 +221,6 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
   write_output(png_path, png);
 }
 
-nlohmann::json to_json(const CompareArgs& a, const CompareResult& r, const std::string& engine) {
-  nlohmann::json j = config_json(a.cfg, r.n);
-  j["reference"] = a.reference;
-  if (r.reference_error)
-    j["reference_validation"] = {{"against", "cpu64"},
-                                 {"n", std::min(a.cfg.n, a.validate_n)},
-                                 {"accel_rms_rel", *r.reference_error}};
-  j["fp64_engine"] = engine;
-  j["pipelines"] = r.pipelines;
-  j["skipped"] = nlohmann::json::object();
-  for (const auto& [name, why] : r.skipped) j["skipped"][name] = why;
-  j["accel_error"] = nlohmann::json::object();
-  for (const auto& [name, e] : r.accel)
-    j["accel_error"][name] = {{"rms_rel", e.rms_rel}, {"max_rel", e.max_rel}, {"worst", e.worst}};
-  j["compared_steps"] = nlohmann::json::array();
-  j["divergence"] = nlohmann::json::array();
-  for (const auto& s : r.steps) {
-    j["compared_steps"].push_back(s.step);
-    nlohmann::json pairs = nlohmann::json::object();
-    for (const auto& p : s.pairs) pairs[pair_name(p)] = {{"max", p.d.max}, {"rms", p.d.rms}};
-    nlohmann::json entry = {{"step", s.step}, {"pairs", pairs}};
-    if (!s.energy.empty()) entry["energy"] = s.energy;
-    j["divergence"].push_back(entry);
-  }
-  j["energy"] = nlohmann::json::object();
-  j["momentum"] = nlohmann::json::object();
-  for (const auto& name : r.pipelines) {
-    const Conserved& i = r.initial.at(name);
-    const Conserved& f = r.final_.at(name);
-    j["energy"][name] = {{"initial", i.e.total()}, {"final", f.e.total()},
-                         {"rel_drift", relative_drift(i.e.total(), f.e.total())}};
-    j["momentum"][name] = {
-        {"linear_change", norm({f.p.x - i.p.x, f.p.y - i.p.y, f.p.z - i.p.z})},
-        {"angular_change", norm({f.l.x - i.l.x, f.l.y - i.l.y, f.l.z - i.l.z})}};
-  }
-  return j;
-}
-
 void print_explanation(const Explanation& e) {
   std::printf("\nwhy float32 pipelines diverge (n=%zu, %lld steps; each row changes one factor of "
               "the baseline)\n%-92s %11s %11s %11s %11s\n", e.n, e.steps, "factor",
@@ -272,23 +234,6 @@ void print_explanation(const Explanation& e) {
   else
     std::printf("chaos: no exponential growth of the divergence over these %lld steps (run "
                 "longer to see it)\n", e.steps);
-}
-
-nlohmann::json explanation_json(const Explanation& e) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const ExplainRow& r : e.rows)
-    j.push_back({{"factor", r.cause}, {"variant", r.variant},
-                 {"accel_rms_rel_vs_cpu64", r.accel_vs_cpu64}, {"accel_rms_rel_vs_baseline", r.accel_vs_baseline},
-                 {"max_distance_vs_cpu64", r.distance_vs_cpu64}, {"max_distance_vs_baseline", r.distance_vs_baseline}});
-  nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
-  if (e.efold_steps > 0) {
-    chaos["efold_steps"] = e.efold_steps;
-    chaos["efold_time"] = e.efold_time;
-  } else {
-    chaos["efold_steps"] = nullptr;
-  }
-  j.push_back(chaos);
-  return j;
 }
 
 void check_junit(const CompareArgs& a) {

@@ -42,10 +42,8 @@ int report_checks(const CompareArgs& a, CheckReport report, const std::string& p
 // Prints the summary table to stdout.
 void print_summary(const CompareResult& r, const std::string& reference);
 std::string to_csv(const CompareResult& r);
-nlohmann::json to_json(const CompareArgs& a, const CompareResult& r, const std::string& engine);
-// --explain's table to stdout, and its JSON.
+// --explain's table to stdout.
 void print_explanation(const Explanation& e);
-nlohmann::json explanation_json(const Explanation& e);
 // Throws InputError when gnuplot is not on PATH (before any work is done).
 void check_plot_tool();
 // Draws divergence (log scale; the pairs with `reference`, or every pair) and energy drift vs step

@@ -80,9 +80,4 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   if (!path.empty()) write_output(path, j.dump(2) + "\n");
 }
 
-nlohmann::json config_json(const Config& c, std::size_t n) {
-  return {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
-          {"ic", c.ic}, {"seed", c.seed},   {"subset", c.subset}, {"ranks", World::size()}};
-}
-
 }  // namespace nbody

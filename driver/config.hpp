@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "results_json.hpp"
 #include "setup.hpp"
 
 namespace nbody {
@@ -18,7 +19,5 @@ void add_seed_option(CLI::App& app, Config& c, const std::string& help);
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 
 void write_json(const std::string& path, const nlohmann::json& j);
-// Common fields of every JSON document (n, steps, dt, softening, ic, seed, subset, ranks).
-nlohmann::json config_json(const Config& c, std::size_t n);
 
 }  // namespace nbody

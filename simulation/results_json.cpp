@@ -1,0 +1,93 @@
+#include "results_json.hpp"
+
+#include <algorithm>
+
+#include "world.hpp"
+
+namespace nbody {
+
+nlohmann::json config_json(const Config& c, std::size_t n) {
+  return {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
+          {"ic", c.ic}, {"seed", c.seed},   {"subset", c.subset}, {"ranks", World::size()}};
+}
+
+nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::string& engine) {
+  nlohmann::json j = config_json(c.cfg, r.n);
+  j["reference"] = c.names.front();
+  if (r.reference_error)
+    j["reference_validation"] = {{"against", "cpu64"},
+                                 {"n", std::min(c.cfg.n, c.validate_n)},
+                                 {"accel_rms_rel", *r.reference_error}};
+  j["fp64_engine"] = engine;
+  j["pipelines"] = r.pipelines;
+  j["skipped"] = nlohmann::json::object();
+  for (const auto& [name, why] : r.skipped) j["skipped"][name] = why;
+  j["accel_error"] = nlohmann::json::object();
+  for (const auto& [name, e] : r.accel)
+    j["accel_error"][name] = {{"rms_rel", e.rms_rel}, {"max_rel", e.max_rel}, {"worst", e.worst}};
+  j["compared_steps"] = nlohmann::json::array();
+  j["divergence"] = nlohmann::json::array();
+  for (const auto& s : r.steps) {
+    j["compared_steps"].push_back(s.step);
+    nlohmann::json pairs = nlohmann::json::object();
+    for (const auto& p : s.pairs) pairs[pair_name(p)] = {{"max", p.d.max}, {"rms", p.d.rms}};
+    nlohmann::json entry = {{"step", s.step}, {"pairs", pairs}};
+    if (!s.energy.empty()) entry["energy"] = s.energy;
+    j["divergence"].push_back(entry);
+  }
+  j["energy"] = nlohmann::json::object();
+  j["momentum"] = nlohmann::json::object();
+  for (const auto& name : r.pipelines) {
+    const Conserved& i = r.initial.at(name);
+    const Conserved& f = r.final_.at(name);
+    j["energy"][name] = {{"initial", i.e.total()}, {"final", f.e.total()},
+                         {"rel_drift", relative_drift(i.e.total(), f.e.total())}};
+    j["momentum"][name] = {
+        {"linear_change", norm({f.p.x - i.p.x, f.p.y - i.p.y, f.p.z - i.p.z})},
+        {"angular_change", norm({f.l.x - i.l.x, f.l.y - i.l.y, f.l.z - i.l.z})}};
+  }
+  return j;
+}
+
+nlohmann::json to_json(const Explanation& e) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const ExplainRow& r : e.rows)
+    j.push_back({{"factor", r.cause}, {"variant", r.variant},
+                 {"accel_rms_rel_vs_cpu64", r.accel_vs_cpu64}, {"accel_rms_rel_vs_baseline", r.accel_vs_baseline},
+                 {"max_distance_vs_cpu64", r.distance_vs_cpu64}, {"max_distance_vs_baseline", r.distance_vs_baseline}});
+  nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
+  if (e.efold_steps > 0) {
+    chaos["efold_steps"] = e.efold_steps;
+    chaos["efold_time"] = e.efold_time;
+  } else {
+    chaos["efold_steps"] = nullptr;
+  }
+  j.push_back(chaos);
+  return j;
+}
+
+nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
+  nlohmann::json j = {{"pipeline", row.pipeline}, {"n", row.n},       {"steps", row.steps},
+                      {"ms_per_step", row.ms},    {"ms_per_step_min", row.ms_min},
+                      {"ms_per_step_max", row.ms_max}, {"timer", row.timer},
+                      {"interactions_per_s", row.rate},
+                      {"gflops", row.gflops},     {"accel_rms_rel", row.err},
+                      {"validated_bodies", row.checked}, {"validated_rows", row.checked_runs},
+                      {"worst_over_tolerance", row.worst},
+                      {"status", row.status},     {"bound", nullptr}};
+  if (ladder) j["speedup_over_rung_below"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json(nullptr);
+  if (World::size() > 1) {
+    j["ms_per_step_one_rank"] = row.ms_one;
+    j["speedup"] = row.speedup();
+    j["parallel_efficiency"] = row.speedup() / World::size();
+    j["comm_fraction"] = row.comm_fraction;
+  }
+  if (row.bound)
+    j["bound"] = {{"kind", row.bound->kind},
+                  {"interactions_per_s", row.bound->interactions_per_s},
+                  {"fraction", row.fraction()},
+                  {"detail", row.bound->detail}};
+  return j;
+}
+
+}  // namespace nbody

@@ -1,0 +1,23 @@
+// The JSON of every result: the contract other tools read (DESIGN.md, "Contracts"), the same from
+// every front end (the CLI's --json, the Python module's dicts).
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "bench.hpp"
+#include "comparison.hpp"
+#include "explain.hpp"
+#include "setup.hpp"
+
+namespace nbody {
+
+// Common fields of every document (n, steps, dt, softening, ic, seed, subset, ranks).
+nlohmann::json config_json(const Config& c, std::size_t n);
+// A comparison: its configuration, reference, pipelines, skipped, accel_error, compared_steps,
+// divergence (per step, per pair; energies where sampled), energy and momentum.
+nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::string& engine);
+// compare --explain's rows, then the chaos row.
+nlohmann::json to_json(const Explanation& e);
+// One bench or ladder row; `speedup` over the rung below (ladder only; 0: none).
+nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup);
+
+}  // namespace nbody
