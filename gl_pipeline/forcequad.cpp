@@ -23,6 +23,24 @@ class ForceQuad final : public TexturedPipeline {
   explicit ForceQuad(const Options& o) : opt_(o) {}
   std::string name() const override { return "gl:forcequad"; }
 
+  // One evaluation of the accelerations with the force quad and every pass read back as drawn.
+  std::vector<Stage> stages() {
+    if (chunks_ != 1)
+      throw InputError("gl:forcequad's stages are shown for one chunk of at most " + std::to_string(chunk_) +
+                       " bodies; this state has " + std::to_string(n_));
+    std::vector<Stage> out;
+    record_ = &out;
+    std::vector<Vec3> acc;
+    try {
+      accelerations(acc);
+    } catch (...) {
+      record_ = nullptr;
+      throw;
+    }
+    record_ = nullptr;
+    return out;
+  }
+
  private:
   GLenum quad_format() const { return opt_.half ? GL_RGBA16F : GL_RGBA32F; }
   GLenum position_format() const override { return quad_format(); }
@@ -101,6 +119,7 @@ class ForceQuad final : public TexturedPipeline {
         if (d == 0) glDisable(GL_BLEND); else glEnable(GL_BLEND);
         force_.set("j_chunk", d);
         draw(quad_fbo_, x0, 0, ci - x0, cj);
+        keep("force quad: pixel (i, j) = f_ij", quad_fbo_, ci - x0, cj);
         wait_now_and_then(static_cast<long long>(ci - x0) * cj);
       }
       glDisable(GL_BLEND);
@@ -133,17 +152,29 @@ class ForceQuad final : public TexturedPipeline {
       if (half == 1) {
         reduce_.set("out_row", c);
         draw(acc_fbo_, x0, c, ci - x0, 1);
+        keep("reduction pass: " + std::to_string(h) + " rows -> 1, the accelerations", acc_fbo_, ci - x0, 1);
         return;
       }
       const bool to_scratch = src == &quad_;
       reduce_.set("out_row", 0);
       draw(to_scratch ? scratch_fbo_ : quad_fbo_, x0, 0, ci - x0, half);
+      keep("reduction pass: " + std::to_string(h) + " rows -> " + std::to_string(half), to_scratch ? scratch_fbo_ : quad_fbo_,
+           ci - x0, half);
       src = to_scratch ? &scratch_ : &quad_;
       h = half;
     }
   }
 
+  // stages(): the w x h rectangle at the origin of `fbo`, as drawn.
+  void keep(const std::string& what, const Framebuffer& fbo, int w, int h) {
+    if (!record_) return;
+    Stage s{what, w, h, std::vector<float>(4 * static_cast<std::size_t>(w) * h)};
+    fbo.read(0, 0, w, h, s.rgba.data());
+    record_->push_back(std::move(s));
+  }
+
   Options opt_;
+  std::vector<Stage>* record_ = nullptr;
   int n_ = 0, chunk_ = 0, chunks_ = 0;
   long long queued_ = 0;  // fragments drawn since the last glFinish
   Texture lookup_, quad_, scratch_, acc_;
@@ -154,5 +185,11 @@ class ForceQuad final : public TexturedPipeline {
 }  // namespace
 
 std::unique_ptr<Pipeline> make_forcequad(const Options& o) { return std::make_unique<ForceQuad>(o); }
+
+std::vector<Stage> forcequad_stages(Pipeline& pipeline) {
+  auto* p = dynamic_cast<ForceQuad*>(&pipeline);
+  if (!p) throw InputError(pipeline.name() + " has no force quad: the stages are gl:forcequad's");
+  return p->stages();
+}
 
 }  // namespace nbody::gl

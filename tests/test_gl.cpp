@@ -165,6 +165,41 @@ TEST(GlObjects, BrokenShaderReportsItsLog) {
   }
 }
 
+// The stages of TR04-032 §3 as drawn: the n x n force quad whose column i sums to a_i, then the
+// halving passes (ceil(h/2) rows each) down to the accelerations; the state is left as it was.
+TEST(GlForceQuad, StagesAreTheQuadAndItsHalvingPasses) {
+  REQUIRE_GL();
+  const int n = 1000;
+  const Bodies b = test::random_bodies(n, 70);
+  auto p = gl::make("forcequad", {});
+  p->load(b, kParams);
+  const std::vector<gl::Stage> stages = gl::forcequad_stages(*p);
+  ASSERT_GE(stages.size(), 2u);
+  EXPECT_EQ(stages[0].width, n);
+  EXPECT_EQ(stages[0].height, n);
+  std::vector<int> heights;
+  for (std::size_t k = 1; k < stages.size(); ++k) heights.push_back(stages[k].height);
+  EXPECT_EQ(heights, (std::vector<int>{500, 250, 125, 63, 32, 16, 8, 4, 2, 1}));
+  std::vector<Vec3> acc;
+  p->accelerations(acc);
+  const gl::Stage& last = stages.back();
+  for (int i = 0; i < n; i += 97) {
+    EXPECT_EQ(last.rgba[4 * i], static_cast<float>(acc[i].x)) << i;
+    double column = 0;  // the force quad's column i, summed in double
+    for (int j = 0; j < n; ++j) column += stages[0].rgba[4 * (static_cast<std::size_t>(j) * n + i)];
+    EXPECT_NEAR(column, acc[i].x, 1e-4 * (1 + std::abs(acc[i].x))) << i;
+  }
+  Bodies before, after;
+  p->read(after);
+  auto q = gl::make("forcequad", {});
+  q->load(b, kParams);
+  q->read(before);
+  EXPECT_EQ(after.pos[7].x, before.pos[7].x) << "the stages step nothing";
+  auto g = gl::make("gather", {});
+  g->load(b, kParams);
+  EXPECT_THROW(gl::forcequad_stages(*g), InputError);
+}
+
 // The bench's fill bound counts the texels a step draws. TR04-032's step for n bodies in one chunk:
 // the n x n force quad, reduction passes of ceil(h/2) rows each until one row is left (n x 1
 // in all but the first), then the velocity and position programs over the body texture.

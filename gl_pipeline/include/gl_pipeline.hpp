@@ -18,6 +18,17 @@ struct Options {
 // "forcequad", "gather", "compute", "compute-ds". Throws Unavailable when no GL context can be made (the message names the EGL call and error)
 // or the context lacks what the variant needs.
 std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+// TR04-032 §3 made visible (for teaching): one evaluation of a loaded gl:forcequad's
+// accelerations, with the n x n force quad (RGBA: f_ij in xyz) and each halving reduction pass
+// read back as drawn, in order. One chunk only (n up to the force quad's side); throws InputError
+// otherwise, and for any other pipeline. The state does not change.
+struct Stage {
+  std::string name;  // "force quad: ...", "reduction pass: 1000 rows -> 500", ...
+  int width = 0, height = 0;
+  std::vector<float> rgba;  // width x height texels, row by row from row 0
+};
+std::vector<Stage> forcequad_stages(Pipeline& pipeline);
+
 // Before the first GL call: try EGL device `index` (mod the device count) first. Distributed runs
 // give rank r the device (local rank mod count), as for CUDA.
 void prefer_device(int index);
