@@ -25,6 +25,13 @@ struct NonFinite : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Long work stopped between batches because its front end asked it to (a Reporter's
+// interrupted(): Ctrl-C in Python). `signal` is the signal's number; the work's objects stay usable.
+struct Interrupted : std::runtime_error {
+  explicit Interrupted(int sig) : std::runtime_error("interrupted"), signal(sig) {}
+  int signal;
+};
+
 // A number in a message as the user would write it: the shortest text that reads back as the same
 // double ("-1e-09", "0.01"), never std::to_string's fixed six decimals ("-0.000000").
 inline std::string number_text(double v) {

@@ -61,13 +61,6 @@ void check_args(BenchArgs& a, const std::vector<std::string>& names, const std::
     throw InputError("--validate-n " + std::to_string(a.spec.validate_n) + ": must be >= 1");
 }
 
-std::string device_line() {
-  std::string reason;
-  std::string device = "cpu: " + cpu_model() + "; gl: " + gl_description();
-  const auto cuda = cuda_descriptions(reason);
-  return device + "; cuda: " + (cuda.empty() ? "unavailable (" + reason + ")" : cuda[0]);
-}
-
 void print_header(const BenchArgs& a, const std::string& device, const Fp64Engine& engine, bool ladder) {
   std::printf("device: %s\n", device.c_str());
   std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n");
@@ -119,41 +112,22 @@ int run_bench(BenchArgs& a, bool ladder) {
   check_args(a, asked, sizes);
   place_on_device(a.spec.cfg.pipeline);
   auto engine = make_engine(a.spec.cfg.pipeline);
-  std::vector<std::string> names;
-  std::vector<std::pair<std::string, std::string>> absent;
-  {  // the rungs made for the plan are let go: each row makes its own
-    const Made plan = plan_bench(a.spec, asked, sizes, ladder ? IfUnavailable::Skip : IfUnavailable::Fail, *engine);
-    names = plan.names, absent = plan.skipped;
-  }
-
-  const std::string device = device_line();
-  print_header(a, device, *engine, ladder);
-  nlohmann::json results = nlohmann::json::array();
-  int failed = 0;
-  double below = 0;  // ladder: the rate of the rung below
-  for (const auto& name : names)
-    for (long long n : sizes) {
-      const BenchRow row = bench_one(a.spec, name, n, *engine);
-      failed += row.status != "ok";
-      if (!row.failure.empty() && World::writer())
-        std::fprintf(stderr, "nbody %s: %s at N = %lld: %s\n", ladder ? "ladder" : "bench", name.c_str(), n,
-                     row.failure.c_str());
-      // Speed-up over the rung below; some rungs start their own ladder (catalogue.hpp).
-      const double speedup = below > 0 && !rung(name).ladder_restart && row.rate > 0 ? row.rate / below : 0;
-      if (row.rate > 0) below = row.rate;
-      print_row(row, ladder, speedup);
-      results.push_back(to_json(row, ladder, speedup));
-    }
-  for (const auto& [name, why] : absent) std::printf("%-18s unavailable: %s\n", name.c_str(), why.c_str());
-  nlohmann::json skipped = nlohmann::json::array();
-  for (const auto& [name, why] : absent) skipped.push_back({{"pipeline", name}, {"reason", why}});
-  nlohmann::json out = {{"device", device}, {"ranks", World::size()}, {"results", results}};
-  if (ladder) out["unavailable"] = skipped;
-  write_json(a.json, out);
-  if (failed > 0) {
+  Terminal terminal;
+  const BenchTable t = bench_table(
+      a.spec, asked, sizes, ladder, *engine, terminal,
+      [&](const BenchTable& planned) { print_header(a, planned.device, *engine, ladder); },
+      [&](const BenchRow& row, double speedup) {
+        if (!row.failure.empty() && World::writer())
+          std::fprintf(stderr, "nbody %s: %s at N = %lld: %s\n", ladder ? "ladder" : "bench", row.pipeline.c_str(),
+                       row.n, row.failure.c_str());
+        print_row(row, ladder, speedup);
+      });
+  for (const auto& [name, why] : t.absent) std::printf("%-18s unavailable: %s\n", name.c_str(), why.c_str());
+  write_json(a.json, to_json(t));
+  if (t.failed() > 0) {
     if (World::writer())
       std::fprintf(stderr, "nbody %s: %d row(s) failed validation against %s; their times do not count\n",
-                   ladder ? "ladder" : "bench", failed, engine->name().c_str());
+                   ladder ? "ladder" : "bench", t.failed(), engine->name().c_str());
     return 3;
   }
   return 0;

@@ -59,6 +59,8 @@ int run_command(int argc, char** argv) {
     code = commands.at(name)();
   } catch (const nbody::PeerFailed& e) {
     return e.code;
+  } catch (const nbody::Interrupted& e) {
+    return World::fail(128 + e.signal, prefix + "interrupted\n");
   } catch (const nbody::InputError& e) {
     return World::fail(2, prefix + e.what() + "\n", true);
   } catch (const nbody::Unavailable& e) {

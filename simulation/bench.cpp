@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "device_names.hpp"
+#include "error.hpp"
 #include "estimate.hpp"
 #include "initial_conditions.hpp"
 #include "world.hpp"
@@ -188,6 +190,37 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
   row.gflops = row.rate * rung(name).flops * 1e-9;
   return row;
+}
+
+int BenchTable::failed() const {
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const BenchRow& r) { return r.status != "ok"; }));
+}
+
+BenchTable bench_table(const BenchSpec& spec, const std::vector<std::string>& names, const std::vector<long long>& sizes,
+                       bool ladder, Fp64Engine& engine, Reporter& report,
+                       const std::function<void(const BenchTable&)>& planned,
+                       const std::function<void(const BenchRow&, double)>& row) {
+  BenchTable t;
+  t.ladder = ladder;
+  std::vector<std::string> runnable;
+  {  // the rungs made for the plan are let go: each row makes its own
+    const Made plan = plan_bench(spec, names, sizes, ladder ? IfUnavailable::Skip : IfUnavailable::Fail, engine);
+    runnable = plan.names, t.absent = plan.skipped;
+  }
+  t.device = device_line();
+  if (planned) planned(t);
+  double below = 0;  // the rate of the rung below
+  for (const auto& name : runnable)
+    for (long long n : sizes) {
+      if (const int signal = static_cast<int>(World::max(report.interrupted()))) throw Interrupted(signal);
+      t.rows.push_back(bench_one(spec, name, n, engine));
+      const BenchRow& r = t.rows.back();
+      const double speedup = ladder && below > 0 && !rung(name).ladder_restart && r.rate > 0 ? r.rate / below : 0;
+      if (r.rate > 0) below = r.rate;
+      t.speedups.push_back(speedup);
+      if (row) row(r, speedup);
+    }
+  return t;
 }
 
 }  // namespace nbody

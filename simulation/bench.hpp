@@ -6,6 +6,7 @@
 // them and is counted the same way. Each row carries the fraction of a hardware bound where one
 // applies (bounds.hpp).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,5 +55,22 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
 
 // One row: rung `name` at `n` bodies, validated, timed, validated again.
 BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, Fp64Engine& engine);
+
+// The bench's table: every rung that runs at every size, in order. The ladder's speed-up is over
+// the rung below, restarting where the catalogue says (Rung::ladder_restart).
+struct BenchTable {
+  std::string device;  // device_line()
+  bool ladder = false;
+  std::vector<BenchRow> rows;
+  std::vector<double> speedups;  // per row; 0: none
+  std::vector<std::pair<std::string, std::string>> absent;  // rungs left out, why
+  int failed() const;
+};
+// Plans (plan_bench: Fail for the bench, Skip for the ladder), calls `planned` once the table's
+// rungs are known, then `row` after each row. Between rows the reporter may stop it (Interrupted).
+BenchTable bench_table(const BenchSpec& spec, const std::vector<std::string>& names, const std::vector<long long>& sizes,
+                       bool ladder, Fp64Engine& engine, Reporter& report = silent(),
+                       const std::function<void(const BenchTable&)>& planned = {},
+                       const std::function<void(const BenchRow&, double speedup)>& row = {});
 
 }  // namespace nbody

@@ -130,7 +130,7 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
 
   Stepper stepper(ps, 0, c.cfg.steps);
   stepper.at(c.stops, [&](long long step) { r.steps.push_back(record(c, r.pipelines, ps, step, engine, report, r)); });
-  stepper.run(report, "compare", c.cfg.force);
+  if (const int signal = stepper.run(report, "compare", c.cfg.force)) throw Interrupted(signal);
   if (c.cfg.steps == 0) r.final_ = r.initial;
   return r;
 }
@@ -164,7 +164,7 @@ std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::str
     Pipeline& p = *made.pipelines[k];
     p.load(start.bodies, params);
     Stepper stepper({&p}, 0, cfg.steps);
-    stepper.run(report, "compare --against: " + names[k], cfg.force);
+    if (const int signal = stepper.run(report, "compare --against: " + names[k], cfg.force)) throw Interrupted(signal);
     Bodies state;
     p.read(state);
     check_finite(state, names[k], cfg.steps);

@@ -65,7 +65,8 @@ std::vector<long long> compared_steps(long long steps, long long every, long lon
 
 // Runs the comparison on `engine` (the float64 diagnostics). Throws Unavailable for a rung that
 // must run and cannot, InputError for the time limit, NonFinite for a state that is not,
-// std::runtime_error for a reference off cpu64 or, with need_pair, nothing to compare.
+// std::runtime_error for a reference off cpu64 or, with need_pair, nothing to compare, and
+// Interrupted when the reporter stops it.
 CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report = silent());
 
 // TR04-032 §7.3 (Figure 9): the largest distance of each pair with the reference up to step 15,

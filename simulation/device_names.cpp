@@ -48,4 +48,11 @@ std::vector<std::string> cuda_descriptions(std::string& reason) {
 #endif
 }
 
+std::string device_line() {
+  std::string reason;
+  const auto cuda = cuda_descriptions(reason);
+  return "cpu: " + cpu_model() + "; gl: " + gl_description() + "; cuda: " +
+         (cuda.empty() ? "unavailable (" + reason + ")" : cuda[0]);
+}
+
 }  // namespace nbody

@@ -90,4 +90,15 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
   return j;
 }
 
+nlohmann::json to_json(const BenchTable& t) {
+  nlohmann::json results = nlohmann::json::array();
+  for (std::size_t k = 0; k < t.rows.size(); ++k) results.push_back(to_json(t.rows[k], t.ladder, t.speedups[k]));
+  nlohmann::json out = {{"device", t.device}, {"ranks", World::size()}, {"results", results}};
+  if (t.ladder) {
+    out["unavailable"] = nlohmann::json::array();
+    for (const auto& [name, why] : t.absent) out["unavailable"].push_back({{"pipeline", name}, {"reason", why}});
+  }
+  return out;
+}
+
 }  // namespace nbody

@@ -19,5 +19,7 @@ nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::s
 nlohmann::json to_json(const Explanation& e);
 // One bench or ladder row; `speedup` over the rung below (ladder only; 0: none).
 nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup);
+// The bench's or the ladder's document: device, ranks, results (and the ladder's unavailable).
+nlohmann::json to_json(const BenchTable& t);
 
 }  // namespace nbody
