@@ -41,17 +41,7 @@ void remove_tmp_and_reraise(int sig) {
   ::raise(sig);
 }
 
-void install_handlers() {
-  static const bool installed = [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
-      if (::signal(sig, SIG_IGN) != SIG_IGN) ::signal(sig, remove_tmp_and_reraise);
-    return true;
-  }();
-  (void)installed;
-}
-
 void track_tmp(const std::string& path) {
-  install_handlers();
   if (path.size() < sizeof g_tmp) std::memcpy(g_tmp, path.c_str(), path.size() + 1);
 }
 
@@ -96,8 +86,16 @@ fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 
 void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
 
+void handle_signals() {
+  static const bool installed = [] {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+      if (::signal(sig, SIG_IGN) != SIG_IGN) ::signal(sig, remove_tmp_and_reraise);
+    return true;
+  }();
+  (void)installed;
+}
+
 void defer_interrupts(bool on) {
-  install_handlers();
   g_defer = on ? 1 : 0;
 }
 int pending_interrupt() { return g_pending; }

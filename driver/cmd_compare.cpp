@@ -25,7 +25,7 @@ namespace nbody {
 
 namespace {
 
-constexpr long long kPlotEnergySamples = 40;  // --plot without --energy-every: about this many
+constexpr long long kPlotEnergySamples = 40;  // --plot without --energy-every: at most this many
 
 // The reference first, then the rest in the order given (default: every pipeline, in ladder order).
 std::vector<std::string> resolve_names(const CompareArgs& a) {
@@ -144,7 +144,7 @@ Threshold check_compare_args(CompareArgs& a) {
   }
   if (!a.plot.empty()) check_plot_tool();
   if (!a.plot.empty() && !a.given("--energy-every") && a.cfg.steps > 0)  // the energy panel's curve
-    a.energy_every = std::max(1LL, a.cfg.steps / kPlotEnergySamples);
+    a.energy_every = (a.cfg.steps + kPlotEnergySamples - 1) / kPlotEnergySamples;
   if (a.plot_all_pairs && a.plot.empty()) throw InputError("--plot-all-pairs is for --plot FILE, which was not given");
   check_named_options(a);
   return threshold;
@@ -243,7 +243,8 @@ Command add_compare(CLI::App& app) {
   sub->add_option("--csv", a->csv, "Write step,pair,max,rms rows to FILE (- for stdout)");
   sub->add_option("--plot", a->plot,
                   "Draw divergence (the pairs with the reference) and energy drift vs step to FILE.png (gnuplot; "
-                  "without --energy-every, the energy is sampled about 40 times)");
+                  "without --energy-every, the energy is sampled at most 40 times, every ceil(steps/40) steps, "
+                  "which are then compared steps too)");
   sub->add_flag("--plot-all-pairs", a->plot_all_pairs, "--plot: draw every pair, not only those with the reference");
   sub->add_option("--fail-above", a->fail_above,
                   "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than "

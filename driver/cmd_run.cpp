@@ -35,26 +35,32 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // --out, made only once the work is about to write there; a run that ends before anything was
-// written in a folder it made leaves none behind.
+// written leaves none of the folders it made behind.
 class OutFolder {
  public:
   explicit OutFolder(std::string dir) : dir_(std::move(dir)) {}
   ~OutFolder() {
     std::error_code ec;
-    if (made_ && std::filesystem::is_empty(dir_, ec)) std::filesystem::remove(dir_, ec);
+    for (const auto& d : made_) {  // the deepest first; a folder with anything in it stays
+      if (!std::filesystem::is_empty(d, ec)) break;
+      std::filesystem::remove(d, ec);
+    }
   }
   OutFolder(const OutFolder&) = delete;
   OutFolder& operator=(const OutFolder&) = delete;
   void make() {
     if (dir_.empty() || !World::writer()) return;
     std::error_code ec;
-    made_ = std::filesystem::create_directories(dir_, ec);
+    for (std::filesystem::path d = std::filesystem::absolute(dir_, ec); !d.empty() && !std::filesystem::exists(d, ec);
+         d = d.parent_path())
+      made_.push_back(d);
+    std::filesystem::create_directories(dir_, ec);
     if (ec) throw InputError("--out '" + dir_ + "': cannot create the folder: " + ec.message());
   }
 
  private:
   std::string dir_;
-  bool made_ = false;
+  std::vector<std::filesystem::path> made_;  // by make(), the deepest first
 };
 
 class Run {

@@ -26,9 +26,9 @@ namespace {
 std::string default_pair() {
   std::string reason;
 #ifdef NBODY_HAVE_CUDA
-  if (!cuda::devices(reason).empty()) return "gl:forcequad," + canonical_name("cuda");
+  if (!cuda::devices(reason).empty()) return canonical_name("gl") + "," + canonical_name("cuda");
 #endif
-  return "gl:forcequad,cpu32";
+  return canonical_name("gl") + ",cpu32";
 }
 
 void parse_size(const std::string& s, int& w, int& h) {

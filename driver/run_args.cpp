@@ -137,27 +137,42 @@ bool written_by_run(const std::string& file) {
 
 // --out: a folder this run can write, holding no other run's files (a resume writes on in the
 // folder of its own checkpoint); no other output may be one of the files written there.
+// A file can be made in `dir` (a probe file, made and removed: root ignores the mode bits, not an
+// immutable folder or a read-only file system).
+void check_writable(const std::filesystem::path& dir, const std::string& what) {
+  std::string probe = (dir / ".nbody-write-test-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw InputError("--out '" + what + "' cannot be written: " + std::strerror(errno));
+  ::close(fd);
+  std::error_code ec;
+  std::filesystem::remove(probe, ec);
+}
+
 void check_out_folder(const RunArgs& a) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (a.out.empty() || !fs::exists(a.out, ec)) return;  // made once every check has passed
+  if (a.out.empty()) return;
+  if (!fs::exists(a.out, ec)) {  // made once every check has passed: its nearest existing folder must take it
+    fs::path up = fs::absolute(a.out, ec).parent_path();
+    while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
+    if (!fs::is_directory(up, ec)) throw InputError("--out '" + a.out + "': '" + up.string() + "' is not a folder");
+    check_writable(up, a.out);
+    return;
+  }
   if (!fs::is_directory(a.out, ec)) throw InputError("--out '" + a.out + "' exists and is not a folder");
-  std::string probe = (fs::path(a.out) / ".nbody-write-test-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) throw InputError("--out '" + a.out + "' cannot be written: " + std::strerror(errno));
-  ::close(fd);
-  fs::remove(probe, ec);
-  const bool own = !a.resume.empty() && fs::equivalent(fs::path(a.resume).parent_path().empty() ? "." :
-                                                           fs::path(a.resume).parent_path(), a.out, ec);
-  if (own) return;
+  check_writable(a.out, a.out);
+  const fs::path resumed_from = fs::path(a.resume).parent_path().empty() ? "." : fs::path(a.resume).parent_path();
+  if (!a.resume.empty() && fs::equivalent(resumed_from, a.out, ec)) return;  // the run goes on in its own folder
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(a.out, ec))
     if (written_by_run(entry.path().filename().string())) found.push_back(entry.path().filename().string());
   if (found.empty()) return;
   std::sort(found.begin(), found.end());
-  throw InputError("--out '" + a.out + "' already holds " + found.front() +
-                   (found.size() > 1 ? " and " + std::to_string(found.size() - 1) + " more file(s)" : std::string()) +
-                   " of another run: give a new or empty folder (or --resume that run's checkpoint there)");
+  std::string names;
+  for (std::size_t k = 0; k < std::min<std::size_t>(found.size(), 3); ++k) names += (k ? ", " : "") + found[k];
+  if (found.size() > 3) names += " and " + std::to_string(found.size() - 3) + " more";
+  throw InputError("--out '" + a.out + "' already holds another run's files (" + names +
+                   "): give a new or empty folder, or --resume that run's checkpoint there");
 }
 
 // --json and --save may not be files that run writes in --out.
@@ -283,8 +298,10 @@ Command add_run(CLI::App& app) {
   add_common_options(*sub, a->cfg, a->json);
   add_pipeline_options(*sub, a->cfg.pipeline);
   sub->add_option("--out", a->out,
-                  "Folder for frames, snapshots and checkpoints (created if missing); with it, Ctrl-C, "
-                  "SIGTERM or SIGHUP writes a checkpoint there before the run exits 130, 143 or 129");
+                  "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is "
+                  "left by a run that wrote nothing), refused when it cannot be written or holds another run's "
+                  "files (a --resume goes on in its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP "
+                  "writes a checkpoint there before the run exits 130, 143 or 129");
   sub->add_option("--frames", a->frames,
                   "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a "
                   "gl:* pipeline is drawn from its textures, any other read back first; 0: none)")

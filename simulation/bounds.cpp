@@ -79,8 +79,7 @@ std::optional<Bound> bound_for(const std::string& name, [[maybe_unused]] Pipelin
     case BoundModel::None: return std::nullopt;
 #ifdef NBODY_HAVE_CUDA
     case BoundModel::Issue:
-      return sm_bound(options.device, r.fp64_forces, r.slots,
-                      r.slots == 19 ? " (r_ij from double-single pairs)" : "");
+      return sm_bound(options.device, r.fp64_forces, r.slots, r.bound_note);
     case BoundModel::IssuePairs: {  // 17 slots and 7/K shuffles per pair: 2 of the N^2 interactions
       const int k = cuda::symmetric_bodies(p);
       if (k == 0) return std::nullopt;

@@ -36,7 +36,7 @@ const std::vector<Rung> kRungs{
     {"cuda:tuned",       F::Cuda, "tuned",       32, false, true,   5, false, kFloat,  B::Issue,         13, S::CudaDevice, 20},
     {"cuda:tuned-fp64",  F::Cuda, "tuned-fp64",  64, true,  true,   8, false, kDouble, B::Issue,         12, S::CudaDevice, 30},
     {"cuda:symmetric",   F::Cuda, "symmetric",   32, false, false,  6, false, kFloat,  B::IssuePairs,    0,  S::CudaDevice, 20},
-    {"cuda:mixed",       F::Cuda, "mixed",       64, false, true,   9, false, kFloat,  B::Issue,         19, S::CudaDevice, 20},
+    {"cuda:mixed",       F::Cuda, "mixed",       64, false, true,   9, false, kFloat,  B::Issue,         19, S::CudaDevice, 20, " (r_ij from double-single pairs)"},
 };
 
 }  // namespace

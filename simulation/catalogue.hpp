@@ -66,6 +66,7 @@ struct Rung {
   double slots;         // BoundModel::Issue: issue slots (fp32) or DP operations (fp64) per interaction
   StateHome state;
   int flops;            // counted per interaction for GFLOP/s (GPU Gems 3 §31.4: 20; fp64 30)
+  std::string bound_note = "";  // why `slots` is not the plain 13 or 12, for the bound's detail
 };
 
 // Every rung, in ladder order (cpu64 first).

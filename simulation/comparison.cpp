@@ -103,14 +103,15 @@ StepRecord record(const Comparison& c, const std::vector<std::string>& names, st
 CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report) {
   const Params params = c.cfg.params();
   const std::string& reference = c.names.front();
-  Made made = make_rungs(c.names, c.cfg.pipeline, c.policy, reference);
+  Made made = make_rungs(c.names, c.cfg.pipeline, c.policy, reference, [&](const Made& m) {
+    if (c.need_pair && m.pipelines.size() < 2)
+      throw std::runtime_error("--fail-above: nothing to check: only " + reference + " can run (" +
+                               std::to_string(m.skipped.size()) + " skipped), so no pair with it "
+                               "would be compared; name the pipelines to test");
+  });
   CompareResult r;
   r.pipelines = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
-  if (c.need_pair && made.pipelines.size() < 2)
-    throw std::runtime_error("--fail-above: nothing to check: only " + reference + " can run (" +
-                             std::to_string(r.skipped.size()) + " skipped), so no pair with it "
-                             "would be compared; name the pipelines to test");
   std::vector<Pipeline*> ps = made.pointers();
   if (rung(reference).family != Family::Cpu) r.reference_error = validate_reference(*ps[0], c);
   if (!c.estimated) estimate(c, made, engine);
@@ -152,12 +153,14 @@ std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& refere
 }
 
 std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::string>& names, const Bodies& stored,
-                                   Fp64Engine& engine, Reporter& report) {
+                                   Fp64Engine& engine, Reporter& report, const std::function<void()>& started,
+                                   const std::function<void(const AgainstRow&)>& row) {
   const Made made = make_rungs(names, cfg.pipeline, IfUnavailable::Fail);
   const Params params = cfg.params();
   std::vector<Work> work{engine_work(engine, 1, params, cfg.n, "stagger")};
   for (const auto& p : made.pipelines) work.push_back(step_work(*p, static_cast<double>(cfg.steps), params, cfg.n));
   check_estimate(work, cfg.force);
+  if (started) started();
   const Start start = initial_state(cfg, engine, false, report);
   std::vector<AgainstRow> rows;
   for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
@@ -169,6 +172,7 @@ std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::str
     p.read(state);
     check_finite(state, names[k], cfg.steps);
     rows.push_back({names[k], position_distance(state.pos, stored.pos)});
+    if (row) row(rows.back());
   }
   return rows;
 }

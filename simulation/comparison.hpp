@@ -2,6 +2,7 @@
 // stepped from identical initial conditions, the distance of every pair at the compared steps,
 // each rung's first-acceleration error and its conservation errors. Plain results, no output.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,7 +85,10 @@ struct AgainstRow {
   std::string name;
   Distance d;
 };
+// `started` is called once the rungs are made and the estimate passed; `row` as each rung finishes.
 std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::string>& names, const Bodies& stored,
-                                   Fp64Engine& engine, Reporter& report = silent());
+                                   Fp64Engine& engine, Reporter& report = silent(),
+                                   const std::function<void()>& started = {},
+                                   const std::function<void(const AgainstRow&)>& row = {});
 
 }  // namespace nbody

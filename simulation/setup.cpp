@@ -173,10 +173,11 @@ std::vector<Pipeline*> Made::pointers() const {
 }
 
 Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
-                const std::string& must) {
+                const std::string& must, const std::function<void(const Made&)>& check) {
   const auto strict = [&](const std::string& name) { return policy == IfUnavailable::Fail || name == must; };
   std::vector<std::unique_ptr<Pipeline>> made(names.size());
   std::vector<std::string> why(names.size());
+  std::exception_ptr must_failed;  // Skip: thrown once the ranks have agreed (no rank leaves them waiting)
   for (std::size_t k = 0; k < names.size(); ++k) {
     try {
       if (!strict(names[k])) check_pipeline_options({names[k]}, options);
@@ -184,7 +185,8 @@ Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& op
     } catch (const Unavailable& e) {
       why[k] = e.what();
     } catch (const InputError& e) {  // skipped only: a rung that cannot take the options
-      if (strict(names[k])) throw;
+      if (policy == IfUnavailable::Fail) throw;
+      if (strict(names[k])) must_failed = std::current_exception();
       why[k] = e.what();
     }
   }
@@ -194,6 +196,7 @@ Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& op
   for (std::size_t k = 0; policy == IfUnavailable::Skip && World::size() > 1 && k < names.size(); ++k)
     if (World::min(why[k].empty() ? 1 : 0) == 0 && why[k].empty())
       why[k] = "cannot run on every rank (another rank reports it unavailable)";
+  if (must_failed) std::rethrow_exception(must_failed);
   Made out;
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::string& name = names[k];
@@ -210,6 +213,7 @@ Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& op
     out.pipelines.push_back(std::move(made[k]));
     out.names.push_back(name);
   }
+  if (check) check(out);
   World::validated();
   return out;
 }

@@ -2,6 +2,7 @@
 // initial state.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,8 +60,10 @@ struct Made {
   std::vector<std::pair<std::string, std::string>> skipped;  // name, why
   std::vector<Pipeline*> pointers() const;
 };
+// `check`, when given, sees what was made before the input checks end (a caller's own condition on
+// it fails as bad input does: every rank alike, one message).
 Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
-                const std::string& must = "");
+                const std::string& must = "", const std::function<void(const Made&)>& check = {});
 
 // The initial conditions with synchronised velocities, checked (a subset of a file by c.subset).
 // `species`, when given, receives theirs (initial_conditions.hpp).

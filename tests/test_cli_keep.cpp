@@ -446,7 +446,8 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
   ASSERT_EQ(r.code, 0) << r.err;
   r = cli_test::nbody("run -p cpu32 -n 60 --steps 4 --checkpoint-every 2 --json -" + out);
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("already holds snapshot_000000.csv and 2 more"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("already holds another run's files (snapshot_000000.csv, snapshot_000002.csv, "
+                       "snapshot_000004.csv)"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << "refused before any work: " << r.out;
   EXPECT_FALSE(fs::exists(d / "checkpoint.nbck"));
   const fs::path own = dir("out-own-run");
@@ -455,6 +456,19 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
   r = cli_test::nbody("run --resume '" + (own / "checkpoint.nbck").string() + "' --steps 2 --checkpoint-every 2 --out '" +
                       own.string() + "'");
   EXPECT_EQ(r.code, 0) << "a resume writes on in its own folder: " << r.err;
+}
+
+// A folder that cannot be made is bad input found before any work; a run that fails before it
+// writes anything leaves none of the folders it made.
+TEST(Out, NothingMadeOrLeftByARunThatCannotWrite) {
+  Result r = cli_test::nbody("run -p cpu32 -n 50 --steps 2 --checkpoint-every 1 --json - --out /proc/nbody-out/x");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot be written"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "refused before any work: " << r.out;
+  const fs::path top = dir("out-nested") / "made";
+  r = cli_test::nbody("run -p cpu32 -n 50 --steps 5 --dt 1e200 --checkpoint-every 5 --out '" + (top / "inner").string() + "'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_FALSE(fs::exists(top)) << "the folders a failed run made are removed, its parents too";
 }
 
 // --out that exists but cannot be written is bad input, found before any step (root ignores the

@@ -1,0 +1,310 @@
+"""nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*),
+cross-checked against a float64 reference (cpu64), from Python.
+
+The same library as the ``nbody`` command line, with NumPy arrays in and out::
+
+    import nbody
+    bodies = nbody.initial_conditions("plummer", n=4096, seed=1)
+    with nbody.Simulation("gl:forcequad", bodies, dt=0.01) as sim:
+        sim.step(100)
+        x = sim.positions          # (n, 3) float64, read back once per step count
+    result = nbody.compare(["cpu32", "gl:forcequad"], n=2048, steps=50)
+    result.max_distance["cpu64|gl:forcequad"]   # per compared step
+
+Errors: bad input raises ``nbody.InputError`` (a ValueError); a rung that cannot run here raises
+``nbody.Unavailable`` with the reason the CLI gives; a state that is not finite raises
+``nbody.NonFinite``. Long calls release the GIL and stop between batches on Ctrl-C
+(KeyboardInterrupt), leaving the objects usable.
+"""
+
+from __future__ import annotations
+
+import json as _json
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from . import _core
+from ._core import InputError, NonFinite, OutputError, Unavailable
+
+__all__ = [
+    "Bodies", "CompareResult", "InputError", "NonFinite", "OutputError", "Simulation", "Table", "Unavailable",
+    "bench", "compare", "explain", "info", "initial_conditions", "ladder", "pipelines",
+]
+
+__version__ = _json.loads(_core.info())["version"]
+
+
+def info() -> dict:
+    """What this build has: devices, the GL renderer, the float64 engine, HDF5, and each pipeline
+    available or not with the reason (the same as ``nbody info``)."""
+    return _json.loads(_core.info())
+
+
+def pipelines() -> List[str]:
+    """Every pipeline name, in ladder order (cpu64 first)."""
+    return list(_core.pipeline_names())
+
+
+def _float64(name: str, a, shape) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "fiu":
+        raise InputError(f"{name} must hold numbers, not {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if arr.ndim != len(shape) or any(want not in (-1, got) for want, got in zip(shape, arr.shape)):
+        want = "(n, 3)" if len(shape) == 2 else "(n,)"
+        raise InputError(f"{name} has shape {arr.shape}; expected {want}")
+    return arr
+
+
+@dataclass
+class Bodies:
+    """Initial conditions: positions ``x`` (n, 3), synchronised velocities ``v`` (n, 3) and masses
+    ``m`` (n,), all float64; ``species`` lists (name, count, luminous) in body order."""
+
+    x: np.ndarray
+    v: np.ndarray
+    m: np.ndarray
+    species: List[tuple] = field(default_factory=list)
+    ic: str = "arrays"
+
+    def __post_init__(self):
+        self.x = _float64("x", self.x, (-1, 3))
+        self.v = _float64("v", self.v, (-1, 3))
+        self.m = _float64("m", self.m, (-1,))
+        if not (len(self.x) == len(self.v) == len(self.m)):
+            raise InputError(f"x, v and m hold {len(self.x)}, {len(self.v)} and {len(self.m)} bodies: give the same n")
+        if len(self.m) == 0:
+            raise InputError("no bodies: give at least one")
+        if not self.species:
+            self.species = [("bodies", len(self.m), True)]
+
+    def __len__(self) -> int:
+        return len(self.m)
+
+
+def initial_conditions(ic: str = "plummer", n: Optional[int] = None, seed: int = 1, subset: str = "first") -> Bodies:
+    """A generator (plummer, uniform, shell, expand, collision; ``n`` bodies) or a file (Tipsy .bin,
+    .csv, HDF5 .h5; all its bodies, or ``n`` of them by ``subset``: first | random), the same bodies
+    as ``nbody run --ic IC -n N --seed SEED``."""
+    x, v, m, species = _core.initial_conditions(ic, 4096 if n is None else int(n), n is not None, int(seed), subset)
+    return Bodies(np.array(x), np.array(v), m, list(species), ic)
+
+
+class Simulation:
+    """One rung stepping one state, as ``nbody run`` does (the same bits for the same run).
+
+    ``Simulation(pipeline, bodies, dt=0.01, softening=0.05, **rung_options)``: the bodies'
+    velocities are staggered by one float64 pass (which gives E_0), then loaded. Rung options:
+    gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, device.
+    A context manager: leaving it frees the rung's GPU resources. gl:* simulations run on the
+    thread that made them (their GL context is current there); CPU and CUDA ones on any.
+    """
+
+    def __init__(self, pipeline: str, bodies: Bodies, dt: float = 0.01, softening: float = 0.05, **rung_options):
+        if not isinstance(bodies, Bodies):
+            raise InputError("bodies must be nbody.Bodies (nbody.initial_conditions(), or Bodies(x, v, m))")
+        self._sim = _core.Simulation(pipeline, bodies.x, bodies.v, bodies.m, float(dt), float(softening),
+                                     dict(rung_options), bodies.ic)
+
+    @classmethod
+    def resume(cls, path: str) -> "Simulation":
+        """The state a checkpoint holds (``save_checkpoint`` or ``nbody run --checkpoint-every``), bit
+        for bit, on the rung it was written from."""
+        self = cls.__new__(cls)
+        self._sim = _core.Simulation(str(path))
+        return self
+
+    def step(self, k: int = 1) -> "Simulation":
+        """Advance k leapfrog steps (the GIL released; Ctrl-C stops between batches)."""
+        self._sim.step(int(k))
+        return self
+
+    @property
+    def positions(self) -> np.ndarray:
+        """x_n, (n, 3) float64, a read-only view of the state read back (once per step count)."""
+        return self._sim.positions()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """The synchronised v_n (one float64 pass), (n, 3) float64."""
+        return self._sim.velocities()
+
+    @property
+    def masses(self) -> np.ndarray:
+        return self._sim.masses()
+
+    def accelerations(self) -> np.ndarray:
+        """a(x_n) as the rung computes it, (n, 3) float64; the state does not change."""
+        return self._sim.accelerations()
+
+    def energy(self) -> dict:
+        """Kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
+        return self._sim.energy()
+
+    def save_checkpoint(self, path: str) -> None:
+        """The exact state, as ``nbody run`` writes it: ``Simulation.resume`` or ``nbody run --resume`` go on."""
+        self._sim.save_checkpoint(str(path))
+
+    def snapshot(self, path: str, format: str = "hdf5") -> None:
+        """A snapshot other tools read: hdf5 (GADGET-style) | tipsy | csv, synchronised velocities."""
+        self._sim.snapshot(str(path), format)
+
+    def forcequad_stages(self) -> List[tuple]:
+        """gl:forcequad only (TR04-032 §3 made visible): one evaluation of the accelerations with every
+        stage read back as drawn, as (name, array) pairs: the force quad, an (n, n, 3) float32 array
+        whose pixel [j, i] is f_ij, then each halving reduction pass, down to the (1, n, 3) accelerations."""
+        return [(name, np.asarray(a)) for name, a in self._sim.forcequad_stages()]
+
+    @property
+    def pipeline(self) -> str:
+        return self._sim.pipeline
+
+    @property
+    def time(self) -> float:
+        return self._sim.time
+
+    @property
+    def steps(self) -> int:
+        return self._sim.steps
+
+    @property
+    def dt(self) -> float:
+        return self._sim.dt
+
+    @property
+    def fp64_engine(self) -> str:
+        return self._sim.fp64_engine
+
+    def close(self) -> None:
+        """Free the rung (its GPU memory, its GL objects); the object then refuses further use."""
+        self._sim.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._sim.closed
+
+    def __enter__(self) -> "Simulation":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"step {self.steps}, t = {self.time:g}"
+        return f"<nbody.Simulation {self.pipeline}: {state}>"
+
+
+class Table(list):
+    """Rows as dicts (the same as the CLI's JSON); ``to_pandas()`` when pandas is installed."""
+
+    def __init__(self, rows, document: Optional[dict] = None):
+        super().__init__(rows)
+        self.document = document or {}
+
+    def to_pandas(self):
+        import pandas  # optional: only this method needs it
+
+        return pandas.DataFrame(list(self))
+
+
+@dataclass
+class CompareResult:
+    """``nbody compare``'s result: per compared step, each pair's max and rms distance; each
+    pipeline's energy at the sampled steps and its drift; momentum changes; the configuration."""
+
+    config: dict
+    pipelines: List[str]
+    skipped: Dict[str, str]
+    steps: np.ndarray
+    max_distance: Dict[str, np.ndarray]
+    rms_distance: Dict[str, np.ndarray]
+    energy_steps: np.ndarray
+    energy: Dict[str, np.ndarray]
+    energy_drift: Dict[str, float]
+    momentum: Dict[str, dict]
+    accel_error: Dict[str, dict]
+    document: dict
+
+    @classmethod
+    def from_document(cls, d: dict) -> "CompareResult":
+        div = d["divergence"]
+        pairs = list(div[0]["pairs"]) if div else []
+        sampled = [s for s in div if "energy" in s]
+        return cls(
+            config={k: d[k] for k in ("n", "steps", "dt", "softening", "ic", "seed", "subset", "reference", "fp64_engine")},
+            pipelines=list(d["pipelines"]),
+            skipped=dict(d["skipped"]),
+            steps=np.array(d["compared_steps"], dtype=np.int64),
+            max_distance={p: np.array([s["pairs"][p]["max"] for s in div]) for p in pairs},
+            rms_distance={p: np.array([s["pairs"][p]["rms"] for s in div]) for p in pairs},
+            energy_steps=np.array([s["step"] for s in sampled], dtype=np.int64),
+            energy={p: np.array([s["energy"][p] for s in sampled]) for p in d["pipelines"]},
+            energy_drift={p: e["rel_drift"] for p, e in d["energy"].items()},
+            momentum=dict(d["momentum"]),
+            accel_error=dict(d["accel_error"]),
+            document=d,
+        )
+
+    def pairs(self) -> List[str]:
+        return list(self.max_distance)
+
+
+def _names(pipelines: Optional[Sequence[str]], reference: str) -> tuple:
+    ref = _core.canonical_name(reference)
+    if pipelines is None:
+        names, skip = list(_core.pipeline_names()), True
+    else:
+        if isinstance(pipelines, str):
+            pipelines = [pipelines]
+        names, skip = [_core.canonical_name(p) for p in pipelines], False
+        if len(set(names)) != len(names):
+            raise InputError(f"pipelines {list(pipelines)} name a pipeline twice")
+    return [ref] + [p for p in names if p != ref], skip
+
+
+def compare(pipelines: Optional[Sequence[str]] = None, reference: str = "cpu64", n: Optional[int] = None,
+            steps: int = 100, dt: float = 0.01, softening: float = 0.05, ic: str = "plummer", seed: int = 1,
+            subset: str = "first", every: int = 1, energy_every: int = 0, validate_n: int = 1000,
+            force: bool = False, **rung_options) -> CompareResult:
+    """Pipelines in lock step from identical initial conditions against a float64 reference (as
+    ``nbody compare``). Named pipelines must run here (Unavailable otherwise); ``pipelines=None``
+    runs every one that can, the others in ``result.skipped`` with the reason."""
+    names, skip = _names(pipelines, reference)
+    doc = _core.compare(names, skip, 4096 if n is None else int(n), n is not None, int(steps), float(dt),
+                        float(softening), ic, int(seed), subset, int(every), int(energy_every), int(validate_n),
+                        bool(force), dict(rung_options))
+    return CompareResult.from_document(_json.loads(doc))
+
+
+def explain(n: int = 2048, steps: int = 100, dt: float = 0.01, softening: float = 0.05, ic: str = "plummer",
+            seed: int = 1, subset: str = "first", force: bool = False) -> Table:
+    """``compare --explain``: what each float32 factor (summation order, rsqrt, FMA, storage
+    precision) contributes to the divergence from cpu64, and the chaos row (e-folding time)."""
+    rows = _json.loads(_core.explain(int(n), True, int(steps), float(dt), float(softening), ic, int(seed), subset,
+                                     bool(force)))
+    return Table(rows)
+
+
+def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096), steps: int = 10, reps: int = 5,
+          validate_n: int = 1000, seed: int = 1, dt: float = 0.01, softening: float = 0.05, force: bool = False,
+          **rung_options) -> Table:
+    """``nbody bench``: each pipeline validated against float64 at the timed N, then timed; the rows
+    of the CLI's JSON (rate, bound, spread, ...). Every pipeline named must run here."""
+    if isinstance(pipelines, str):
+        pipelines = [pipelines]
+    sizes = [int(n)] if isinstance(n, (int, np.integer)) else [int(k) for k in n]
+    names = [_core.canonical_name(p) for p in pipelines]
+    doc = _json.loads(_core.bench(names, sizes, int(steps), int(reps), int(validate_n), int(seed), float(dt),
+                                  float(softening), bool(force), dict(rung_options), False))
+    return Table(doc["results"], doc)
+
+
+def ladder(n: int = 4096, steps: int = 5, reps: int = 3, validate_n: int = 1000, seed: int = 1,
+           force: bool = False, **rung_options) -> Table:
+    """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below;
+    ``table.document["unavailable"]`` lists the others with the reason."""
+    doc = _json.loads(_core.bench(list(_core.ladder_names()), [int(n)], int(steps), int(reps), int(validate_n),
+                                  int(seed), 0.01, 0.05, bool(force), dict(rung_options), True))
+    return Table(doc["results"], doc)

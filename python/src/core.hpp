@@ -1,0 +1,65 @@
+// The Python module's C++ side (nbody._core): what its files share. The module is a front end on
+// the library (simulation/) as the CLI is: it parses no command line and prints nothing; NumPy
+// arrays in and out, the library's errors as Python exceptions.
+#pragma once
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bodies.hpp"
+#include "catalogue.hpp"
+#include "report.hpp"
+
+namespace nbody::python {
+
+namespace nb = nanobind;
+
+using Array2 = nb::ndarray<nb::numpy, double, nb::ndim<2>>;
+using Array1 = nb::ndarray<nb::numpy, double, nb::ndim<1>>;
+using In2 = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using In1 = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// An (n, 3) array of the x, y, z of each element of `v` (Vec3 or Vec4), viewing the vector's own
+// storage (no copy): the array owns the vector.
+template <class V>
+Array2 xyz(std::vector<V>&& v) {
+  auto* owned = new std::vector<V>(std::move(v));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<V>*>(p); });
+  const std::size_t shape[2] = {owned->size(), 3};
+  const std::int64_t strides[2] = {static_cast<std::int64_t>(sizeof(V) / sizeof(double)), 1};
+  return Array2(reinterpret_cast<double*>(owned->data()), 2, shape, owner, strides);
+}
+// The same as a read-only view of `v`, which `keep` keeps alive (the state read back once).
+using View2 = nb::ndarray<nb::numpy, const double, nb::ndim<2>>;
+template <class V>
+View2 xyz_view(const std::vector<V>& v, std::shared_ptr<const void> keep) {
+  auto* held = new std::shared_ptr<const void>(std::move(keep));
+  nb::capsule owner(held, [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+  const std::size_t shape[2] = {v.size(), 3};
+  const std::int64_t strides[2] = {static_cast<std::int64_t>(sizeof(V) / sizeof(double)), 1};
+  return View2(reinterpret_cast<const double*>(v.data()), 2, shape, owner, strides);
+}
+// The masses (w) of `pos`, as an (n,) array.
+Array1 masses(const std::vector<Vec4>& pos);
+// Bodies from x (n, 3), v (n, 3), m (n,): the Python layer has checked shapes and dtypes.
+Bodies bodies_from(const In2& x, const In2& v, const In1& m);
+// Rung options from keyword arguments (gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q,
+// cuda_bodies, cuda_split, device). Throws InputError for an unknown one or a wrong type.
+PipelineOptions options_from(const nb::dict& options);
+
+// Stops long work on Ctrl-C: asks Python for pending signals between batches (with the GIL).
+class PyReporter final : public Reporter {
+ public:
+  int interrupted() override;
+};
+// Raises KeyboardInterrupt in Python (after an Interrupted, with the GIL held).
+[[noreturn]] void raise_keyboard_interrupt();
+
+void register_simulation(nb::module_& m);
+void register_runs(nb::module_& m);
+
+}  // namespace nbody::python

@@ -1,0 +1,97 @@
+// nbody._core: the module, its exceptions and what the files share.
+#include <nanobind/stl/string.h>
+
+#include <csignal>
+
+#include "core.hpp"
+#include "error.hpp"
+#include "output.hpp"
+
+namespace nbody::python {
+
+Array1 masses(const std::vector<Vec4>& pos) {
+  auto* owned = new std::vector<double>(pos.size());
+  for (std::size_t i = 0; i < pos.size(); ++i) (*owned)[i] = pos[i].w;
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  const std::size_t shape[1] = {owned->size()};
+  return Array1(owned->data(), 1, shape, owner);
+}
+
+Bodies bodies_from(const In2& x, const In2& v, const In1& m) {
+  const std::size_t n = m.shape(0);
+  if (x.shape(0) != n || v.shape(0) != n || x.shape(1) != 3 || v.shape(1) != 3)
+    throw InputError("x and v must be (n, 3) and m (n,) for the same n");
+  Bodies b;
+  b.resize(n);
+  const double* px = x.data();
+  const double* pv = v.data();
+  const double* pm = m.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    b.pos[i] = {px[3 * i], px[3 * i + 1], px[3 * i + 2], pm[i]};
+    b.vel[i] = {pv[3 * i], pv[3 * i + 1], pv[3 * i + 2]};
+  }
+  return b;
+}
+
+PipelineOptions options_from(const nb::dict& options) {
+  PipelineOptions o;
+  const std::pair<const char*, int*> integers[] = {{"gl_chunk", &o.gl_chunk},       {"cuda_block", &o.cuda_block},
+                                                  {"cuda_unroll", &o.cuda_unroll}, {"cuda_q", &o.cuda_q},
+                                                  {"cuda_bodies", &o.cuda_bodies}, {"cuda_split", &o.cuda_split},
+                                                  {"device", &o.device}};
+  for (const auto& [key, value] : options) {
+    const std::string k = nb::cast<std::string>(key);
+    bool known = false;
+    for (const auto& [name, field] : integers) {
+      if (k != name) continue;
+      if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
+        throw InputError(k + " must be an integer");
+      *field = nb::cast<int>(value);
+      if (k == "device") o.device_given = true;
+      known = true;
+    }
+    if (k == "gl_precision") {
+      if (!nb::isinstance<nb::str>(value)) throw InputError("gl_precision must be 'float' or 'half'");
+      o.gl_precision = nb::cast<std::string>(value);
+      known = true;
+    }
+    if (!known)
+      throw InputError("unknown rung option '" + k + "' (known: gl_chunk, gl_precision, cuda_block, cuda_unroll, "
+                       "cuda_q, cuda_bodies, cuda_split, device)");
+  }
+  return o;
+}
+
+int PyReporter::interrupted() {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() != 0) {  // the handler raised (KeyboardInterrupt): raised again at the end
+    PyErr_Clear();
+    return SIGINT;
+  }
+  return 0;
+}
+
+void raise_keyboard_interrupt() {
+  PyErr_SetNone(PyExc_KeyboardInterrupt);
+  throw nb::python_error();
+}
+
+}  // namespace nbody::python
+
+NB_MODULE(_core, m) {
+  namespace nb = nanobind;
+  m.doc() = "nbody's C++ core: the library under the nbody CLI (use the nbody package, not this module)";
+  nb::exception<nbody::InputError>(m, "InputError", PyExc_ValueError);
+  nb::exception<nbody::Unavailable>(m, "Unavailable", PyExc_RuntimeError);
+  nb::exception<nbody::NonFinite>(m, "NonFinite", PyExc_FloatingPointError);
+  nb::exception<nbody::OutputError>(m, "OutputError", PyExc_OSError);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {  // Ctrl-C between batches
+    try {
+      std::rethrow_exception(p);
+    } catch (const nbody::Interrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  nbody::python::register_simulation(m);
+  nbody::python::register_runs(m);
+}

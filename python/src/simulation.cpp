@@ -1,0 +1,276 @@
+// nbody._core.Simulation: one rung stepping one state, as `nbody run` does, with the state read
+// back as NumPy arrays. Its checkpoints are `nbody run`'s (either resumes the other's).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+
+#include <optional>
+#include <thread>
+
+#include "checkpoint.hpp"
+#include "core.hpp"
+#include "error.hpp"
+#include "io.hpp"
+#include "leapfrog.hpp"
+#include "metrics.hpp"
+#include "setup.hpp"
+#include "snapshots.hpp"
+#include "stepper.hpp"
+#ifdef NBODY_HAVE_GL
+#include "gl_pipeline.hpp"
+#endif
+
+namespace nbody::python {
+
+namespace {
+
+class Simulation {
+ public:
+  // From synchronised velocities: staggered by one float64 pass, which also gives E_0.
+  Simulation(const std::string& pipeline, const In2& x, const In2& v, const In1& m, double dt, double softening,
+             const nb::dict& options, const std::string& ic)
+      : name_(canonical_name(pipeline)), options_(options_from(options)), params_{dt, softening}, ic_(ic) {
+    Bodies b = bodies_from(x, v, m);
+    check(b);
+    nb::gil_scoped_release release;
+    open();
+    e0_ = stagger(b, params_, *engine_, true);
+    check_finite(b, "the initial state", 0);
+    check_energy(e0_, b, "the initial state", 0);
+    p_->load(b, params_);
+  }
+
+  // `nbody run`'s checkpoint (or this class's): the state exactly as the rung held it.
+  explicit Simulation(const std::string& path) {
+    Checkpoint c = read_checkpoint(path);
+    const std::string where = "checkpoint '" + path + "'";
+    nlohmann::json m;
+    try {
+      m = nlohmann::json::parse(c.meta);
+      name_ = canonical_name(m.at("pipeline").get<std::string>());
+      options_ = options_from_json(m.at("options"), where);
+      params_ = {m.at("dt").get<double>(), m.at("softening").get<double>()};
+      step_ = m.at("step").get<long long>();
+      ic_ = m.at("ic").get<std::string>();
+      if (m.at("energy").is_object()) e0_ = {m["energy"].at("kinetic"), m["energy"].at("potential")};
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + ": block META is not a run checkpoint's (" + e.what() + ")");
+    }
+    if (c.bits != state_bits(name_))
+      throw InputError(where + " holds " + std::to_string(c.bits) + "-bit state, but " + name_ + "'s is " +
+                       std::to_string(state_bits(name_)) + "-bit");
+    nb::gil_scoped_release release;
+    open();
+    p_->load(c.state, params_);
+  }
+
+  void step(long long k) {
+    ready();
+    if (k < 0) throw InputError("step(" + std::to_string(k) + "): must be >= 0");
+    int signal = 0;
+    {
+      nb::gil_scoped_release release;
+      PyReporter report;
+      Stepper stepper({p_.get()}, step_, step_ + k);
+      signal = stepper.run(report, name_, true);
+      step_ = stepper.done();
+      state_.reset();
+    }
+    if (signal) raise_keyboard_interrupt();
+  }
+
+  // A read-only view of the state read back: no copy beyond the read-back itself.
+  View2 positions() {
+    const std::shared_ptr<const Bodies> b = read();
+    return xyz_view(b->pos, b);
+  }
+  Array1 masses_now() { return masses(read()->pos); }
+  // The synchronised velocities v_n (one float64 pass), not the leapfrog's v_{n-1/2}.
+  Array2 velocities() {
+    const std::shared_ptr<const Bodies> b = read();
+    std::vector<Vec3> v;
+    {
+      nb::gil_scoped_release release;
+      v = synchronise(*b, params_, *engine_, false).vel;
+    }
+    return xyz(std::move(v));
+  }
+  Array2 accelerations() {
+    ready();
+    std::vector<Vec3> a;
+    {
+      nb::gil_scoped_release release;
+      p_->accelerations(a);
+    }
+    return xyz(std::move(a));
+  }
+  nb::dict energy() {
+    const std::shared_ptr<const Bodies> b = read();
+    Energy e;
+    {
+      nb::gil_scoped_release release;
+      e = synchronise(*b, params_, *engine_, true).energy;
+      check_energy(e, *b, name_, step_);
+    }
+    nb::dict d;
+    d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
+    d["initial"] = e0_.total(), d["relative_drift"] = relative_drift(e0_.total(), e.total());
+    return d;
+  }
+
+  void save_checkpoint(const std::string& path) {
+    Checkpoint c;
+    c.state = *read();
+    c.bits = state_bits(name_);
+    c.meta = nlohmann::json{{"format", "nbody run checkpoint"},
+                            {"pipeline", name_},
+                            {"options", options_json(options_)},
+                            {"n", c.state.size()},
+                            {"step", step_},
+                            {"last_step", step_},
+                            {"dt", params_.dt},
+                            {"softening", params_.softening},
+                            {"ic", ic_},
+                            {"seed", 0},
+                            {"subset", "first"},
+                            {"energy_every", 0},
+                            {"no_energy", false},
+                            {"energy", {{"kinetic", e0_.kinetic}, {"potential", e0_.potential}}},
+                            {"energy_samples", nlohmann::json::array({{{"step", 0}, {"total", e0_.total()}}})}}
+                 .dump();
+    nb::gil_scoped_release release;
+    write_checkpoint(path, c);
+  }
+
+  void snapshot(const std::string& path, const std::string& format) {
+    check_snapshot_format(format);
+    Bodies b = *read();
+    nb::gil_scoped_release release;
+    const Synchronised s = synchronise(b, params_, *engine_, true);
+    b.vel = s.vel;
+    const double time = static_cast<double>(step_) * params_.dt;
+    const Hdf5Attributes ours{{"format", std::string("nbody snapshot 1")},
+                              {"pipeline", name_},
+                              {"options", options_json(options_).dump()},
+                              {"n", static_cast<long long>(b.size())},
+                              {"step", step_},
+                              {"dt", params_.dt},
+                              {"softening", params_.softening},
+                              {"time", time},
+                              {"velocities", std::string("synchronised: v(t) at the snapshot's time")},
+                              {"velocities_time", time},
+                              {"ic", ic_},
+                              {"seed", std::string("0")},
+                              {"subset", std::string("first")},
+                              {"energy", s.energy.total()}};
+    write_snapshot(path, format, b, time, params_.softening, ours);
+  }
+
+  nb::list forcequad_stages() {
+    ready();
+    nb::list out;
+#ifdef NBODY_HAVE_GL
+    if (rung(name_).family != Family::Gl || rung(name_).variant != "forcequad")
+      throw InputError(name_ + " has no force quad: the stages are gl:forcequad's");
+    for (gl::Stage& s : gl::forcequad_stages(*p_)) {
+      auto* owned = new std::vector<float>(std::move(s.rgba));
+      nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+      const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 3};
+      const std::int64_t strides[3] = {4LL * s.width, 4, 1};  // RGBA texels: the alpha left out
+      out.append(nb::make_tuple(s.name, nb::ndarray<nb::numpy, float, nb::ndim<3>>(owned->data(), 3, shape, owner, strides)));
+    }
+#else
+    throw Unavailable("this build has no GL pipeline");
+#endif
+    return out;
+  }
+
+  void close() {
+    p_.reset();
+    engine_.reset();
+    state_.reset();
+  }
+  bool closed() const { return !p_; }
+  const std::string& pipeline() const { return name_; }
+  long long steps() const { return step_; }
+  double time() const { return static_cast<double>(step_) * params_.dt; }
+  double dt() const { return params_.dt; }
+  double softening() const { return params_.softening; }
+  std::string where() const { return engine_ ? engine_->name() + " (" + engine_->where() + ")" : ""; }
+
+ private:
+  void check(const Bodies& b) const {
+    Config c;
+    c.n = static_cast<long long>(b.size());
+    c.dt = params_.dt;
+    c.softening = params_.softening;
+    c.steps = 0;
+    c.pipeline = options_;
+    check_config(c, 1);
+    check_pipeline_options({name_}, options_);
+    validate_bodies(b, "the bodies");
+  }
+  void open() {
+    engine_ = make_engine(options_);
+    p_ = make_named(name_, options_);
+    if (rung(name_).family == Family::Gl) gl_thread_ = std::this_thread::get_id();
+  }
+  // Open, and on the thread whose GL context a gl:* rung uses.
+  void ready() const {
+    if (!p_) throw InputError("this simulation is closed");
+    if (gl_thread_ && *gl_thread_ != std::this_thread::get_id())
+      throw InputError(name_ + " runs on the thread that made it (its GL context is current there)");
+  }
+  // The state now (read back once per step count), checked for NaN and inf.
+  std::shared_ptr<const Bodies> read() {
+    ready();
+    if (!state_) {
+      nb::gil_scoped_release release;
+      auto b = std::make_shared<Bodies>();
+      p_->read(*b);
+      check_finite(*b, name_, step_);
+      state_ = std::move(b);
+    }
+    return state_;
+  }
+
+  std::string name_;
+  PipelineOptions options_;
+  Params params_;
+  std::string ic_;
+  std::unique_ptr<Fp64Engine> engine_;
+  std::unique_ptr<Pipeline> p_;
+  long long step_ = 0;
+  Energy e0_;
+  std::optional<std::thread::id> gl_thread_;
+  std::shared_ptr<const Bodies> state_;
+};
+
+}  // namespace
+
+void register_simulation(nb::module_& m) {
+  nb::class_<Simulation>(m, "Simulation")
+      .def(nb::init<const std::string&, const In2&, const In2&, const In1&, double, double, const nb::dict&,
+                    const std::string&>(),
+           nb::arg("pipeline"), nb::arg("x"), nb::arg("v"), nb::arg("m"), nb::arg("dt"), nb::arg("softening"),
+           nb::arg("options"), nb::arg("ic"))
+      .def(nb::init<const std::string&>(), nb::arg("checkpoint"))
+      .def("step", &Simulation::step, nb::arg("k") = 1)
+      .def("positions", &Simulation::positions)
+      .def("masses", &Simulation::masses_now)
+      .def("velocities", &Simulation::velocities)
+      .def("accelerations", &Simulation::accelerations)
+      .def("energy", &Simulation::energy)
+      .def("save_checkpoint", &Simulation::save_checkpoint, nb::arg("path"))
+      .def("snapshot", &Simulation::snapshot, nb::arg("path"), nb::arg("format"))
+      .def("forcequad_stages", &Simulation::forcequad_stages)
+      .def("close", &Simulation::close)
+      .def_prop_ro("closed", &Simulation::closed)
+      .def_prop_ro("pipeline", &Simulation::pipeline)
+      .def_prop_ro("steps", &Simulation::steps)
+      .def_prop_ro("time", &Simulation::time)
+      .def_prop_ro("dt", &Simulation::dt)
+      .def_prop_ro("softening", &Simulation::softening)
+      .def_prop_ro("fp64_engine", &Simulation::where);
+}
+
+}  // namespace nbody::python

@@ -1,0 +1,295 @@
+"""`import nbody` as a notebook uses it, checked against the CLI (the same library, the same bits).
+
+The CLI binary comes from NBODY_CLI (scripts/test.sh sets it to the ci build's); without it the
+tests that compare with the CLI skip with the reason.
+"""
+
+import gc
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import nbody
+
+CLI = os.environ.get("NBODY_CLI", "")
+
+
+def cli(*args):
+    if not CLI or not os.access(CLI, os.X_OK):
+        pytest.skip("NBODY_CLI is not set to an nbody binary: nothing to compare with")
+    return subprocess.run([CLI, *args], capture_output=True, text=True)
+
+
+def gl_here():
+    return nbody.info()["pipelines"]["gl:forcequad"]["available"]
+
+
+def state_csv(path):
+    a = np.loadtxt(path, delimiter=",", skiprows=1)
+    return a[:, 0:3], a[:, 3:6]
+
+
+# ---- the same run, the same bits ------------------------------------------------------------
+
+@pytest.mark.parametrize("pipeline", ["cpu32", "cpu64", "gl:forcequad"])
+def test_simulation_is_bit_identical_to_nbody_run(tmp_path, pipeline):
+    if pipeline.startswith("gl:") and not gl_here():
+        pytest.skip(nbody.info()["pipelines"][pipeline]["reason"])
+    out = tmp_path / "state.csv"
+    r = cli("run", "-p", pipeline, "-n", "300", "--steps", "17", "--seed", "5", "--save", str(out))
+    assert r.returncode == 0, r.stderr
+    x_cli, v_cli = state_csv(out)
+    with nbody.Simulation(pipeline, nbody.initial_conditions("plummer", n=300, seed=5)) as sim:
+        sim.step(5).step(12)  # batches do not change the bits
+        assert sim.steps == 17 and sim.time == pytest.approx(0.17)
+        np.testing.assert_array_equal(sim.positions, x_cli)
+        np.testing.assert_array_equal(sim.velocities, v_cli)
+
+
+def test_initial_conditions_are_the_clis(tmp_path):
+    out = tmp_path / "ic.csv"
+    r = cli("run", "-p", "cpu64", "-n", "200", "--steps", "0", "--ic", "shell", "--seed", "9", "--save", str(out))
+    assert r.returncode == 0, r.stderr
+    b = nbody.initial_conditions("shell", n=200, seed=9)
+    x_cli, v_cli = state_csv(out)
+    np.testing.assert_array_equal(b.x, x_cli)
+    np.testing.assert_array_equal(b.v, v_cli)
+
+
+def test_compare_gives_the_clis_document():
+    r = cli("compare", "--pipelines", "cpu32", "-n", "200", "--steps", "12", "--every", "3", "--energy-every", "6",
+            "--json", "-")
+    assert r.returncode == 0, r.stderr
+    want = json.loads(r.stdout)
+    got = nbody.compare(["cpu32"], n=200, steps=12, every=3, energy_every=6)
+    assert got.document == want
+    assert list(got.steps) == [3, 6, 9, 12]
+    assert got.max_distance["cpu64|cpu32"].shape == (4,)
+    assert list(got.energy_steps) == [6, 12]
+    assert got.energy["cpu32"].shape == (2,)
+    assert got.config["reference"] == "cpu64"
+
+
+def test_checkpoints_go_both_ways(tmp_path):
+    ck = tmp_path / "python.nbck"
+    with nbody.Simulation("cpu32", nbody.initial_conditions(n=150, seed=2)) as sim:
+        sim.step(8)
+        sim.save_checkpoint(ck)
+        sim.step(5)
+        x13 = sim.positions.copy()
+    with nbody.Simulation.resume(ck) as again:
+        assert again.steps == 8 and again.pipeline == "cpu32"
+        again.step(5)
+        np.testing.assert_array_equal(again.positions, x13)
+    out = tmp_path / "cli.csv"
+    r = cli("run", "--resume", str(ck), "--steps", "5", "--save", str(out))
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_array_equal(state_csv(out)[0], x13)
+
+
+def test_snapshot_formats(tmp_path):
+    with nbody.Simulation("cpu64", nbody.initial_conditions(n=64)) as sim:
+        sim.step(3)
+        sim.snapshot(tmp_path / "s.csv", format="csv")
+        x, v = state_csv(tmp_path / "s.csv")
+        np.testing.assert_array_equal(x, sim.positions)
+        np.testing.assert_array_equal(v, sim.velocities)
+        with pytest.raises(nbody.InputError):
+            sim.snapshot(tmp_path / "s.xyz", format="xyz")
+
+
+# ---- the arrays ------------------------------------------------------------------------------
+
+def test_arrays_are_float64_and_positions_a_read_only_view():
+    b = nbody.initial_conditions(n=100)
+    with nbody.Simulation("cpu32", b) as sim:
+        x = sim.positions
+        assert x.dtype == np.float64 and x.shape == (100, 3) and not x.flags.writeable
+        assert x.base is not None, "a view of the state read back, not a copy"
+        assert sim.positions.ctypes.data == x.ctypes.data, "read back once per step count"
+        sim.step()
+        assert sim.positions.ctypes.data != x.ctypes.data
+        a = sim.accelerations()
+        assert a.shape == (100, 3) and np.isfinite(a).all()
+        e = sim.energy()
+        assert e["total"] == pytest.approx(e["kinetic"] + e["potential"])
+        assert abs(e["relative_drift"]) < 1e-3
+        np.testing.assert_array_equal(sim.masses, b.m.astype(np.float32))  # the rung's own precision
+
+
+def test_bodies_from_the_users_arrays():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(50, 3))
+    v = np.zeros((50, 3), dtype=np.float32)  # converted to float64
+    m = np.full(50, 1 / 50)
+    with nbody.Simulation("cpu64", nbody.Bodies(x, v, m)) as sim:
+        sim.step(2)
+        assert np.isfinite(sim.positions).all()
+    for bad, text in [(dict(x=x[:, :2], v=v, m=m), "shape"), (dict(x=x, v=v[:10], m=m), "same n"),
+                      (dict(x=x.astype(str), v=v, m=m), "numbers"), (dict(x=x[:0], v=v[:0], m=m[:0]), "no bodies")]:
+        with pytest.raises(nbody.InputError, match=text):
+            nbody.Bodies(**bad)
+
+
+# ---- errors ----------------------------------------------------------------------------------
+
+def test_bad_input_raises_input_error_a_value_error():
+    b = nbody.initial_conditions(n=20)
+    cases = [
+        lambda: nbody.Simulation("cpu32", b, dt=-1),
+        lambda: nbody.Simulation("cpu32", b, softening=0),
+        lambda: nbody.Simulation("warp:drive", b),
+        lambda: nbody.Simulation("cpu32", b, cuda_blocks=64),
+        lambda: nbody.Simulation("cpu32", b, gl_precision="double"),
+        lambda: nbody.initial_conditions("nonesuch.bin"),
+        lambda: nbody.initial_conditions("plummer", n=0),
+        lambda: nbody.compare(["cpu32"], reference="cpu32", n=10, steps=1),
+        lambda: nbody.compare(["cpu32", "cpu32"], n=10, steps=1),
+        lambda: nbody.bench(["cpu32"], n=[0]),
+    ]
+    for case in cases:
+        with pytest.raises(nbody.InputError) as e:
+            case()
+        assert isinstance(e.value, ValueError)
+        assert str(e.value)
+
+
+def test_a_rung_that_cannot_run_says_why_as_the_cli_does():
+    missing = [p for p, s in nbody.info()["pipelines"].items() if not s["available"]]
+    if not missing:
+        pytest.skip("every rung runs here")
+    name = missing[0]
+    with pytest.raises(nbody.Unavailable) as e:
+        nbody.Simulation(name, nbody.initial_conditions(n=10))
+    assert str(e.value).startswith(f"{name} cannot run here: ")
+    assert nbody.info()["pipelines"][name]["reason"] in str(e.value)
+    r = cli("run", "-p", name, "-n", "10", "--steps", "1")
+    assert r.returncode == 3 and nbody.info()["pipelines"][name]["reason"] in r.stderr
+    with pytest.raises(nbody.Unavailable):
+        nbody.compare([name], n=10, steps=1)
+    skipped = nbody.compare(None, n=64, steps=2)
+    assert name in skipped.skipped and name not in skipped.pipelines
+
+
+def test_an_unstable_run_raises_non_finite():
+    b = nbody.Bodies([[0, 0, 0], [1e-9, 0, 0]], [[0, 0, 0], [0, 0, 0]], [1e300, 1e300])
+    with pytest.raises((nbody.NonFinite, nbody.InputError)):
+        with nbody.Simulation("cpu64", b, softening=1e-150) as sim:
+            sim.step(3)
+            sim.positions
+
+
+def test_a_closed_simulation_refuses_work_and_its_arrays_live_on():
+    sim = nbody.Simulation("cpu32", nbody.initial_conditions(n=40))
+    x = sim.positions
+    sim.close()
+    assert sim.closed
+    with pytest.raises(nbody.InputError, match="closed"):
+        sim.step()
+    del sim
+    gc.collect()
+    assert np.isfinite(x).all() and x.shape == (40, 3)
+
+
+# ---- lifetimes and threads -------------------------------------------------------------------
+
+def test_many_simulations_alive_and_deleted_in_any_order():
+    b = nbody.initial_conditions(n=64)
+    names = ["cpu32", "cpu64"] + (["gl:forcequad", "gl:gather"] if gl_here() else [])
+    sims = [nbody.Simulation(p, b) for p in names for _ in range(3)]
+    arrays = []
+    for s in sims:
+        s.step(2)
+        arrays.append(s.positions)
+    for k in (4, 0, len(sims) - 1, 2):
+        if k < len(sims):
+            del sims[k]
+            gc.collect()
+    for s in sims:
+        s.step(1)
+    del sims
+    gc.collect()
+    assert all(np.isfinite(a).all() for a in arrays)
+
+
+def test_two_threads_step_two_simulations():
+    b = nbody.initial_conditions(n=256, seed=8)
+    one, two = nbody.Simulation("cpu32", b), nbody.Simulation("cpu64", b)
+    threads = [threading.Thread(target=s.step, args=(40,)) for s in (one, two)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for name, s in (("cpu32", one), ("cpu64", two)):
+        with nbody.Simulation(name, b) as alone:
+            alone.step(40)
+            np.testing.assert_array_equal(s.positions, alone.positions)
+
+
+def test_a_gl_simulation_stays_on_its_thread():
+    if not gl_here():
+        pytest.skip(nbody.info()["pipelines"]["gl:forcequad"]["reason"])
+    sim = nbody.Simulation("gl:forcequad", nbody.initial_conditions(n=64))
+    errors = []
+
+    def other():
+        try:
+            sim.step()
+        except nbody.InputError as e:
+            errors.append(str(e))
+
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert errors and "thread that made it" in errors[0]
+    sim.step()
+    sim.close()
+
+
+def test_ctrl_c_stops_between_batches_and_leaves_the_simulation_usable(tmp_path):
+    sim = nbody.Simulation("cpu64", nbody.initial_conditions(n=1024))
+    sim.save_checkpoint(tmp_path / "c.nbck")  # writing a file leaves Python's SIGINT handler in place
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        sim.step(10**6)
+    assert time.monotonic() - t0 < 30
+    done = sim.steps
+    assert 0 < done < 10**6
+    sim.step(2)
+    assert sim.steps == done + 2 and np.isfinite(sim.positions).all()
+
+
+# ---- the other calls -------------------------------------------------------------------------
+
+def test_explain_bench_and_ladder_rows():
+    rows = nbody.explain(n=128, steps=20)
+    assert rows[0]["variant"] and rows[-1]["factor"].startswith("chaos")
+    table = nbody.bench(["cpu32"], n=[256], steps=2, reps=2)
+    assert len(table) == 1 and table[0]["status"] == "ok" and table[0]["interactions_per_s"] > 0
+    ladder = nbody.ladder(n=256, steps=1, reps=1)
+    assert ladder[0]["pipeline"] == "cpu32"
+    assert all("reason" in u for u in ladder.document["unavailable"])
+
+
+def test_forcequad_stages_show_the_quad_and_its_passes():
+    if not gl_here():
+        pytest.skip(nbody.info()["pipelines"]["gl:forcequad"]["reason"])
+    n = 100
+    with nbody.Simulation("gl:forcequad", nbody.initial_conditions(n=n)) as sim:
+        stages = sim.forcequad_stages()
+        name, quad = stages[0]
+        assert quad.shape == (n, n, 3) and "force quad" in name
+        assert [a.shape[0] for _, a in stages[1:]] == [50, 25, 13, 7, 4, 2, 1]
+        np.testing.assert_allclose(stages[-1][1][0], sim.accelerations(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(quad.sum(axis=0, dtype=np.float64), sim.accelerations(), rtol=1e-4, atol=1e-5)
+    with nbody.Simulation("cpu32", nbody.initial_conditions(n=n)) as sim:
+        with pytest.raises(nbody.InputError):
+            sim.forcequad_stages()
