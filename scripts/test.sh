@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, then
 #   1. build with warnings as errors (the ci preset, CUDA kernels for every GPU) and pass its tests;
-#   2. package that build (.deb, .tar.gz) and check the packages as a user installs them;
+#   2. package that build (.deb, .tar.gz) and check the packages as a user installs them, and build
+#      the Python wheel, install it in a fresh venv, pass its pytest suite and run the notebooks;
 #   3. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
 #   4. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
 # NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all four).
@@ -34,6 +35,11 @@ package_status=0
 packages=$(bash scripts/package.sh ci) && bash tests/check_package.sh $packages || package_status=$?
 [ $package_status -eq 0 ] || status=$package_status
 
+echo "== the Python package: wheel, fresh venv, pytest, notebooks (scripts/test-python.sh) =="
+python_status=0
+bash scripts/test-python.sh build/ci/driver/nbody || python_status=$?
+[ $python_status -eq 0 ] || status=$python_status
+
 echo "== ASan + UBSan (asan preset) =="
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
@@ -47,6 +53,7 @@ bash scripts/fuzz.sh 30 || fuzz_status=$?
 
 echo "$ci_line"
 echo "package: $([ $package_status -eq 0 ] && echo "the .deb and .tar.gz install and run" || echo "FAILED")"
+echo "python: $([ $python_status -eq 0 ] && echo "the wheel installs, pytest passes, the notebooks run" || echo "FAILED")"
 echo "$asan_line"
 echo "fuzz: $([ $fuzz_status -eq 0 ] && echo "no findings" || echo "FINDINGS (build/fuzz/findings/)")"
 exit $status
