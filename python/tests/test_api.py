@@ -37,9 +37,9 @@ def state_csv(path):
 
 # ---- the same run, the same bits ------------------------------------------------------------
 
-@pytest.mark.parametrize("pipeline", ["cpu32", "cpu64", "gl:forcequad"])
+@pytest.mark.parametrize("pipeline", ["cpu32", "cpu64", "gl:forcequad", "cuda:tuned", "cuda:mixed"])
 def test_simulation_is_bit_identical_to_nbody_run(tmp_path, pipeline):
-    if pipeline.startswith("gl:") and not gl_here():
+    if not nbody.info()["pipelines"][pipeline]["available"]:
         pytest.skip(nbody.info()["pipelines"][pipeline]["reason"])
     out = tmp_path / "state.csv"
     r = cli("run", "-p", pipeline, "-n", "300", "--steps", "17", "--seed", "5", "--save", str(out))
