@@ -108,6 +108,18 @@ void accelerations_fp32(const std::vector<Vec4>& pos, double eps2, std::vector<V
 void Cpu64::load(const Bodies& bodies, const Params& params) {
   state_ = bodies;
   params_ = params;
+  if (substeps_ > 1) shift_half_step(state_.vel, 1, substeps_);
+}
+
+void Cpu64::shift_half_step(std::vector<Vec3>& vel, int from_k, int to_k) {
+  // v_n = v_{-h/2} + a h/2 for either h: v_{-h'/2} = v_{-h/2} + a (h - h') / 2.
+  accelerations_fp64(state_.pos, params_.eps2(), acc_);
+  const double f = (params_.dt / from_k - params_.dt / to_k) / 2;
+  for (std::size_t i = 0; i < vel.size(); ++i) {
+    vel[i].x += acc_[i].x * f;
+    vel[i].y += acc_[i].y * f;
+    vel[i].z += acc_[i].z * f;
+  }
 }
 
 void Cpu64::accelerations(std::vector<Vec3>& out) {
@@ -117,9 +129,9 @@ void Cpu64::accelerations(std::vector<Vec3>& out) {
 }
 
 void Cpu64::step(int count) {
-  const double dt = params_.dt;
+  const double dt = params_.dt / substeps_;
   const auto [b, e] = own(state_.size());
-  for (int s = 0; s < count; ++s) {
+  for (long long s = 0; s < static_cast<long long>(count) * substeps_; ++s) {
     accelerations_fp64(state_.pos, params_.eps2(), acc_, b, e);
     for (std::size_t i = b; i < e; ++i) {
       Vec3& v = state_.vel[i];
@@ -138,6 +150,7 @@ void Cpu64::step(int count) {
 void Cpu64::read(Bodies& bodies) {
   if (exchange()) exchange()->allgather(state_.vel);
   bodies = state_;
+  if (substeps_ > 1) shift_half_step(bodies.vel, substeps_, 1);  // the common state; its own unchanged
 }
 
 // ---- cpu32 ----------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ void check_reference(CompareArgs& a) {
   a.reference = canonical_name(a.reference);
   if (!is_fp64_pipeline(a.reference))
     throw InputError("--reference " + a.reference + ": a reference must be a float64 pipeline "
-                     "(cpu64, cuda:gems31-fp64, cuda:tuned-fp64)");
+                     "(cpu64, cpu64/K, cuda:gems31-fp64, cuda:tuned-fp64)");
   if (a.validate_n < 1)
     throw InputError("--validate-n " + std::to_string(a.validate_n) + ": must be >= 1");
 }
@@ -150,6 +150,55 @@ Threshold check_compare_args(CompareArgs& a) {
   return threshold;
 }
 
+// The error-versus-dt figure: dt = --dt (default 0.02) and 5 halvings, T = --steps x --dt (default
+// 50 x 0.02 = 1), each rung against the reference at a quarter of the smallest dt.
+int run_dt_sweep(CompareArgs& a) {
+  if (!a.given("--dt")) a.cfg.dt = 0.02;
+  if (!a.given("--steps")) a.cfg.steps = 50;
+  if (!a.cfg.n_given && !a.cfg.ic_is_file()) a.cfg.n = 256;
+  resolve_body_count(a.cfg);
+  check_config(a.cfg, 3);
+  check_reference(a);
+  if (a.cfg.steps < 1) throw InputError("--steps " + std::to_string(a.cfg.steps) + ": the sweep needs T = steps x dt > 0");
+  check_output_path(a.json, "--json");
+  check_output_path(a.plot, "--plot");
+  check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
+  if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
+  if (!a.plot.empty()) check_plot_tool();
+  check_named_options(a);
+  DtSweep s;
+  s.cfg = a.cfg;
+  s.names = resolve_names(a);
+  s.reference = a.reference;
+  s.policy = a.given("--pipelines") ? IfUnavailable::Fail : IfUnavailable::Skip;
+  s.time = static_cast<double>(a.cfg.steps) * a.cfg.dt;
+  s.dts = halvings(a.cfg.dt, 6);
+  place_on_device(a.cfg.pipeline);
+  auto engine = make_engine(a.cfg.pipeline);
+  std::printf("dt-sweep: n=%lld T=%g (dt = %g down to %g) eps=%g ic=%s seed=%llu; the truth: %s at dt/%d of the "
+              "smallest; fp64 engine=%s\n", a.cfg.n, s.time, s.dts.front(), s.dts.back(), a.cfg.softening,
+              a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), s.truth_factor,
+              engine->name().c_str());
+  std::fflush(stdout);
+  Terminal terminal;
+  const DtSweepResult r = dt_sweep(s, *engine, terminal);
+  for (const auto& [name, why] : r.skipped) std::printf("skipped %-18s %s\n", name.c_str(), why.c_str());
+  std::printf("\nmax distance to %s at T = %g\n%-12s", r.truth.c_str(), r.time, "dt");
+  for (const auto& name : r.rungs) std::printf(" %16s", name.c_str());
+  for (std::size_t i = 0; i < r.dts.size(); ++i) {
+    std::printf("\n%-12g", r.dts[i]);
+    for (const auto& name : r.rungs) std::printf(" %16.3e", r.distance.at(name)[i]);
+  }
+  std::printf("\n\ncrossing dt (float rounding as large as the time step's error, i.e. sqrt(2) x %s's own "
+              "distance; rounding dominates below it):\n", a.reference.c_str());
+  for (const auto& [name, dt] : r.crossing_dt)
+    std::printf("  %-18s %s\n", name.c_str(), dt > 0 ? number_text(dt).c_str() : "none in this range");
+  write_json(a.json, to_json(s, r));
+  if (!a.plot.empty() && World::writer())
+    plot_dt_sweep(r, a.plot, "nbody compare --preset dt-sweep: n=" + std::to_string(a.cfg.n) + ", T=" + number_text(r.time));
+  return 0;
+}
+
 // --fail-above: each pair with the reference at the threshold's step.
 int judge_pairs(const CompareArgs& a, const CompareResult& r, const Threshold& threshold,
                 std::chrono::steady_clock::time_point began) {
@@ -201,9 +250,15 @@ int run_compare(CompareArgs& a) {
   if (a.given("--pipelines") && a.pipelines.empty())
     throw InputError("--pipelines '': empty; name at least one pipeline, or leave the option out "
                      "for every available one");
+  if (a.preset == "dt-sweep") {
+    for (const char* option : {"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"})
+      if (a.given(option))
+        throw InputError(std::string("--preset dt-sweep writes its own table, --json and --plot; it takes no ") + option);
+    return run_dt_sweep(a);
+  }
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
-      throw InputError("--preset '" + a.preset + "': the only preset is tr04-fig9");
+      throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9 and dt-sweep");
     if (!a.fail_above.empty() || !a.csv.empty() || !a.plot.empty() || a.explain || a.given("--junit"))
       throw InputError("--preset tr04-fig9 writes its own table and --json; it takes no "
                        "--fail-above, --junit, --csv, --plot or --explain");
@@ -224,8 +279,9 @@ Command add_compare(CLI::App& app) {
                   "Default: every pipeline, those that cannot run here reported as skipped. The "
                   "reference is always added");
   sub->add_option("--reference", a->reference,
-                  "The float64 pipeline every other is measured against: cpu64 | cuda:tuned-fp64 | "
-                  "cuda:gems31-fp64 (one other than cpu64 is first checked against cpu64)")
+                  "The float64 pipeline every other is measured against: cpu64 | cpu64/K (K substeps per step: "
+                  "the time step's error K^2 smaller) | cuda:tuned-fp64 | cuda:gems31-fp64 (a GPU one is first "
+                  "checked against cpu64)")
       ->capture_default_str();
   sub->add_option("--validate-n", a->validate_n,
                   "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative "
@@ -254,14 +310,18 @@ Command add_compare(CLI::App& app) {
                   "reference, or per pipeline with --against; failure text = the FAIL line) for CI test reporters");
   sub->add_option("--preset", a->preset,
                   "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
-                  "(-n, --steps override), max distance to the reference per step");
+                  "(-n, --steps override), max distance to the reference per step. dt-sweep: every rung to "
+                  "T = --steps x --dt (default 50 x 0.02) at dt = --dt and 5 halvings, each against the "
+                  "reference at a quarter of the smallest dt (default n 256; --plot draws distance vs dt)");
   sub->add_option("--against", a->against,
                   "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
                   "(default: the snapshot's) and measure the distance to its positions; with "
                   "--fail-above DISTANCE, exit 1 past it (a stored CI baseline)");
   sub->add_flag("--explain", a->explain,
                 "Explain the divergence: CPU float32 variants that differ in one factor each "
-                "(summation order, rsqrt, FMA, storage precision) and the e-folding time");
+                "(summation order, rsqrt, FMA, storage precision), the time step's own error (cpu64 at dt, "
+                "dt/2, dt/4: the measured order and the Richardson estimate) beside float32 rounding, and the "
+                "e-folding time");
   a->app = sub;
   return [a] { return run_compare(*a); };
 }

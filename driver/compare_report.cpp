@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "config.hpp"
@@ -180,8 +181,12 @@ void energy_panel(std::ostringstream& script, const std::filesystem::path& dir, 
 
 }  // namespace
 
-void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
-          const std::string& reference, bool all_pairs) {
+namespace {
+
+// Runs the script `write` makes (it may add data files to the folder it is given) with gnuplot, the
+// title as ARG2, and writes the PNG as any output is written.
+void render(const std::function<void(std::ostringstream&, const std::filesystem::path&)>& write,
+            const std::string& png_path, const std::string& title) {
   check_plot_tool();
   namespace fs = std::filesystem;
   std::string tmpl = (fs::temp_directory_path() / "nbody-plot-XXXXXX").string();
@@ -191,23 +196,8 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
     fs::path d;
     ~Cleanup() { std::error_code ec; fs::remove_all(d, ec); }
   } cleanup{dir};
-
-  // The script is fixed text: file names are ours (pairK.dat, energyK.dat), curve titles are the
-  // files' column headers, the page title is ARG2 and the output ARG1. Both panels share fixed
-  // margins, so their axes line up; the legends sit in the right third, one entry a line.
   std::ostringstream script;
-  script << "set terminal pngcairo size 1200,860 font ',10'\n"
-         << "set output ARG1\n"
-         << "set multiplot layout 2,1 title ARG2 noenhanced\n"
-         << "set lmargin at screen 0.08\nset rmargin at screen 0.66\n"
-         << "set logscale y\nset format y '10^{%L}'\nset grid\n"
-         << "set key outside right top vertical Left reverse samplen 3 spacing 1.1 noenhanced\n"
-         << "set ylabel 'max Euclidean distance'\nset xlabel 'step'\n";
-  if (!r.steps.empty() && r.steps.back().step > 0)  // one x range for both (the energy may be one point)
-    script << "set xrange [0:" << r.steps.back().step << "]\n";
-  divergence_panel(script, dir, r, reference, all_pairs);
-  energy_panel(script, dir, r);
-  script << "unset multiplot\n";
+  write(script, dir);
   std::ofstream(dir / "plot.gp") << script.str();
   const int rc = run_gnuplot(dir, {"out.png", title});
   // gnuplot can exit 0 with a cut file (a full disk): take only a PNG that ends with its IEND chunk.
@@ -221,6 +211,49 @@ void plot(const CompareResult& r, const std::string& png_path, const std::string
   write_output(png_path, png);
 }
 
+}  // namespace
+
+void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
+          const std::string& reference, bool all_pairs) {
+  // The script is fixed text: file names are ours (pairK.dat, energyK.dat), curve titles are the
+  // files' column headers, the page title is ARG2 and the output ARG1. Both panels share fixed
+  // margins, so their axes line up; the legends sit in the right third, one entry a line.
+  render([&](std::ostringstream& script, const std::filesystem::path& dir) {
+    script << "set terminal pngcairo size 1200,860 font ',10'\n"
+           << "set output ARG1\n"
+           << "set multiplot layout 2,1 title ARG2 noenhanced\n"
+           << "set lmargin at screen 0.08\nset rmargin at screen 0.66\n"
+           << "set logscale y\nset format y '10^{%L}'\nset grid\n"
+           << "set key outside right top vertical Left reverse samplen 3 spacing 1.1 noenhanced\n"
+           << "set ylabel 'max Euclidean distance'\nset xlabel 'step'\n";
+    if (!r.steps.empty() && r.steps.back().step > 0)  // one x range for both (the energy may be one point)
+      script << "set xrange [0:" << r.steps.back().step << "]\n";
+    divergence_panel(script, dir, r, reference, all_pairs);
+    energy_panel(script, dir, r);
+    script << "unset multiplot\n";
+  }, png_path, title);
+}
+
+void plot_dt_sweep(const DtSweepResult& r, const std::string& png_path, const std::string& title) {
+  render([&](std::ostringstream& script, const std::filesystem::path& dir) {
+    script << "set terminal pngcairo size 1000,700 font ',10'\nset output ARG1\nset title ARG2 noenhanced\n"
+           << "set logscale xy\nset format x '%g'\nset format y '10^{%L}'\nset grid\n"
+           << "set key outside right top vertical Left reverse noenhanced\n"
+           << "set xlabel 'dt'\nset ylabel 'max distance to the converged trajectory at T'\nplot ";
+    for (std::size_t k = 0; k < r.rungs.size(); ++k) {
+      const std::string f = "rung" + std::to_string(k) + ".dat";
+      std::ofstream out(dir / f);
+      out.precision(9);
+      out << "dt " << header(r.rungs[k]) << '\n';
+      for (std::size_t i = 0; i < r.dts.size(); ++i)
+        if (r.distance.at(r.rungs[k])[i] > 0) out << r.dts[i] << ' ' << r.distance.at(r.rungs[k])[i] << '\n';
+      script << (k ? ", " : "") << "'" << f << "' using 1:2 with linespoints" << style(k, 1) << " title columnheader(2)";
+    }
+    if (r.rungs.empty()) script << "1e-300 notitle";
+    script << "\n";
+  }, png_path, title);
+}
+
 void print_explanation(const Explanation& e) {
   std::printf("\nwhy float32 pipelines diverge (n=%zu, %lld steps; each row changes one factor of "
               "the baseline)\n%-92s %11s %11s %11s %11s\n", e.n, e.steps, "factor",
@@ -228,6 +261,14 @@ void print_explanation(const Explanation& e) {
   for (const ExplainRow& r : e.rows)
     std::printf("%-92s %11.3e %11.3e %11.3e %11.3e\n", r.cause.c_str(), r.accel_vs_cpu64, r.accel_vs_baseline,
                 r.distance_vs_cpu64, r.distance_vs_baseline);
+  if (e.steps > 0) {
+    std::printf("%-92s %11s %11s %11.3e\n", "time step: cpu64 at dt against cpu64 at dt/2", "", "", e.dt_vs_half);
+    std::printf("%-92s %11s %11s %11.3e  (order %.2f)\n", "time step: cpu64 at dt/2 against cpu64 at dt/4", "", "",
+                e.half_vs_quarter, e.order);
+    std::printf("%-92s %11s %11s %11.3e\n", "time step: Richardson estimate of cpu64's error at dt (4/3 of the first)",
+                "", "", e.richardson);
+    std::printf("%s\n", e.verdict.c_str());
+  }
   if (e.efold_steps > 0)
     std::printf("chaos: the baseline-vs-cpu64 distance grows by e every %.1f steps (%.3g time "
                 "units), amplifying every factor above\n", e.efold_steps, e.efold_time);

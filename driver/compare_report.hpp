@@ -9,6 +9,7 @@
 
 #include "checks.hpp"
 #include "comparison.hpp"
+#include "dt_sweep.hpp"
 #include "explain.hpp"
 
 namespace nbody {
@@ -52,5 +53,7 @@ void check_plot_tool();
 // (output.hpp). Throws std::runtime_error when gnuplot fails.
 void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
           const std::string& reference, bool all_pairs);
+// The dt-sweep: each rung's distance to the converged trajectory against dt, log-log.
+void plot_dt_sweep(const DtSweepResult& r, const std::string& png_path, const std::string& title);
 
 }  // namespace nbody

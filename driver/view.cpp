@@ -144,9 +144,11 @@ void View::make_sides(const std::vector<std::string>& names) {
     window_.reserve(static_cast<int>(k), static_cast<int>(n_));
     s.path = "host copy";
     if (r.state != StateHome::CudaDevice) continue;
+#ifdef NBODY_HAVE_CUDA
     std::string reason;
     for (const auto& d : cuda::devices(reason))
       if (d.index == a_.cfg.pipeline.device) s.where = d.name;
+#endif
     if (a_.no_interop) {
       s.path = "host copy (--no-interop)";
       continue;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package as a user gets it: the wheel built from this tree (pip wheel .), installed in a
-# fresh venv (not the build tree), its pytest suite run against the CLI of the same tree, and every
-# lesson in docs/notebooks/ executed headless (scripts/run-notebooks.py).
+# fresh venv (not the build tree), its pytest suite run against the CLI of the same tree and against
+# an independent N-body code (REBOUND, from PyPI), and every lesson in docs/notebooks/ executed
+# headless (scripts/run-notebooks.py).
 # Usage: bash scripts/test-python.sh [NBODY_CLI]  (default build/ci/driver/nbody); PYTHON picks the
 # interpreter (default python3); CMAKE_ARGS passes on to the wheel's CMake (e.g. the CUDA
 # architectures).
@@ -20,6 +21,7 @@ echo "built $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
 echo "== a fresh venv: the wheel, pytest, the notebooks' packages =="
 "$python" -m venv "$work/env"
 "$work/env/bin/pip" install -q "$wheel" pytest matplotlib nbclient nbformat ipykernel
+"$work/env/bin/pip" install -q rebound || echo "REBOUND could not be installed: python/tests/test_truth.py skips"
 echo "== pytest python/tests (against $cli) =="
 (cd "$work" && NBODY_CLI="$cli" "$work/env/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests")
 echo "== notebooks =="

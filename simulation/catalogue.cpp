@@ -39,6 +39,23 @@ const std::vector<Rung> kRungs{
     {"cuda:mixed",       F::Cuda, "mixed",       64, false, true,   9, false, kFloat,  B::Issue,         19, S::CudaDevice, 20, " (r_ij from double-single pairs)"},
 };
 
+// cpu64/K (reference.hpp): cpu64 with K substeps per step, a converged reference; not a rung of
+// the default set or the ladder, and one process only (it converts the state with all bodies).
+const Rung kSubstepped{"cpu64/K", F::Cpu, "cpu64/K", 64, true, false, -1, false, kDouble, B::None, 0, S::Host, 30};
+constexpr int kMaxSubsteps = 4096;
+
+// K of "cpu64/K" (2..kMaxSubsteps), or 0 for any other name; throws InputError for a bad K.
+int substeps_of(const std::string& name) {
+  if (!name.starts_with("cpu64/")) return 0;
+  const std::string k = name.substr(6);
+  const bool digits = !k.empty() && k.size() <= 5 && k.find_first_not_of("0123456789") == std::string::npos;
+  const int v = digits ? std::stoi(k) : 0;
+  if (v < 2 || v > kMaxSubsteps)
+    throw InputError("'" + name + "': cpu64/K takes K substeps per step, an integer in 2.." +
+                     std::to_string(kMaxSubsteps));
+  return v;
+}
+
 }  // namespace
 
 const std::vector<Rung>& rungs() { return kRungs; }
@@ -62,6 +79,7 @@ std::vector<std::string> ladder_names() {
 const Rung& rung(const std::string& name) {
   for (const Rung& r : kRungs)
     if (r.name == name) return r;
+  if (substeps_of(name) > 0) return kSubstepped;
   return rung(canonical_name(name));  // throws for an unknown name; an alias resolves
 }
 
@@ -70,9 +88,11 @@ std::string canonical_name(const std::string& name) {
   if (name == "cuda") return "cuda:tuned";
   for (const Rung& r : kRungs)
     if (r.name == name) return name;
+  if (const int k = substeps_of(name)) return "cpu64/" + std::to_string(k);
   std::string known;
   for (const Rung& r : kRungs) known += (known.empty() ? "" : ", ") + r.name;
-  throw InputError("unknown pipeline '" + name + "' (known: " + known + ", gl, cuda)");
+  throw InputError("unknown pipeline '" + name + "' (known: " + known + ", gl, cuda, and cpu64/K: cpu64 with K "
+                   "substeps per step)");
 }
 
 std::vector<std::string> parse_pipeline_list(const std::string& list) {
@@ -109,7 +129,7 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
   const Rung& r = rung(name);
   switch (r.family) {
     case Family::Cpu:
-      if (r.fp64_forces) return std::make_unique<Cpu64>();
+      if (r.fp64_forces) return std::make_unique<Cpu64>(std::max(1, substeps_of(canonical_name(name))));
       return std::make_unique<Cpu32>();
     case Family::Gl: {
 #ifdef NBODY_HAVE_GL

@@ -63,8 +63,8 @@ void estimate(const Comparison& c, const Made& made, Fp64Engine& engine) {
   std::unique_ptr<Fp64Engine> cpu64;
   if (c.explain) {  // cpu64 and the float32 CPU variants step alongside, on this host
     cpu64 = make_cpu64_engine();
-    Work variants = engine_work(*cpu64, 7 * scale * steps, params, c.cfg.n);
-    variants.what = "--explain (7 CPU variants)";
+    Work variants = engine_work(*cpu64, 16 * scale * steps, params, c.cfg.n);  // 9 recipes, cpu64, /2, /4
+    variants.what = "--explain (CPU variants, cpu64 at dt, dt/2, dt/4)";
     work.push_back(std::move(variants));
   }
   check_estimate(work, c.cfg.force);

@@ -1,6 +1,9 @@
 #include "explain.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <memory>
 
 #include "fp32_recipes.hpp"
@@ -30,6 +33,29 @@ double growth_per_step(const std::vector<double>& d) {
   return (k * sxy - sx * sy) / (k * sxx - sx * sx);
 }
 
+// The time step's rows and the verdict (Explanation's fields), at the last step.
+void time_step_rows(Explanation& out, const Bodies& at_dt, Cpu64& half, Cpu64& quarter, double dt) {
+  if (out.steps == 0) return;
+  Bodies h, q;
+  half.read(h);
+  quarter.read(q);
+  out.dt_vs_half = position_distance(at_dt.pos, h.pos).max;
+  out.half_vs_quarter = position_distance(h.pos, q.pos).max;
+  out.order = out.half_vs_quarter > 0 ? std::log2(out.dt_vs_half / out.half_vs_quarter) : 0;
+  out.richardson = out.dt_vs_half * 4 / 3;
+  const double rounding = out.rows.front().distance_vs_cpu64, truncation = out.richardson;
+  char buf[400];
+  if (rounding < truncation)
+    std::snprintf(buf, sizeof buf, "float32 rounding (%.2g) is %.3gx below the time-step error (%.2g) at step %lld: "
+                  "at dt = %g the time step, not float32, limits accuracy", rounding, truncation / rounding,
+                  truncation, out.steps, dt);
+  else
+    std::snprintf(buf, sizeof buf, "float32 rounding (%.2g) is %.3gx above the time-step error (%.2g) at step %lld: "
+                  "at dt = %g float32, not the time step, limits accuracy", rounding, rounding / std::max(truncation, 1e-300),
+                  truncation, out.steps, dt);
+  out.verdict = buf;
+}
+
 }  // namespace
 
 Explanation explain(const Bodies& start, const Params& params, long long steps, Reporter& report) {
@@ -51,8 +77,10 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
   };
   std::vector<Vec3> ref;
   accelerations_fp64(start.pos, params.eps2(), ref);
-  Cpu64 cpu64;
+  Cpu64 cpu64, half(2), quarter(4);
   cpu64.load(start, params);
+  half.load(start, params);
+  quarter.load(start, params);
   std::vector<std::unique_ptr<Cpu32Recipe>> ps;
   std::vector<std::vector<Vec3>> acc(factors.size());
   for (std::size_t k = 0; k < factors.size(); ++k) {
@@ -70,6 +98,8 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
     cpu64.step(1);
     cpu64.read(r64);
     for (std::size_t k = 0; k < ps.size(); ++k) ps[k]->step(1);
+    half.step(1);
+    quarter.step(1);
     ps[0]->read(rk);
     base_vs_ref.push_back(position_distance(r64.pos, rk.pos).max);
   }
@@ -86,6 +116,7 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
                         steps ? position_distance(last[k].pos, last[0].pos).max : 0});
   const double k = growth_per_step(base_vs_ref);
   if (k > 0) out.efold_steps = 1 / k, out.efold_time = params.dt / k;
+  time_step_rows(out, r64, half, quarter, params.dt);
   return out;
 }
 

@@ -55,6 +55,14 @@ nlohmann::json to_json(const Explanation& e) {
     j.push_back({{"factor", r.cause}, {"variant", r.variant},
                  {"accel_rms_rel_vs_cpu64", r.accel_vs_cpu64}, {"accel_rms_rel_vs_baseline", r.accel_vs_baseline},
                  {"max_distance_vs_cpu64", r.distance_vs_cpu64}, {"max_distance_vs_baseline", r.distance_vs_baseline}});
+  if (e.steps > 0) {
+    j.push_back({{"factor", "time step: cpu64 at dt against cpu64 at dt/2"}, {"max_distance", e.dt_vs_half}});
+    j.push_back({{"factor", "time step: cpu64 at dt/2 against cpu64 at dt/4"}, {"max_distance", e.half_vs_quarter},
+                 {"measured_order", e.order}});
+    j.push_back({{"factor", "time step: Richardson estimate of cpu64's error at dt (order 2)"},
+                 {"max_distance", e.richardson}});
+    j.push_back({{"factor", "verdict"}, {"text", e.verdict}});
+  }
   nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
   if (e.efold_steps > 0) {
     chaos["efold_steps"] = e.efold_steps;
@@ -99,6 +107,22 @@ nlohmann::json to_json(const BenchTable& t) {
     for (const auto& [name, why] : t.absent) out["unavailable"].push_back({{"pipeline", name}, {"reason", why}});
   }
   return out;
+}
+
+nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r) {
+  nlohmann::json j = config_json(s.cfg, static_cast<std::size_t>(s.cfg.n));
+  j.erase("steps");
+  j.erase("dt");
+  j["preset"] = "dt-sweep";
+  j["time"] = r.time;
+  j["truth"] = {{"pipeline", s.reference}, {"dt", r.truth_dt}};
+  j["dts"] = r.dts;
+  j["pipelines"] = r.rungs;
+  j["skipped"] = r.skipped;
+  j["distance"] = r.distance;
+  j["crossing_dt"] = nlohmann::json::object();
+  for (const auto& [name, dt] : r.crossing_dt) j["crossing_dt"][name] = dt > 0 ? nlohmann::json(dt) : nlohmann::json(nullptr);
+  return j;
 }
 
 }  // namespace nbody

@@ -5,6 +5,7 @@
 
 #include "bench.hpp"
 #include "comparison.hpp"
+#include "dt_sweep.hpp"
 #include "explain.hpp"
 #include "setup.hpp"
 
@@ -17,6 +18,8 @@ nlohmann::json config_json(const Config& c, std::size_t n);
 nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::string& engine);
 // compare --explain's rows, then the chaos row.
 nlohmann::json to_json(const Explanation& e);
+// The dt-sweep preset's document.
+nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r);
 // One bench or ladder row; `speedup` over the rung below (ladder only; 0: none).
 nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup);
 // The bench's or the ladder's document: device, ranks, results (and the ladder's unavailable).

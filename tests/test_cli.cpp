@@ -403,6 +403,48 @@ TEST(Cli, PlotSamplesTheEnergyForACurve) {
   EXPECT_NE(r.err.find("--plot FILE"), std::string::npos) << r.err;
 }
 
+// The time step's own error beside float rounding: cpu64 at dt, dt/2 and dt/4 in --explain (the
+// leapfrog's second order measured), a converged reference cpu64/K, and the error-versus-dt preset.
+TEST(Cli, TheTimeStepsErrorBesideFloatRounding) {
+  Result r = nbody("compare --pipelines cpu32 -n 128 --steps 60 --explain --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["explain"];
+  double order = 0, first = 0, estimate = 0;
+  std::string verdict;
+  for (const auto& row : rows) {
+    const std::string f = row["factor"];
+    if (f == "time step: cpu64 at dt against cpu64 at dt/2") first = row["max_distance"];
+    if (f == "time step: cpu64 at dt/2 against cpu64 at dt/4") order = row["measured_order"];
+    if (f.starts_with("time step: Richardson")) estimate = row["max_distance"];
+    if (f == "verdict") verdict = row["text"];
+  }
+  EXPECT_NEAR(order, 2.0, 0.2) << rows.dump();
+  EXPECT_DOUBLE_EQ(estimate, first * 4 / 3);
+  EXPECT_NE(verdict.find("limits accuracy"), std::string::npos) << verdict;
+  EXPECT_EQ(rows.back()["factor"], "chaos: nearby trajectories separate exponentially");
+
+  r = nbody("compare --pipelines cpu64 -n 64 --steps 10 --reference cpu64/8 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["reference"], "cpu64/8");
+  EXPECT_GT(j["divergence"].back()["pairs"]["cpu64/8|cpu64"]["max"].get<double>(), 0) << "cpu64's time-step error";
+  EXPECT_EQ(nbody("compare -n 64 --steps 1 --reference cpu64/1").code, 2);
+
+  r = nbody("compare --preset dt-sweep --pipelines cpu32 -n 48 --steps 5 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["preset"], "dt-sweep");
+  EXPECT_EQ(s["dts"].size(), 6u);
+  const auto& d = s["distance"]["cpu64"];
+  for (int k = 0; k < 3; ++k) {  // the time step's error falls as dt^2 while it dominates
+    const double ratio = d[k].get<double>() / d[k + 1].get<double>();
+    EXPECT_GT(ratio, 3.5) << d.dump();
+    EXPECT_LT(ratio, 4.5) << d.dump();
+  }
+  EXPECT_TRUE(s["crossing_dt"].contains("cpu32")) << s.dump();
+  EXPECT_EQ(nbody("compare --preset dt-sweep --every 2 -n 48 --steps 5").code, 2);
+}
+
 // DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.
 TEST(Cli, CudaAliasIsTheTunedRung) {
   const fs::path json = scratch() / "alias.json";

@@ -10,6 +10,7 @@
 #include "comparison.hpp"
 #include "error.hpp"
 #include "helpers.hpp"
+#include "metrics.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
 #include "stepper.hpp"
@@ -81,6 +82,42 @@ TEST(MakeRungs, SkipOrFail) {
     EXPECT_EQ(std::string(e.what()).rfind(missing + " cannot run here: ", 0), 0u) << e.what();
   }
   EXPECT_THROW(make_rungs({missing, "cpu32"}, PipelineOptions{}, IfUnavailable::Skip, missing), Unavailable);
+}
+
+// cpu64/K takes K substeps of dt/K per step and speaks the common state: its trajectory is
+// cpu64's at dt/K, and what it reads back is x_n with v_{n-1/2} for dt.
+TEST(Cpu64Substeps, IsCpu64AtAQuarterOfTheStep) {
+  const Params p{0.01, 0.05}, quarter{0.0025, 0.05};
+  const Bodies b = test::random_bodies(48, 95);
+  std::vector<Vec3> a;
+  accelerations_fp64(b.pos, p.eps2(), a);
+  Bodies b_quarter = b;  // the same v_0, staggered for dt/4: v_{-dt/8} = v_{-dt/2} + a (dt/2 - dt/8)
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b_quarter.vel[i].x += a[i].x * (p.dt / 2 - quarter.dt / 2);
+    b_quarter.vel[i].y += a[i].y * (p.dt / 2 - quarter.dt / 2);
+    b_quarter.vel[i].z += a[i].z * (p.dt / 2 - quarter.dt / 2);
+  }
+  Cpu64 sub(4), fine;
+  sub.load(b, p);
+  fine.load(b_quarter, quarter);
+  EXPECT_EQ(sub.name(), "cpu64/4");
+  EXPECT_FALSE(sub.distributable());
+  sub.step(5);
+  fine.step(20);
+  Bodies x, y;
+  sub.read(x);
+  fine.read(y);
+  EXPECT_LT(position_distance(x.pos, y.pos).max, 1e-13);
+  Bodies again;
+  Cpu64 loaded(4);
+  loaded.load(b, p);
+  loaded.read(again);  // the common state back, to rounding
+  for (std::size_t i = 0; i < b.size(); i += 7) EXPECT_NEAR(again.vel[i].x, b.vel[i].x, 1e-14) << i;
+  EXPECT_EQ(canonical_name("cpu64/08"), "cpu64/8");
+  EXPECT_TRUE(is_fp64_pipeline("cpu64/8"));
+  EXPECT_THROW(canonical_name("cpu64/1"), InputError);
+  EXPECT_THROW(canonical_name("cpu64/x"), InputError);
+  EXPECT_EQ(make_pipeline("cpu64/3", PipelineOptions{})->name(), "cpu64/3");
 }
 
 // Records every observer's calls, and stops the run when asked to.

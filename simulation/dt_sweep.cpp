@@ -1,0 +1,83 @@
+#include "dt_sweep.hpp"
+
+#include <cmath>
+
+#include "error.hpp"
+#include "estimate.hpp"
+#include "metrics.hpp"
+#include "stepper.hpp"
+
+namespace nbody {
+
+std::vector<double> halvings(double largest, int count) {
+  std::vector<double> out;
+  for (int k = 0; k < count; ++k) out.push_back(largest / std::ldexp(1.0, k));
+  return out;
+}
+
+namespace {
+
+long long steps_to(double time, double dt) {
+  const double steps = time / dt;
+  const long long whole = std::llround(steps);
+  if (whole < 1 || std::abs(steps - static_cast<double>(whole)) > 1e-9 * steps)
+    throw InputError("the sweep's time " + number_text(time) + " is not a whole number of steps of dt = " +
+                     number_text(dt));
+  return whole;
+}
+
+// x at T: `p` from the initial state staggered for `dt`, stepped T / dt steps.
+std::vector<Vec4> positions_at(Pipeline& p, const Config& cfg, double dt, long long steps, Fp64Engine& engine,
+                               Reporter& report) {
+  Config c = cfg;
+  c.dt = dt;
+  const Start start = initial_state(c, engine, false, report);
+  p.load(start.bodies, c.params());
+  Stepper stepper({&p}, 0, steps);
+  if (const int signal = stepper.run(report, p.name() + " at dt = " + number_text(dt), c.force))
+    throw Interrupted(signal);
+  Bodies out;
+  p.read(out);
+  check_finite(out, p.name(), steps);
+  return out.pos;
+}
+
+}  // namespace
+
+DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
+  DtSweepResult r;
+  r.time = s.time, r.dts = s.dts;
+  r.truth_dt = s.dts.back() / s.truth_factor;
+  for (double dt : s.dts) steps_to(s.time, dt);
+  const long long truth_steps = steps_to(s.time, r.truth_dt);
+  Made made = make_rungs(s.names, s.cfg.pipeline, s.policy, s.reference);
+  std::unique_ptr<Pipeline> truth = make_named(s.reference, s.cfg.pipeline);
+  r.rungs = made.names;
+  for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
+  {  // the estimate: the truth's steps and every rung's at every dt
+    std::vector<Work> work{step_work(*truth, static_cast<double>(truth_steps), s.cfg.params(), s.cfg.n),
+                           engine_work(engine, static_cast<double>(s.dts.size() + 1), s.cfg.params(), s.cfg.n, "set-up")};
+    double steps = 0;
+    for (double dt : s.dts) steps += static_cast<double>(steps_to(s.time, dt));
+    for (const auto& p : made.pipelines) work.push_back(step_work(*p, steps, s.cfg.params(), s.cfg.n));
+    check_estimate(work, s.cfg.force);
+  }
+  r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
+  const std::vector<Vec4> x_true = positions_at(*truth, s.cfg, r.truth_dt, truth_steps, engine, report);
+  for (double dt : s.dts)
+    for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
+      const std::vector<Vec4> x = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
+      r.distance[made.names[k]].push_back(position_distance(x, x_true).max);
+    }
+  const auto own = r.distance.find(s.reference);
+  for (const auto& name : r.rungs) {
+    if (own == r.distance.end() || rung(name).fp64_forces) continue;
+    double crossing = 0;
+    for (std::size_t i = 0; i < r.dts.size(); ++i)
+      if (r.distance[name][i] > std::sqrt(2.0) * own->second[i] && crossing == 0) crossing = r.dts[i];
+    r.crossing_dt[name] = crossing;
+  }
+  return r;
+}
+
+}  // namespace nbody
