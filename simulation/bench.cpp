@@ -40,11 +40,14 @@ double time_steps(Pipeline& p, int steps, bool all_ranks) {
 struct Timing {
   double median = 0, min = 0, max = 0;
 };
-Timing ms_per_step(Pipeline& p, long long reps, long long steps, bool all_ranks = true) {
+Timing ms_per_step(Pipeline& p, long long reps, long long steps, Reporter& report, bool all_ranks = true) {
   time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
   std::vector<double> ms;
-  for (long long r = 0; r < reps; ++r)
+  for (long long r = 0; r < reps; ++r) {
+    // every rank asks alike (all_ranks); rank 0 alone does not ask the others
+    if (const int signal = all_ranks ? static_cast<int>(World::max(report.interrupted())) : 0) throw Interrupted(signal);
     ms.push_back(time_steps(p, static_cast<int>(steps), all_ranks) / static_cast<double>(steps));
+  }
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
@@ -123,7 +126,7 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
   return made;
 }
 
-BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine) {
+BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine, Reporter& report) {
   BenchRow row;
   row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
   const Params params = a.cfg.params();
@@ -144,7 +147,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     if (World::writer()) {
       auto one = make_pipeline(name, a.cfg.pipeline);
       one->load(bodies, params);
-      row.ms_one = ms_per_step(*one, a.reps, a.cfg.steps, false).median;
+      row.ms_one = ms_per_step(*one, a.reps, a.cfg.steps, report, false).median;
     }
     World::barrier();
   }
@@ -159,7 +162,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   const double comm0 = ex ? ex->seconds() : 0;
   World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
-  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps);
+  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report);
   row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max;
   row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
   if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate
@@ -213,7 +216,7 @@ BenchTable bench_table(const BenchSpec& spec, const std::vector<std::string>& na
   for (const auto& name : runnable)
     for (long long n : sizes) {
       if (const int signal = static_cast<int>(World::max(report.interrupted()))) throw Interrupted(signal);
-      t.rows.push_back(bench_one(spec, name, n, engine));
+      t.rows.push_back(bench_one(spec, name, n, engine, report));
       const BenchRow& r = t.rows.back();
       const double speedup = ladder && below > 0 && !rung(name).ladder_restart && r.rate > 0 ? r.rate / below : 0;
       if (r.rate > 0) below = r.rate;

@@ -54,7 +54,9 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
                 IfUnavailable policy, Fp64Engine& engine);
 
 // One row: rung `name` at `n` bodies, validated, timed, validated again.
-BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, Fp64Engine& engine);
+// Between timed repetitions the reporter may stop it (Interrupted).
+BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, Fp64Engine& engine,
+                   Reporter& report = silent());
 
 // The bench's table: every rung that runs at every size, in order. The ladder's speed-up is over
 // the rung below, restarting where the catalogue says (Rung::ladder_restart).

@@ -6,6 +6,7 @@
 #include <string>
 #include <memory>
 
+#include "error.hpp"
 #include "fp32_recipes.hpp"
 #include "metrics.hpp"
 #include "reference.hpp"
@@ -95,6 +96,7 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
   const auto task = report.begin("explain (cpu64 and " + std::to_string(factors.size()) + " float32 variants)", steps);
   for (long long s = 0; s < steps; ++s) {
     task->update(s);
+    if (const int signal = report.interrupted()) throw Interrupted(signal);
     cpu64.step(1);
     cpu64.read(r64);
     for (std::size_t k = 0; k < ps.size(); ++k) ps[k]->step(1);

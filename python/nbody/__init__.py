@@ -11,7 +11,7 @@ The same library as the ``nbody`` command line, with NumPy arrays in and out::
     result = nbody.compare(["cpu32", "gl:forcequad"], n=2048, steps=50)
     result.max_distance["cpu64|gl:forcequad"]   # per compared step
 
-Errors: bad input raises ``nbody.InputError`` (a ValueError); a rung that cannot run here raises
+Errors: bad input (a value or a type) raises ``nbody.InputError`` (a ValueError); a rung that cannot run here raises
 ``nbody.Unavailable`` with the reason the CLI gives; a state that is not finite raises
 ``nbody.NonFinite``. Long calls release the GIL and stop between batches on Ctrl-C
 (KeyboardInterrupt), leaving the objects usable.
@@ -19,7 +19,11 @@ Errors: bad input raises ``nbody.InputError`` (a ValueError); a rung that cannot
 
 from __future__ import annotations
 
+import functools as _functools
 import json as _json
+import numbers as _numbers
+import os as _os
+import re as _re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
@@ -33,7 +37,63 @@ __all__ = [
     "bench", "compare", "explain", "info", "initial_conditions", "ladder", "pipelines",
 ]
 
-__version__ = _json.loads(_core.info())["version"]
+__version__ = _core.version()
+
+# The library's messages name the CLI's options; a Python user gave keyword arguments.
+_NAMES = {"--bodies": "n", "--dt": "dt", "--softening": "softening", "--ic": "ic", "--seed": "seed",
+          "--subset": "subset", "--steps": "steps", "--every": "every", "--energy-every": "energy_every",
+          "--validate-n": "validate_n", "--reference": "reference", "--pipelines": "pipelines", "--force": "force",
+          "--reps": "reps", "--device": "device", "--gl-chunk": "gl_chunk", "--gl-precision": "gl_precision",
+          "--cuda-block": "cuda_block", "--cuda-unroll": "cuda_unroll", "--cuda-q": "cuda_q",
+          "--cuda-bodies": "cuda_bodies", "--cuda-split": "cuda_split", "--snapshot-format": "format"}
+
+
+def _python_names(f):
+    @_functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except InputError as e:
+            text = _re.sub(r"--[a-z][a-z0-9-]*", lambda m: _NAMES.get(m.group(0), m.group(0)), str(e))
+            raise InputError(text) from None
+    return wrapped
+
+
+def _int(name, v, low=None):
+    if isinstance(v, bool) or not isinstance(v, _numbers.Integral):
+        raise InputError(f"{name} must be an integer, not {v!r}")
+    v = int(v)
+    if low is not None and v < low:
+        raise InputError(f"{name} = {v}: must be >= {low}")
+    if v >= 2**63:
+        raise InputError(f"{name} = {v} is out of range")
+    return v
+
+
+def _float(name, v):
+    if isinstance(v, bool) or not isinstance(v, _numbers.Real):
+        raise InputError(f"{name} must be a number, not {v!r}")
+    return float(v)
+
+
+def _str(name, v):
+    if isinstance(v, _os.PathLike):
+        v = _os.fspath(v)
+    if not isinstance(v, str):
+        raise InputError(f"{name} must be a string, not {v!r}")
+    return v
+
+
+def _bool(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, not {v!r}")
+    return bool(v)
+
+
+def _path(name, v):
+    if not isinstance(v, (str, _os.PathLike)):
+        raise InputError(f"{name} must be a path (str or os.PathLike), not {v!r}")
+    return _os.fspath(v)
 
 
 def info() -> dict:
@@ -84,11 +144,15 @@ class Bodies:
         return len(self.m)
 
 
+@_python_names
 def initial_conditions(ic: str = "plummer", n: Optional[int] = None, seed: int = 1, subset: str = "first") -> Bodies:
     """A generator (plummer, uniform, shell, expand, collision; ``n`` bodies) or a file (Tipsy .bin,
     .csv, HDF5 .h5; all its bodies, or ``n`` of them by ``subset``: first | random), the same bodies
     as ``nbody run --ic IC -n N --seed SEED``."""
-    x, v, m, species = _core.initial_conditions(ic, 4096 if n is None else int(n), n is not None, int(seed), subset)
+    ic, subset = _str("ic", ic), _str("subset", subset)
+    n = None if n is None else _int("n", n, 1)
+    seed = _int("seed", seed, 0)
+    x, v, m, species = _core.initial_conditions(ic, 4096 if n is None else n, n is not None, seed, subset)
     return Bodies(np.array(x), np.array(v), m, list(species), ic)
 
 
@@ -98,27 +162,32 @@ class Simulation:
     ``Simulation(pipeline, bodies, dt=0.01, softening=0.05, **rung_options)``: the bodies'
     velocities are staggered by one float64 pass (which gives E_0), then loaded. Rung options:
     gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, device.
-    A context manager: leaving it frees the rung's GPU resources. gl:* simulations run on the
-    thread that made them (their GL context is current there); CPU and CUDA ones on any.
+    A context manager: leaving it frees the rung's GPU resources. One call at a time per
+    simulation (another thread's call waits); gl:* simulations run on the thread that first used
+    GL in this process (the GL context is current there); CPU and CUDA ones on any.
     """
 
+    @_python_names
     def __init__(self, pipeline: str, bodies: Bodies, dt: float = 0.01, softening: float = 0.05, **rung_options):
         if not isinstance(bodies, Bodies):
             raise InputError("bodies must be nbody.Bodies (nbody.initial_conditions(), or Bodies(x, v, m))")
-        self._sim = _core.Simulation(pipeline, bodies.x, bodies.v, bodies.m, float(dt), float(softening),
-                                     dict(rung_options), bodies.ic)
+        bodies = Bodies(bodies.x, bodies.v, bodies.m, bodies.species, bodies.ic)  # checked again: fields may have changed
+        self._sim = _core.Simulation(_str("pipeline", pipeline), bodies.x, bodies.v, bodies.m, _float("dt", dt),
+                                     _float("softening", softening), dict(rung_options), bodies.ic)
 
     @classmethod
-    def resume(cls, path: str) -> "Simulation":
+    @_python_names
+    def resume(cls, path) -> "Simulation":
         """The state a checkpoint holds (``save_checkpoint`` or ``nbody run --checkpoint-every``), bit
         for bit, on the rung it was written from."""
         self = cls.__new__(cls)
-        self._sim = _core.Simulation(str(path))
+        self._sim = _core.Simulation(_path("path", path))
         return self
 
+    @_python_names
     def step(self, k: int = 1) -> "Simulation":
         """Advance k leapfrog steps (the GIL released; Ctrl-C stops between batches)."""
-        self._sim.step(int(k))
+        self._sim.step(_int("k", k, 0))
         return self
 
     @property
@@ -143,13 +212,23 @@ class Simulation:
         """Kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
         return self._sim.energy()
 
-    def save_checkpoint(self, path: str) -> None:
+    @_python_names
+    def save_checkpoint(self, path) -> None:
         """The exact state, as ``nbody run`` writes it: ``Simulation.resume`` or ``nbody run --resume`` go on."""
-        self._sim.save_checkpoint(str(path))
+        self._sim.save_checkpoint(_path("path", path))
 
-    def snapshot(self, path: str, format: str = "hdf5") -> None:
-        """A snapshot other tools read: hdf5 (GADGET-style) | tipsy | csv, synchronised velocities."""
-        self._sim.snapshot(str(path), format)
+    @_python_names
+    def snapshot(self, path, format: Optional[str] = None) -> None:
+        """A snapshot other tools read, synchronised velocities: hdf5 (GADGET-style) | tipsy | csv; by
+        default the path's extension says which (.h5/.hdf5, .bin/.tipsy/.std, .csv)."""
+        path = _path("path", path)
+        if format is None:
+            ext = _os.path.splitext(path)[1].lower()
+            kinds = {".h5": "hdf5", ".hdf5": "hdf5", ".bin": "tipsy", ".tipsy": "tipsy", ".std": "tipsy", ".csv": "csv"}
+            if ext not in kinds:
+                raise InputError(f"snapshot '{path}': give format= (hdf5, tipsy or csv) or a .h5, .bin or .csv name")
+            format = kinds[ext]
+        self._sim.snapshot(path, _str("format", format))
 
     def forcequad_stages(self) -> List[tuple]:
         """gl:forcequad only (TR04-032 §3 made visible): one evaluation of the accelerations with every
@@ -204,8 +283,10 @@ class Table(list):
         self.document = document or {}
 
     def to_pandas(self):
-        import pandas  # optional: only this method needs it
-
+        try:
+            import pandas  # optional: only this method needs it
+        except ImportError as e:
+            raise ImportError("to_pandas() needs pandas: pip install pandas (or nbody[pandas])") from e
         return pandas.DataFrame(list(self))
 
 
@@ -251,19 +332,30 @@ class CompareResult:
         return list(self.max_distance)
 
 
+def _pipeline_list(pipelines) -> List[str]:
+    if isinstance(pipelines, (str, _os.PathLike)):
+        pipelines = [pipelines]
+    try:
+        names = [_core.canonical_name(_str("pipeline", p)) for p in pipelines]
+    except TypeError:
+        raise InputError(f"pipelines must be a list of names, not {pipelines!r}") from None
+    if not names:
+        raise InputError("pipelines is empty: name at least one, or give None for every one that runs here")
+    if len(set(names)) != len(names):
+        raise InputError(f"pipelines {list(pipelines)} name a pipeline twice")
+    return names
+
+
 def _names(pipelines: Optional[Sequence[str]], reference: str) -> tuple:
-    ref = _core.canonical_name(reference)
+    ref = _core.canonical_name(_str("reference", reference))
     if pipelines is None:
         names, skip = list(_core.pipeline_names()), True
     else:
-        if isinstance(pipelines, str):
-            pipelines = [pipelines]
-        names, skip = [_core.canonical_name(p) for p in pipelines], False
-        if len(set(names)) != len(names):
-            raise InputError(f"pipelines {list(pipelines)} name a pipeline twice")
+        names, skip = _pipeline_list(pipelines), False
     return [ref] + [p for p in names if p != ref], skip
 
 
+@_python_names
 def compare(pipelines: Optional[Sequence[str]] = None, reference: str = "cpu64", n: Optional[int] = None,
             steps: int = 100, dt: float = 0.01, softening: float = 0.05, ic: str = "plummer", seed: int = 1,
             subset: str = "first", every: int = 1, energy_every: int = 0, validate_n: int = 1000,
@@ -272,39 +364,55 @@ def compare(pipelines: Optional[Sequence[str]] = None, reference: str = "cpu64",
     ``nbody compare``). Named pipelines must run here (Unavailable otherwise); ``pipelines=None``
     runs every one that can, the others in ``result.skipped`` with the reason."""
     names, skip = _names(pipelines, reference)
-    doc = _core.compare(names, skip, 4096 if n is None else int(n), n is not None, int(steps), float(dt),
-                        float(softening), ic, int(seed), subset, int(every), int(energy_every), int(validate_n),
-                        bool(force), dict(rung_options))
+    n = None if n is None else _int("n", n, 1)
+    doc = _core.compare(names, skip, 4096 if n is None else n, n is not None, _int("steps", steps, 0), _float("dt", dt),
+                        _float("softening", softening), _str("ic", ic), _int("seed", seed, 0), _str("subset", subset),
+                        _int("every", every, 1), _int("energy_every", energy_every, 0), _int("validate_n", validate_n, 1),
+                        _bool("force", force), dict(rung_options))
     return CompareResult.from_document(_json.loads(doc))
 
 
-def explain(n: int = 2048, steps: int = 100, dt: float = 0.01, softening: float = 0.05, ic: str = "plummer",
-            seed: int = 1, subset: str = "first", force: bool = False) -> Table:
+@_python_names
+def explain(n: Optional[int] = None, steps: int = 100, dt: float = 0.01, softening: float = 0.05,
+            ic: str = "plummer", seed: int = 1, subset: str = "first", force: bool = False) -> Table:
     """``compare --explain``: what each float32 factor (summation order, rsqrt, FMA, storage
-    precision) contributes to the divergence from cpu64, and the chaos row (e-folding time)."""
-    rows = _json.loads(_core.explain(int(n), True, int(steps), float(dt), float(softening), ic, int(seed), subset,
-                                     bool(force)))
+    precision) contributes to the divergence from cpu64; the time step's own error in the same
+    units (cpu64 at dt against dt/2 and dt/4, the measured order, the Richardson estimate) and a
+    verdict row saying which limits accuracy; then the chaos row (e-folding time). ``n``: a
+    generator's count (default 2048), or a file's bodies (default all)."""
+    n = None if n is None else _int("n", n, 1)
+    rows = _json.loads(_core.explain(2048 if n is None else n, n is not None, _int("steps", steps, 0),
+                                     _float("dt", dt), _float("softening", softening), _str("ic", ic),
+                                     _int("seed", seed, 0), _str("subset", subset), _bool("force", force)))
     return Table(rows)
 
 
+@_python_names
 def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096), steps: int = 10, reps: int = 5,
           validate_n: int = 1000, seed: int = 1, dt: float = 0.01, softening: float = 0.05, force: bool = False,
           **rung_options) -> Table:
     """``nbody bench``: each pipeline validated against float64 at the timed N, then timed; the rows
     of the CLI's JSON (rate, bound, spread, ...). Every pipeline named must run here."""
-    if isinstance(pipelines, str):
-        pipelines = [pipelines]
-    sizes = [int(n)] if isinstance(n, (int, np.integer)) else [int(k) for k in n]
-    names = [_core.canonical_name(p) for p in pipelines]
-    doc = _json.loads(_core.bench(names, sizes, int(steps), int(reps), int(validate_n), int(seed), float(dt),
-                                  float(softening), bool(force), dict(rung_options), False))
+    names = _pipeline_list(pipelines)
+    if isinstance(n, _numbers.Integral) and not isinstance(n, bool):
+        n = [n]
+    if isinstance(n, (str, bytes)) or not hasattr(n, "__iter__"):
+        raise InputError(f"n must be an integer or a list of them, not {n!r}")
+    sizes = [_int("n", k, 1) for k in n]
+    if not sizes:
+        raise InputError("n is empty: give at least one body count")
+    doc = _json.loads(_core.bench(names, sizes, _int("steps", steps, 1), _int("reps", reps, 1),
+                                  _int("validate_n", validate_n, 1), _int("seed", seed, 0), _float("dt", dt),
+                                  _float("softening", softening), _bool("force", force), dict(rung_options), False))
     return Table(doc["results"], doc)
 
 
+@_python_names
 def ladder(n: int = 4096, steps: int = 5, reps: int = 3, validate_n: int = 1000, seed: int = 1,
            force: bool = False, **rung_options) -> Table:
     """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below;
     ``table.document["unavailable"]`` lists the others with the reason."""
-    doc = _json.loads(_core.bench(list(_core.ladder_names()), [int(n)], int(steps), int(reps), int(validate_n),
-                                  int(seed), 0.01, 0.05, bool(force), dict(rung_options), True))
+    doc = _json.loads(_core.bench(list(_core.ladder_names()), [_int("n", n, 1)], _int("steps", steps, 1),
+                                  _int("reps", reps, 1), _int("validate_n", validate_n, 1), _int("seed", seed, 0),
+                                  0.01, 0.05, _bool("force", force), dict(rung_options), True))
     return Table(doc["results"], doc)

@@ -12,6 +12,7 @@
 
 #include "bodies.hpp"
 #include "catalogue.hpp"
+#include "error.hpp"
 #include "report.hpp"
 
 namespace nbody::python {
@@ -51,13 +52,33 @@ Bodies bodies_from(const In2& x, const In2& v, const In1& m);
 // cuda_bodies, cuda_split, device). Throws InputError for an unknown one or a wrong type.
 PipelineOptions options_from(const nb::dict& options);
 
-// Stops long work on Ctrl-C: asks Python for pending signals between batches (with the GIL).
+// Stops long work between batches when a signal handler raised (Ctrl-C: KeyboardInterrupt), and
+// passes the library's warnings to Python's warnings (RuntimeWarning). Takes the GIL for each.
 class PyReporter final : public Reporter {
  public:
   int interrupted() override;
+  void warn(const std::string& text) override;
+  // With the GIL: raises what the handler raised (KeyboardInterrupt, or the handler's own exception).
+  [[noreturn]] void raise();
+
+ private:
+  PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
 };
-// Raises KeyboardInterrupt in Python (after an Interrupted, with the GIL held).
-[[noreturn]] void raise_keyboard_interrupt();
+// Runs `work` (without the GIL) and turns the library's Interrupted into the Python exception the
+// signal handler raised.
+template <class F>
+auto interruptible(F&& work) {
+  PyReporter report;
+  try {
+    nb::gil_scoped_release release;
+    return work(report);
+  } catch (const Interrupted&) {
+    report.raise();
+  }
+}
+// gl:* rungs run on the thread that first used GL in this process (its context is current there):
+// claims it for this thread, or throws InputError from another.
+void claim_gl_thread(const std::string& what);
 
 void register_simulation(nb::module_& m);
 void register_runs(nb::module_& m);

@@ -2,6 +2,9 @@
 #include <nanobind/stl/string.h>
 
 #include <csignal>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "core.hpp"
 #include "error.hpp"
@@ -44,9 +47,12 @@ PipelineOptions options_from(const nb::dict& options) {
     bool known = false;
     for (const auto& [name, field] : integers) {
       if (k != name) continue;
-      if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value))
-        throw InputError(k + " must be an integer");
-      *field = nb::cast<int>(value);
+      if (!PyIndex_Check(value.ptr()) || PyBool_Check(value.ptr())) throw InputError(k + " must be an integer");
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(nb::steal(PyNumber_Index(value.ptr())).ptr(), &overflow);
+      if (overflow || v < -2147483647LL || v > 2147483647LL)
+        throw InputError(k + " = " + nb::cast<std::string>(nb::str(value)) + " is out of range");
+      *field = static_cast<int>(v);
       if (k == "device") o.device_given = true;
       known = true;
     }
@@ -64,16 +70,35 @@ PipelineOptions options_from(const nb::dict& options) {
 
 int PyReporter::interrupted() {
   nb::gil_scoped_acquire gil;
-  if (PyErr_CheckSignals() != 0) {  // the handler raised (KeyboardInterrupt): raised again at the end
-    PyErr_Clear();
+  if (PyErr_CheckSignals() != 0) {  // the handler raised: kept, and raised once the work has stopped
+    PyErr_Fetch(&type_, &value_, &trace_);
     return SIGINT;
   }
   return 0;
 }
 
-void raise_keyboard_interrupt() {
-  PyErr_SetNone(PyExc_KeyboardInterrupt);
+void PyReporter::warn(const std::string& text) {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) PyErr_Clear();  // warnings as errors: not here
+}
+
+void PyReporter::raise() {
+  if (type_)
+    PyErr_Restore(type_, value_, trace_);
+  else
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+  type_ = value_ = trace_ = nullptr;
   throw nb::python_error();
+}
+
+void claim_gl_thread(const std::string& what) {
+  static std::mutex m;
+  static std::optional<std::thread::id> owner;
+  std::lock_guard<std::mutex> lock(m);
+  if (!owner) owner = std::this_thread::get_id();
+  if (*owner != std::this_thread::get_id())
+    throw InputError(what + ": gl:* rungs run on the thread that first used GL in this process (its GL "
+                     "context is current there); use them from that thread");
 }
 
 }  // namespace nbody::python

@@ -4,6 +4,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+
 #include "bench.hpp"
 #include "comparison.hpp"
 #include "core.hpp"
@@ -20,7 +22,14 @@ namespace nbody::python {
 
 namespace {
 
+// Whether `names` may make a gl:* rung (the default set does).
+bool uses_gl(const std::vector<std::string>& names, bool every) {
+  if (every) return true;
+  return std::any_of(names.begin(), names.end(), [](const std::string& n) { return rung(n).family == Family::Gl; });
+}
+
 std::string info() {
+  claim_gl_thread("info()");  // it makes every rung, the GL ones included
   nlohmann::json j;
   j["version"] = NBODY_VERSION;
   j["cpu"] = cpu_model();
@@ -88,23 +97,24 @@ std::string compare(const std::vector<std::string>& names, bool skip, long long 
   c.validate_n = validate_n;
   c.energy_every = energy_every;
   c.stops = compared_steps(steps, every, 0, energy_every);
-  nb::gil_scoped_release release;
-  place_on_device(c.cfg.pipeline);
-  auto engine = make_engine(c.cfg.pipeline);
-  PyReporter report;
-  return to_json(c, compare(c, *engine, report), engine->name()).dump();
+  if (uses_gl(names, skip)) claim_gl_thread("compare()");
+  return interruptible([&](Reporter& report) {
+    place_on_device(c.cfg.pipeline);
+    auto engine = make_engine(c.cfg.pipeline);
+    return to_json(c, compare(c, *engine, report), engine->name()).dump();
+  });
 }
 
 std::string explain_rows(long long n, bool n_given, long long steps, double dt, double softening, const std::string& ic,
                          std::uint64_t seed, const std::string& subset, bool force) {
   Config c = config(n, n_given, steps, dt, softening, ic, seed, subset, force, nb::dict());
   check_config(c, 9);
-  nb::gil_scoped_release release;
-  auto engine = make_engine(c.pipeline);
-  Bodies b = initial_bodies(c);
-  stagger(b, c.params(), *engine, false);
-  PyReporter report;
-  return to_json(explain(b, c.params(), c.steps, report)).dump();
+  return interruptible([&](Reporter& report) {
+    auto engine = make_engine(c.pipeline);
+    Bodies b = initial_bodies(c);
+    stagger(b, c.params(), *engine, false);
+    return to_json(explain(b, c.params(), c.steps, report)).dump();
+  });
 }
 
 std::string bench(const std::vector<std::string>& names, const std::vector<long long>& sizes, long long steps,
@@ -121,17 +131,19 @@ std::string bench(const std::vector<std::string>& names, const std::vector<long 
     check_config(spec.cfg, 1);
   }
   if (steps < 1 || reps < 1 || validate_n < 1) throw InputError("steps, reps and validate_n must be >= 1");
-  nb::gil_scoped_release release;
-  place_on_device(spec.cfg.pipeline);
-  auto engine = make_engine(spec.cfg.pipeline);
-  PyReporter report;
-  return to_json(bench_table(spec, names, sizes, ladder, *engine, report)).dump();
+  if (uses_gl(names, false)) claim_gl_thread(ladder ? "ladder()" : "bench()");
+  return interruptible([&](Reporter& report) {
+    place_on_device(spec.cfg.pipeline);
+    auto engine = make_engine(spec.cfg.pipeline);
+    return to_json(bench_table(spec, names, sizes, ladder, *engine, report)).dump();
+  });
 }
 
 }  // namespace
 
 void register_runs(nb::module_& m) {
   m.def("info", &info);
+  m.def("version", [] { return std::string(NBODY_VERSION); });
   m.def("pipeline_names", [] { return pipeline_names(); });
   m.def("ladder_names", [] { return ladder_names(); });
   m.def("canonical_name", &canonical_name, nb::arg("name"));

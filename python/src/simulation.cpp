@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -64,50 +65,56 @@ class Simulation {
   }
 
   void step(long long k) {
-    ready();
     if (k < 0) throw InputError("step(" + std::to_string(k) + "): must be >= 0");
+    PyReporter report;
     int signal = 0;
     {
       nb::gil_scoped_release release;
-      PyReporter report;
+      const std::lock_guard<std::mutex> lock(m_);
+      ready();
       Stepper stepper({p_.get()}, step_, step_ + k);
+      struct Done {  // the steps taken count, and the state read back before them is gone, however it ends
+        Simulation& s;
+        Stepper& st;
+        ~Done() { s.step_ = st.done(), s.state_.reset(); }
+      } done{*this, stepper};
       signal = stepper.run(report, name_, true);
-      step_ = stepper.done();
-      state_.reset();
     }
-    if (signal) raise_keyboard_interrupt();
+    if (signal) report.raise();
   }
 
   // A read-only view of the state read back: no copy beyond the read-back itself.
   View2 positions() {
-    const std::shared_ptr<const Bodies> b = read();
+    const std::shared_ptr<const Bodies> b = locked_read();
     return xyz_view(b->pos, b);
   }
-  Array1 masses_now() { return masses(read()->pos); }
+  Array1 masses_now() { return masses(locked_read()->pos); }
   // The synchronised velocities v_n (one float64 pass), not the leapfrog's v_{n-1/2}.
   Array2 velocities() {
-    const std::shared_ptr<const Bodies> b = read();
     std::vector<Vec3> v;
     {
       nb::gil_scoped_release release;
-      v = synchronise(*b, params_, *engine_, false).vel;
+      const std::lock_guard<std::mutex> lock(m_);
+      v = synchronise(*read(), params_, *engine_, false).vel;
     }
     return xyz(std::move(v));
   }
   Array2 accelerations() {
-    ready();
     std::vector<Vec3> a;
     {
       nb::gil_scoped_release release;
+      const std::lock_guard<std::mutex> lock(m_);
+      ready();
       p_->accelerations(a);
     }
     return xyz(std::move(a));
   }
   nb::dict energy() {
-    const std::shared_ptr<const Bodies> b = read();
     Energy e;
     {
       nb::gil_scoped_release release;
+      const std::lock_guard<std::mutex> lock(m_);
+      const std::shared_ptr<const Bodies> b = read();
       e = synchronise(*b, params_, *engine_, true).energy;
       check_energy(e, *b, name_, step_);
     }
@@ -118,6 +125,8 @@ class Simulation {
   }
 
   void save_checkpoint(const std::string& path) {
+    nb::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(m_);
     Checkpoint c;
     c.state = *read();
     c.bits = state_bits(name_);
@@ -137,14 +146,14 @@ class Simulation {
                             {"energy", {{"kinetic", e0_.kinetic}, {"potential", e0_.potential}}},
                             {"energy_samples", nlohmann::json::array({{{"step", 0}, {"total", e0_.total()}}})}}
                  .dump();
-    nb::gil_scoped_release release;
     write_checkpoint(path, c);
   }
 
   void snapshot(const std::string& path, const std::string& format) {
     check_snapshot_format(format);
-    Bodies b = *read();
     nb::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(m_);
+    Bodies b = *read();
     const Synchronised s = synchronise(b, params_, *engine_, true);
     b.vel = s.vel;
     const double time = static_cast<double>(step_) * params_.dt;
@@ -166,12 +175,18 @@ class Simulation {
   }
 
   nb::list forcequad_stages() {
-    ready();
     nb::list out;
 #ifdef NBODY_HAVE_GL
     if (rung(name_).family != Family::Gl || rung(name_).variant != "forcequad")
       throw InputError(name_ + " has no force quad: the stages are gl:forcequad's");
-    for (gl::Stage& s : gl::forcequad_stages(*p_)) {
+    std::vector<gl::Stage> stages;
+    {
+      nb::gil_scoped_release release;
+      const std::lock_guard<std::mutex> lock(m_);
+      ready();
+      stages = gl::forcequad_stages(*p_);
+    }
+    for (gl::Stage& s : stages) {
       auto* owned = new std::vector<float>(std::move(s.rgba));
       nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
       const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 3};
@@ -185,6 +200,9 @@ class Simulation {
   }
 
   void close() {
+    nb::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(m_);
+    if (p_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
     p_.reset();
     engine_.reset();
     state_.reset();
@@ -210,21 +228,25 @@ class Simulation {
     validate_bodies(b, "the bodies");
   }
   void open() {
+    gl_ = rung(name_).family == Family::Gl;
+    if (gl_) claim_gl_thread(name_);
     engine_ = make_engine(options_);
     p_ = make_named(name_, options_);
-    if (rung(name_).family == Family::Gl) gl_thread_ = std::this_thread::get_id();
   }
-  // Open, and on the thread whose GL context a gl:* rung uses.
+  // Open, and (gl:*) on the thread whose GL context it uses.
   void ready() const {
     if (!p_) throw InputError("this simulation is closed");
-    if (gl_thread_ && *gl_thread_ != std::this_thread::get_id())
-      throw InputError(name_ + " runs on the thread that made it (its GL context is current there)");
+    if (gl_) claim_gl_thread(name_);
   }
-  // The state now (read back once per step count), checked for NaN and inf.
+  std::shared_ptr<const Bodies> locked_read() {
+    nb::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(m_);
+    return read();
+  }
+  // The state now (read back once per step count), checked for NaN and inf. With m_ held.
   std::shared_ptr<const Bodies> read() {
     ready();
     if (!state_) {
-      nb::gil_scoped_release release;
       auto b = std::make_shared<Bodies>();
       p_->read(*b);
       check_finite(*b, name_, step_);
@@ -241,7 +263,8 @@ class Simulation {
   std::unique_ptr<Pipeline> p_;
   long long step_ = 0;
   Energy e0_;
-  std::optional<std::thread::id> gl_thread_;
+  bool gl_ = false;
+  std::mutex m_;  // one call at a time: close() waits for a step() in another thread
   std::shared_ptr<const Bodies> state_;
 };
 

@@ -177,6 +177,52 @@ def test_a_rung_that_cannot_run_says_why_as_the_cli_does():
     assert name in skipped.skipped and name not in skipped.pipelines
 
 
+def test_wrong_types_are_input_errors_naming_the_keywords(tmp_path):
+    b = nbody.initial_conditions(n=20)
+    cases = [
+        (lambda: nbody.initial_conditions(n="abc"), "n must be an integer"),
+        (lambda: nbody.initial_conditions(n=10, seed=-1), "seed"),
+        (lambda: nbody.initial_conditions(n=-5), "n = -5"),
+        (lambda: nbody.initial_conditions(ic=None), "ic must be a string"),
+        (lambda: nbody.Simulation("cpu32", b, dt=None), "dt must be a number"),
+        (lambda: nbody.Simulation("cpu32", b, dt=float("nan")), "dt nan"),
+        (lambda: nbody.Simulation("cpu32", b, cuda_block=2**40), "out of range"),
+        (lambda: nbody.Simulation(None, b), "pipeline must be a string"),
+        (lambda: nbody.Simulation("cpu32", b).step(None), "k must be an integer"),
+        (lambda: nbody.Simulation("cpu32", b).save_checkpoint(None), "path"),
+        (lambda: nbody.Simulation("cpu32", b).snapshot(tmp_path / "s.xyz"), "format="),
+        (lambda: nbody.compare([None]), "pipeline must be a string"),
+        (lambda: nbody.compare([]), "empty"),
+        (lambda: nbody.bench(["cpu32"], n="256"), "n must be an integer or a list"),
+        (lambda: nbody.compare(["cpu32"], n=10, steps=1, force="no"), "force must be True or False"),
+    ]
+    for case, text in cases:
+        with pytest.raises(nbody.InputError) as e:
+            case()
+        assert text in str(e.value), str(e.value)
+        assert "--" not in str(e.value), f"a CLI option in a Python message: {e.value}"
+    assert not (tmp_path / "None").exists()
+    with nbody.Simulation("cpu64", b) as sim:  # os.PathLike and the extension's format
+        sim.snapshot(tmp_path / "s.csv")
+        assert (tmp_path / "s.csv").read_text().startswith("x,y,z")
+
+
+def test_library_warnings_arrive_as_python_warnings(tmp_path):
+    f = tmp_path / "pair.csv"  # two bodies far apart and fast: unbound (E_0 > 0)
+    f.write_text("x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n10,0,0,5,0,0,1\n0,0,1,0,0,0,1\n")
+    with pytest.warns(RuntimeWarning, match="unbound"):
+        nbody.compare(["cpu32"], ic=str(f), n=2, steps=2)
+
+
+def test_close_from_another_thread_waits_for_the_step():
+    sim = nbody.Simulation("cpu64", nbody.initial_conditions(n=512))
+    timer = threading.Timer(0.2, sim.close)
+    timer.start()
+    sim.step(200)
+    timer.join()
+    assert sim.closed and sim.steps == 200
+
+
 def test_an_unstable_run_raises_non_finite():
     b = nbody.Bodies([[0, 0, 0], [1e-9, 0, 0]], [[0, 0, 0], [0, 0, 0]], [1e300, 1e300])
     with pytest.raises((nbody.NonFinite, nbody.InputError)):
@@ -247,7 +293,7 @@ def test_a_gl_simulation_stays_on_its_thread():
     t = threading.Thread(target=other)
     t.start()
     t.join()
-    assert errors and "thread that made it" in errors[0]
+    assert errors and "thread that first used GL" in errors[0]
     sim.step()
     sim.close()
 
