@@ -206,19 +206,7 @@ void Run::snapshot(long long step) {
   Bodies out = bodies_;
   out.vel = s.vel;
   const double time = static_cast<double>(step) * params_.dt;
-  Hdf5Attributes ours{{"format", std::string("nbody snapshot 1")},
-                      {"pipeline", name_},
-                      {"options", options_json(a_.cfg.pipeline).dump()},
-                      {"n", static_cast<long long>(bodies_.size())},
-                      {"step", step},
-                      {"dt", params_.dt},
-                      {"softening", params_.softening},
-                      {"time", time},
-                      {"velocities", std::string("synchronised: v(t) at the snapshot's time")},
-                      {"velocities_time", time},
-                      {"ic", a_.cfg.ic},
-                      {"seed", std::to_string(a_.cfg.seed)},
-                      {"subset", a_.cfg.subset}};
+  Hdf5Attributes ours = snapshot_attributes(a_.cfg, name_, bodies_.size(), step);
   if (with_energy()) ours.emplace_back("energy", s.energy.total());
   if (!ic_crc_.empty()) ours.emplace_back("ic_crc32c", ic_crc_);  // compare --against checks the file
   write_snapshot(snapshot_path(a_.out, a_.snapshot_format, step), a_.snapshot_format, out, time,

@@ -17,6 +17,23 @@ void check_snapshot_format(const std::string& format) {
                       "installs libhdf5-dev; then rebuild), or use --snapshot-format tipsy or csv");
 }
 
+Hdf5Attributes snapshot_attributes(const Config& c, const std::string& pipeline, std::size_t n, long long step) {
+  const double time = static_cast<double>(step) * c.dt;
+  return {{"format", std::string("nbody snapshot 1")},
+          {"pipeline", pipeline},
+          {"options", options_json(c.pipeline).dump()},
+          {"n", static_cast<long long>(n)},
+          {"step", step},
+          {"dt", c.dt},
+          {"softening", c.softening},
+          {"time", time},
+          {"velocities", std::string("synchronised: v(t) at the snapshot's time")},
+          {"velocities_time", time},
+          {"ic", c.ic},
+          {"seed", std::to_string(c.seed)},
+          {"subset", c.subset}};
+}
+
 std::string snapshot_path(const std::string& dir, const std::string& format, long long step) {
   char name[48];
   std::snprintf(name, sizeof name, "snapshot_%06lld.%s", step,

@@ -5,11 +5,17 @@
 
 #include "bodies.hpp"
 #include "hdf5_io.hpp"
+#include "setup.hpp"
 
 namespace nbody {
 
 // hdf5 | tipsy | csv. Throws InputError for another name, Unavailable for hdf5 without HDF5.
 void check_snapshot_format(const std::string& format);
+// The /nbody attributes of a snapshot of run `c` with rung `pipeline` at `step` ("nbody snapshot 1":
+// what compare --against repeats; velocities synchronised at the snapshot's time). The caller adds
+// "energy" and "ic_crc32c" where it has them.
+Hdf5Attributes snapshot_attributes(const Config& c, const std::string& pipeline, std::size_t n, long long step);
+
 // DIR/snapshot_NNNNNN.h5 (.bin, .csv).
 std::string snapshot_path(const std::string& dir, const std::string& format, long long step);
 // `synced` holds x_n and the synchronised v_n. HDF5 carries `ours` as the /nbody attributes;

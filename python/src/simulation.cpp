@@ -157,20 +157,10 @@ class Simulation {
     const Synchronised s = synchronise(b, params_, *engine_, true);
     b.vel = s.vel;
     const double time = static_cast<double>(step_) * params_.dt;
-    const Hdf5Attributes ours{{"format", std::string("nbody snapshot 1")},
-                              {"pipeline", name_},
-                              {"options", options_json(options_).dump()},
-                              {"n", static_cast<long long>(b.size())},
-                              {"step", step_},
-                              {"dt", params_.dt},
-                              {"softening", params_.softening},
-                              {"time", time},
-                              {"velocities", std::string("synchronised: v(t) at the snapshot's time")},
-                              {"velocities_time", time},
-                              {"ic", ic_},
-                              {"seed", std::string("0")},
-                              {"subset", std::string("first")},
-                              {"energy", s.energy.total()}};
+    Config c;
+    c.dt = params_.dt, c.softening = params_.softening, c.ic = ic_, c.seed = 0, c.pipeline = options_;
+    Hdf5Attributes ours = snapshot_attributes(c, name_, b.size(), step_);
+    ours.emplace_back("energy", s.energy.total());
     write_snapshot(path, format, b, time, params_.softening, ours);
   }
 
