@@ -81,6 +81,9 @@ class Bodies:
             raise InputError("no bodies: give at least one")
         if not self.species:
             self.species = [("bodies", len(self.m), True)]
+        if sum(int(k[1]) for k in self.species) != len(self.m):
+            raise InputError(f"species {self.species} count {sum(int(k[1]) for k in self.species)} bodies; "
+                             f"there are {len(self.m)}")
 
     def __len__(self) -> int:
         return len(self.m)
@@ -133,6 +136,7 @@ class Simulation:
         return self
 
     @property
+    @_python_names
     def positions(self) -> np.ndarray:
         """x_n, (n, 3) float64, a read-only view of the state read back (once per step count)."""
         return self._sim.positions()

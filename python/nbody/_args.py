@@ -8,7 +8,7 @@ import re as _re
 
 import numpy as np
 
-from ._core import InputError
+from ._core import InputError, NonFinite
 
 # The library's messages name the CLI's options; a Python user gave keyword arguments.
 _NAMES = {"--bodies": "n", "--dt": "dt", "--softening": "softening", "--ic": "ic", "--seed": "seed",
@@ -24,9 +24,9 @@ def _python_names(f):
     def wrapped(*args, **kwargs):
         try:
             return f(*args, **kwargs)
-        except InputError as e:
+        except (InputError, NonFinite) as e:
             text = _re.sub(r"--[a-z][a-z0-9-]*", lambda m: _NAMES.get(m.group(0), m.group(0)), str(e))
-            raise InputError(text) from None
+            raise type(e)(text) from None
     return wrapped
 
 

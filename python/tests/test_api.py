@@ -229,6 +229,13 @@ def test_an_unstable_run_raises_non_finite():
         with nbody.Simulation("cpu64", b, softening=1e-150) as sim:
             sim.step(3)
             sim.positions
+    x = np.array([[0.0, 0, 0], [1, 0, 0]])
+    with nbody.Simulation("cpu32", nbody.Bodies(x, np.array([[0, 0, 0], [1e39, 0, 0]]), [1.0, 1.0])) as sim:
+        with pytest.raises(nbody.NonFinite) as e:  # past float32's range
+            sim.positions
+        assert "--" not in str(e.value) and "dt" in str(e.value)
+    with pytest.raises(nbody.InputError, match="species"):
+        nbody.Bodies(x, np.zeros((2, 3)), [1.0, 1.0], species=[("bodies", 99, True)])
 
 
 def test_a_closed_simulation_refuses_work_and_its_arrays_live_on():
