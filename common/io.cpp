@@ -1,11 +1,11 @@
 #include "io.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +34,46 @@ std::vector<char> read_file(const std::string& path) {
 
 namespace {
 
+// std::bit_cast, which the browser build's standard library (libc++ 14) lacks.
+template <typename To, typename From>
+To bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
+
+// The whole of `u` as a decimal double (no leading '+', no spaces, no hex); out-of-range values are
+// 0 or inf, as strtod makes them. std::from_chars where the standard library has it for doubles.
+bool parse_double(std::string_view u, double& x) {
+#if defined(__cpp_lib_to_chars)
+  auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), x);
+  if (ec == std::errc::result_out_of_range) {  // 1e-400 is 0 and 1e400 is inf, as strtod says
+    const std::string copy(u);
+    x = std::strtod(copy.c_str(), nullptr);
+    ec = std::errc();
+  }
+  return ec == std::errc() && end == u.data() + u.size();
+#else
+  if (u.empty() || u.find_first_not_of("0123456789.eE+-") != std::string_view::npos) return false;
+  const std::string copy(u);
+  char* end = nullptr;
+  x = std::strtod(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size();
+#endif
+}
+
+// `v` in the shortest text that reads back as the same double (%.17g where std::to_chars has no
+// doubles); returns the end of the text written into buf.
+char* shortest(char* buf, std::size_t size, double v) {
+#if defined(__cpp_lib_to_chars)
+  return std::to_chars(buf, buf + size, v).ptr;
+#else
+  const int k = std::snprintf(buf, size, "%.17g", v);
+  return buf + std::min<std::size_t>(static_cast<std::size_t>(std::max(k, 0)), size - 1);
+#endif
+}
+
 template <typename T>
 T load(const char* p, bool swap) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8);
@@ -46,7 +86,7 @@ T load(const char* p, bool swap) {
     else
       u = __builtin_bswap64(u);
   }
-  return std::bit_cast<T>(u);
+  return bits<T>(u);
 }
 
 }  // namespace
@@ -189,14 +229,7 @@ Bodies parse_csv(std::string_view all, const std::string& path) {
       const std::string_view t = trim(line.substr(from, comma - from));
       const std::string_view u = t.starts_with('+') ? t.substr(1) : t;  // from_chars takes no '+'
       double x = 0;
-      auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), x);
-      if (ec == std::errc::result_out_of_range) {  // 1e-400 is 0 and 1e400 is inf, as strtod says
-        const std::string copy(u);
-        x = std::strtod(copy.c_str(), nullptr);
-        ec = std::errc();
-      }
-      if (t.empty() || u.starts_with('-') != t.starts_with('-') || ec != std::errc() ||
-          end != u.data() + u.size())
+      if (t.empty() || u.starts_with('-') != t.starts_with('-') || !parse_double(u, x))
         throw InputError("'" + path + "' line " + std::to_string(lineno) + ": '" + std::string(t) +
                          "' is not a number");
       if (count < 7) v[count] = x;
@@ -223,8 +256,8 @@ void write_tipsy(const std::string& path, const Bodies& b, double time, double s
     const char* p = reinterpret_cast<const char*>(&u);
     out.insert(out.end(), p, p + 4);
   };
-  auto f = [&](double v) { be32(std::bit_cast<std::uint32_t>(static_cast<float>(v))); };
-  const std::uint64_t t = __builtin_bswap64(std::bit_cast<std::uint64_t>(time));
+  auto f = [&](double v) { be32(bits<std::uint32_t>(static_cast<float>(v))); };
+  const std::uint64_t t = __builtin_bswap64(bits<std::uint64_t>(time));
   out.insert(out.end(), reinterpret_cast<const char*>(&t), reinterpret_cast<const char*>(&t) + 8);
   const auto n = static_cast<std::uint32_t>(b.size());
   for (std::uint32_t v : {n, 3u, 0u, n, 0u, 0u}) be32(v);  // nbodies, ndim, nsph, ndark, nstar, pad
@@ -246,7 +279,7 @@ void write_csv(const std::string& path, const Bodies& b) {
     // Shortest round-trip form: reading the file back gives the same doubles.
     for (double v : {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.vel[i].x, b.vel[i].y, b.vel[i].z, b.pos[i].w}) {
       if (!line.empty()) line += ',';
-      line.append(num, std::to_chars(num, num + sizeof num, v).ptr);
+      line.append(num, shortest(num, sizeof num, v));
     }
     line += '\n';
     out.write(line);

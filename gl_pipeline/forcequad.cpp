@@ -77,6 +77,10 @@ class ForceQuad final : public TexturedPipeline {
       if (exchange()) chunk_ = static_cast<int>(exchange()->agree_min(chunk_));
     }
     chunks_ = (n + chunk_ - 1) / chunk_;
+    if (chunks_ > 1 && !ctx.float_blend)
+      throw InputError(std::to_string(n) + " bodies need " + std::to_string(chunks_) + " chunks of the force quad, "
+                       "added by blending into an RGBA32F texture, which this GL cannot (no EXT_float_blend): "
+                       "at most " + std::to_string(chunk_) + " bodies here");
     if (chunks_ > ctx.max_texture)
       throw InputError(std::to_string(n) + " bodies in chunks of " + std::to_string(chunk_) +
                        " make " + std::to_string(chunks_) + " chunks; the accumulator texture "

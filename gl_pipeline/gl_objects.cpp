@@ -28,8 +28,22 @@ GLenum base_format(GLenum internal) {
   }
 }
 
+// The shader files are written for GL 3.3 core. OpenGL ES 3.0 (WebGL2) reads the same GLSL under
+// its own version line, with the precision of floats, ints and samplers stated (highp: the float32
+// of the desktop pipeline; a lowp sampler would return float textures at reduced precision).
+std::string for_this_gl(const std::string& src) {
+#ifdef NBODY_GL_ES
+  const std::string desktop = "#version 330 core";
+  if (src.rfind(desktop, 0) == 0)
+    return "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;" +
+           src.substr(desktop.size());
+#endif
+  return src;
+}
+
 GLuint compile(GLenum stage, const std::string& label, const std::string& file,
-               const std::string& src) {
+               const std::string& source) {
+  const std::string src = for_this_gl(source);
   const GLuint s = glCreateShader(stage);
   const char* text = src.c_str();
   glShaderSource(s, 1, &text, nullptr);
@@ -128,7 +142,11 @@ Program::Program(const std::string& label, const std::string& vs, const std::str
   try {
     if (!vs.empty()) shaders.push_back(compile(GL_VERTEX_SHADER, label, file(files.vertex, ".vert"), vs));
     if (!fs.empty()) shaders.push_back(compile(GL_FRAGMENT_SHADER, label, file(files.fragment, ".frag"), fs));
+#ifdef NBODY_GL_ES
+    if (!cs.empty()) throw std::runtime_error("program '" + label + "': OpenGL ES 3.0 has no compute shaders");
+#else
     if (!cs.empty()) shaders.push_back(compile(GL_COMPUTE_SHADER, label, file(files.compute, ".comp"), cs));
+#endif
   } catch (...) {
     for (GLuint s : shaders) glDeleteShader(s);
     throw;
@@ -175,6 +193,33 @@ void QuadVao::draw_points(int count) const {
   glDrawArrays(GL_POINTS, 0, count);
 }
 
+void wait_for_gpu() {
+  glFinish();
+#ifdef NBODY_GL_ES
+  // WebGL's finish() may return before the work is done; a read-back may not. Every framebuffer
+  // the rungs bind renders into a float texture.
+  GLint fbo = 0;
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fbo);
+  if (fbo != 0) {
+    float texel[4];
+    glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, texel);
+  }
+#endif
+}
+
+#ifdef NBODY_GL_ES
+GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& what) {
+  // WebGL2 has no GL_TIME_ELAPSED (EXT_disjoint_timer_query_webgl2 is rarely exposed): the wall
+  // clock, from a finished GPU to a finished GPU.
+  wait_for_gpu();
+  const auto t0 = std::chrono::steady_clock::now();
+  work();
+  wait_for_gpu();
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  check_gl("timing " + what);
+  return {wall, "wall clock (WebGL2 has no GL timer query)"};
+}
+#else
 GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& what) {
   GLuint query = 0;
   glGenQueries(1, &query);
@@ -195,6 +240,7 @@ GlTime gpu_milliseconds(const std::function<void()>& work, const std::string& wh
   if (ms >= 0.5 * wall) return {ms, "GL timer query"};
   return {wall, "wall clock (the GL timer query saw under half of it)"};
 }
+#endif
 
 double median_after_warmup(const std::function<double()>& measure, int reps) {
   measure();

@@ -2,7 +2,7 @@
 // and carrying a label that every error names (in the spirit of sokol_gfx). Shader compile/link
 // logs and framebuffer completeness are always checked; glGetError only at allocation time.
 #pragma once
-#include <GL/glew.h>
+#include "gl_api.hpp"
 
 #include <functional>
 #include <string>
@@ -114,6 +114,9 @@ class QuadVao {
  private:
   GLuint id_ = 0;
 };
+
+// Waits until every GL command issued so far has finished (glFinish, and in WebGL a read-back).
+void wait_for_gpu();
 
 // Milliseconds that `work`'s GL commands take: a GL_TIME_ELAPSED query around them (after a
 // glFinish, so nothing earlier is counted), waited for; and the wall clock over the same span.

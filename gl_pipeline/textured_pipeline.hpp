@@ -23,8 +23,9 @@ class TexturedPipeline : public Pipeline {
   void accelerations(std::vector<Vec3>& out) override;
   void step(int count) override;
   void read(Bodies& bodies) override;
-  void finish() override { glFinish(); }
-  // A GL_TIME_ELAPSED query around the steps' draws (GL 3.3 core): the GPU's own time.
+  void finish() override { wait_for_gpu(); }
+  // A GL_TIME_ELAPSED query around the steps' draws (GL 3.3 core): the GPU's own time (in
+  // WebGL2, which has none, the wall clock).
   double timed_steps(int count) override;
   std::string timer() const override { return timer_; }
   bool distributable() const override { return true; }

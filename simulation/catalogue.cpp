@@ -145,6 +145,8 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
     case Family::Cuda:
 #ifdef NBODY_HAVE_CUDA
       return cuda::make(r.variant, to_cuda(o));
+#elif defined(__EMSCRIPTEN__)
+      throw Unavailable("CUDA does not run in a browser (the page has WebAssembly and WebGL2)");
 #else
       throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
 #endif

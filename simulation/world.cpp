@@ -21,7 +21,7 @@ namespace {
 int g_rank = 0, g_size = 1, g_local = 0;
 bool g_validated = false;
 
-bool g_mpi = false;  // MPI_Init was called
+[[maybe_unused]] bool g_mpi = false;  // MPI_Init was called
 
 [[maybe_unused]] int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);

@@ -1,0 +1,281 @@
+// The page's controller: reads the form, calls nbody.wasm (info() and a Session, web/src/session.hpp)
+// and shows what comes back. Every number on the page comes from the library; this file only asks
+// and draws. window.nbodyPage is also what the browser tests drive (tests/web/test_page.py).
+'use strict';
+
+const $ = id => document.getElementById(id);
+
+const page = {
+  module: null, info: null, session: null,
+  running: false, busy: false, frame: null, points: [], started: null,
+  firstStepMs: null,  // ms from navigation to the end of the first step
+  stages: [], stageIndex: 0,
+};
+window.nbodyPage = page;
+
+function status(text, kind = '') {
+  const s = $('status');
+  s.textContent = text;
+  s.className = 'status' + (kind ? ' ' + kind : '');
+}
+
+// A failure from the library ({"error", "kind"}): said in the banner and on the bodies' canvas.
+function fail(result, what) {
+  page.running = false;
+  const text = `${what}: ${result.error}`;
+  status(text, 'error');
+  Draw.message($('view'), text);
+  buttons();
+  return result;
+}
+
+function buttons() {
+  const live = !!page.started;
+  $('pause').disabled = !live;
+  $('pause').textContent = page.running ? 'Pause' : 'Run';
+  $('step').disabled = !live || page.running;
+  $('show-stages').disabled = !live;
+  $('bench').disabled = !live;
+  $('prev-stage').disabled = page.stageIndex <= 0;
+  $('next-stage').disabled = page.stageIndex >= page.stages.length - 1;
+}
+
+// The form as the spec Session.start() reads (the CLI's option names).
+function specFromForm() {
+  const num = id => ($(id).value.trim() === '' ? null : Number($(id).value));
+  return {
+    pipeline: $('pipeline').value, n: num('n'), ic: $('ic').value, subset: $('subset').value,
+    seed: num('seed'), dt: num('dt'), softening: num('softening'), reference: $('reference').checked,
+  };
+}
+
+function start(spec, run = true) {
+  page.running = false;
+  page.stages = [];
+  page.stageIndex = 0;
+  $('stage-name').textContent = '';
+  $('stage-note').textContent = '';
+  for (const k of ['n', 'seed', 'dt', 'softening']) if (spec[k] === undefined) spec[k] = null;
+  if (!page.session) page.session = new page.module.Session();
+  const r = JSON.parse(page.session.start(JSON.stringify(spec)));
+  if (r.error) { page.started = null; return fail(r, 'cannot start'); }
+  page.started = r;
+  page.points = [];
+  page.frame = Draw.frameRadius(page.session.drawPositions());
+  status(`${r.pipeline}: ${r.n} bodies (${r.ic}, seed ${r.seed}), dt ${r.dt}, softening ${r.softening}` +
+         (r.reference ? '; cpu64 in float64 beside it' : '') + `; set-up ${(r.setup_s * 1e3).toFixed(0)} ms`);
+  $('energy').textContent = `E\u2080 = ${r.energy0.toPrecision(8)}.`;
+  draw(0);
+  page.running = run;
+  buttons();
+  return r;
+}
+
+function draw(step) {
+  Draw.bodies($('view'), page.session.drawPositions(), page.frame);
+  $('step-label').textContent = `step ${step}`;
+  Draw.chart($('chart'), page.points, step);
+}
+
+function step(count) {
+  const r = JSON.parse(page.session.step(count));
+  if (r.error) return fail(r, 'step failed');
+  if (page.firstStepMs === null) page.firstStepMs = performance.now();
+  if (r.divergence) page.points.push([r.step, r.divergence.max]);
+  draw(r.step);
+  const ref = r.reference_ms_per_step !== undefined
+    ? `; cpu64 beside it ${r.reference_ms_per_step.toFixed(2)} ms/step` : '';
+  $('rate').textContent = `${page.started.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
+  $('live-rate').textContent = `${page.started.pipeline} at n = ${page.started.n}: ` +
+    `${r.interactions_per_s.toExponential(3)} interactions/s (N\u00b2 per step; ${r.timer})`;
+  if (r.step % 50 === 0) energy();
+  return r;
+}
+
+function energy() {
+  const e = JSON.parse(page.session.energy());
+  if (e.error) return fail(e, 'energy');
+  $('energy').textContent = `E\u2080 = ${e.initial.toPrecision(8)}; at step ${e.step} E = ` +
+    `${e.total.toPrecision(8)} (relative drift ${e.rel_drift.toExponential(2)}).`;
+  return e;
+}
+
+function tick() {
+  if (page.running && !page.busy) {
+    page.busy = true;
+    try {
+      step(Math.max(1, Math.min(100, Number($('per-frame').value) || 1)));
+    } finally {
+      page.busy = false;
+    }
+  }
+  requestAnimationFrame(tick);
+}
+
+// ---- computing is drawing: gl:forcequad's stages ----------------------------------------------
+
+const counterparts = {
+  'force quad': 'CUDA counterpart: the N x N grid of GPU Gems 3 fig. 31-4. A thread walks its body\'s row ' +
+    'of it tile by tile and never stores it; here every pixel is written to a texture.',
+  'reduction pass': 'CUDA counterpart: per-thread accumulation in registers. Each pass draws half as many ' +
+    'rows, each the sum of two; log\u2082(n) passes leave one row: the accelerations.',
+};
+
+function showStages(index) {
+  const list = JSON.parse(page.session.stages());
+  if (list.error) {
+    page.stages = [];
+    status(`force quad stages: ${list.error}`, 'warn');
+    Draw.message($('stage'), list.error);
+    buttons();
+    return list;
+  }
+  page.stages = list;
+  showStage(Math.min(index, list.length - 1));
+  return list;
+}
+
+function showStage(k) {
+  page.stageIndex = k;
+  const s = page.stages[k];
+  const side = Math.max(page.stages[0].width, page.stages[0].height);
+  const scale = $('stage').width / side;  // every stage at the force quad's scale: the halving shows
+  const range = Draw.stage($('stage'), page.session.stageData(k), s.width, s.height, scale);
+  $('stage-name').textContent = `stage ${k + 1} of ${page.stages.length}: ${s.name} (${s.width} x ${s.height})`;
+  const kind = s.name.startsWith('force quad') ? 'force quad' : 'reduction pass';
+  $('stage-note').textContent = `|xyz| of each texel on a log scale, 1e${range.lo.toFixed(1)} (dark) to ` +
+    `1e${range.hi.toFixed(1)} (yellow); row 0 at the bottom. ${counterparts[kind]}`;
+  buttons();
+}
+
+// ---- files, the ladder, the form ----------------------------------------------------------------
+
+// A dropped body file goes where the library's readers find it (the wasm file system).
+function loadFile(name, bytes) {
+  const FS = page.module.FS;
+  try { FS.mkdir('/input'); } catch (e) { /* already there */ }
+  const path = '/input/' + name.replace(/[^A-Za-z0-9._-]/g, '_');
+  FS.writeFile(path, bytes);
+  let option = [...$('ic').options].find(o => o.value === path);
+  if (!option) {
+    option = new Option(`${name} (dropped)`, path);
+    $('ic').add(option);
+  }
+  $('ic').value = path;
+  $('n').value = '';  // all of its bodies, unless n is given
+  return start(specFromForm());
+}
+
+async function ladder() {
+  try {
+    const table = await (await fetch('ladder.json')).json();
+    const body = $('ladder').tBodies[0];
+    for (const r of table.rows) {
+      const tr = body.insertRow();
+      for (const v of [r.rung, r.source, r.h100]) tr.insertCell().textContent = v;
+      const here = page.info.rungs.some(x => x.available && r.rung.split(', ').includes(x.name));
+      if (here) tr.className = 'here';
+    }
+  } catch (e) {
+    $('ladder').insertAdjacentText('afterend', `ladder.json could not be read: ${e}`);
+  }
+}
+
+function fillForm(info) {
+  for (const r of info.rungs) {
+    const o = new Option(r.name, r.name);
+    o.disabled = !r.available;
+    if (!r.available) {
+      o.title = r.reason;
+      const li = document.createElement('li');
+      li.textContent = `${r.name}: ${r.reason}`;
+      $('unavailable').append(li);
+    }
+    $('pipeline').add(o);
+  }
+  const gl = info.rungs.find(r => r.name === 'gl:forcequad');
+  $('pipeline').value = gl && gl.available ? 'gl:forcequad' : 'cpu32';
+  for (const g of info.generators) $('ic').add(new Option(g, g));
+  $('n').max = info.max_bodies;
+}
+
+function wire() {
+  $('setup').addEventListener('submit', e => { e.preventDefault(); start(specFromForm()); });
+  $('pause').onclick = () => { page.running = !page.running; buttons(); if (!page.running) energy(); };
+  $('step').onclick = () => step(1);
+  $('show-stages').onclick = () => showStages(page.stageIndex);
+  $('prev-stage').onclick = () => showStage(page.stageIndex - 1);
+  $('next-stage').onclick = () => showStage(page.stageIndex + 1);
+  $('bench').onclick = () => {
+    page.running = false;
+    buttons();
+    $('bench-result').textContent = 'benching: validating against float64, then timing 3 repetitions\u2026';
+    setTimeout(() => page.bench(10, 3), 30);  // let the message paint first
+  };
+  const drop = $('drop');
+  for (const ev of ['dragenter', 'dragover']) drop.addEventListener(ev, e => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async e => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    const f = e.dataTransfer.files[0];
+    if (f) loadFile(f.name, new Uint8Array(await f.arrayBuffer()));
+  });
+}
+
+// ---- what the tests (and a curious reader's console) call ----------------------------------------
+
+page.start = (spec, run = false) => start(spec, run);
+page.step = count => step(count);
+page.energy = () => energy();
+page.showStages = index => showStages(index || 0);
+page.loadFile = (name, bytes) => loadFile(name, new Uint8Array(bytes));
+page.positions = () => ({ rung: Array.from(page.session.positions()),
+                          reference: Array.from(page.session.referencePositions()) });
+page.accelerations = () => {
+  const r = JSON.parse(page.session.accelerations());
+  if (r.error) return r;
+  return { ...r, rung: Array.from(page.session.rungAccelerations()),
+           reference: Array.from(page.session.referenceAccelerations()) };
+};
+page.bench = (steps, reps) => {
+  const r = JSON.parse(page.session.bench(steps, reps));
+  $('bench-result').textContent = r.error ? `bench: ${r.error}` :
+    `${r.pipeline} at n = ${r.n}: ${r.interactions_per_s.toExponential(3)} interactions/s, ` +
+    `${r.ms_per_step.toFixed(2)} ms/step (median of ${reps}, ${r.timer}); accelerations of ` +
+    `${r.validated_bodies} bodies ${r.status === 'ok' ? 'within' : 'NOT within'} the tolerance against float64 ` +
+    `(rms relative ${r.accel_rms_rel.toExponential(2)}). The same check and timing as nbody bench.`;
+  return r;
+};
+
+page.ready = (async () => {
+  if (location.protocol === 'file:') {
+    const why = 'Browsers do not load WebAssembly from file://. Serve this folder: ' +
+                'python3 -m http.server 8000, then open http://localhost:8000/';
+    status(why, 'error');
+    Draw.message($('view'), why);
+    throw new Error(why);
+  }
+  if (typeof createNbody !== 'function') {
+    const why = 'nbody.js did not load: the folder is incomplete (scripts/build-web.sh makes it)';
+    status(why, 'error');
+    Draw.message($('view'), why);
+    throw new Error(why);
+  }
+  page.module = await createNbody();
+  page.info = JSON.parse(page.module.info());
+  $('version').textContent = page.info.version;
+  $('gl-info').textContent = page.info.gl || `no WebGL2 here: ${page.info.gl_error}`;
+  fillForm(page.info);
+  wire();
+  await ladder();
+  const params = new URLSearchParams(location.search);
+  for (const k of ['pipeline', 'n', 'ic', 'seed', 'dt', 'softening']) if (params.has(k)) $(k).value = params.get(k);
+  const r = start(specFromForm(), params.get('run') !== '0');
+  if (!r.error && page.info.gl_error) status(`No GL rung can run here (${page.info.gl_error}); cpu32 runs in WebAssembly.`, 'warn');
+  requestAnimationFrame(tick);
+  if (!r.error && (location.hash === '#forcequad' || location.hash === '#reduction'))
+    showStages(location.hash === '#reduction' ? 1 : 0);
+  return page.info;
+})();
+page.ready.catch(e => { if (!$('status').classList.contains('error')) fail({ error: String(e) }, 'nbody.wasm'); });

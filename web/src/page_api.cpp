@@ -1,0 +1,74 @@
+// What the page's JavaScript sees of nbody: info() and the Session class (session.hpp), through
+// embind. Strings in and out are JSON; arrays are Float32Array / Float64Array views of wasm memory.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <nlohmann/json.hpp>
+
+#include "catalogue.hpp"
+#include "error.hpp"
+#include "gl_pipeline.hpp"
+#include "initial_conditions.hpp"
+#include "session.hpp"
+
+namespace nbody::web {
+
+namespace {
+
+// Every rung of the catalogue, and whether it runs here (and if not, why), as `nbody info` says.
+std::string info() {
+  nlohmann::json j;
+  j["version"] = NBODY_VERSION;
+  j["max_bodies"] = kMaxBodies;
+  j["max_stage_bodies"] = kMaxStageBodies;
+  j["generators"] = generator_names();
+  try {
+    j["gl"] = gl::describe_context();
+  } catch (...) {
+    j["gl_error"] = current_error()["error"];
+  }
+  j["rungs"] = nlohmann::json::array();
+  for (const Rung& r : rungs()) {
+    nlohmann::json row{{"name", r.name}, {"state_bits", r.state_bits}, {"ladder", r.ladder}};
+    try {
+      make_pipeline(r.name, PipelineOptions{});
+      row["available"] = true;
+    } catch (...) {
+      row["available"] = false;
+      row["reason"] = current_error()["error"];
+    }
+    j["rungs"].push_back(row);
+  }
+  return j.dump();
+}
+
+template <typename T>
+emscripten::val view(std::vector<T>& v) {
+  return emscripten::val(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+}  // namespace
+
+}  // namespace nbody::web
+
+EMSCRIPTEN_BINDINGS(nbody) {
+  using namespace emscripten;
+  using nbody::web::Session;
+  using nbody::web::view;
+  function("info", &nbody::web::info);
+  class_<Session>("Session")
+      .constructor<>()
+      .function("start", &Session::start)
+      .function("step", &Session::step)
+      .function("accelerations", &Session::accelerations)
+      .function("energy", &Session::energy)
+      .function("stages", &Session::stages)
+      .function("bench", &Session::bench)
+      .function("drawPositions", optional_override([](Session& s) { return view(s.draw_positions()); }))
+      .function("positions", optional_override([](Session& s) { return view(s.positions()); }))
+      .function("referencePositions", optional_override([](Session& s) { return view(s.reference_positions()); }))
+      .function("rungAccelerations", optional_override([](Session& s) { return view(s.rung_accelerations()); }))
+      .function("referenceAccelerations",
+                optional_override([](Session& s) { return view(s.reference_accelerations()); }))
+      .function("stageData", optional_override([](Session& s, int k) { return view(s.stage_data(k)); }));
+}

@@ -1,0 +1,228 @@
+#include "session.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "bench.hpp"
+#include "catalogue.hpp"
+#include "error.hpp"
+#include "metrics.hpp"
+#include "results_json.hpp"
+
+namespace nbody::web {
+
+using nlohmann::json;
+
+json current_error() {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    return {{"error", e.what()}, {"kind", "InputError"}};
+  } catch (const Unavailable& e) {
+    return {{"error", e.what()}, {"kind", "Unavailable"}};
+  } catch (const NonFinite& e) {
+    return {{"error", e.what()}, {"kind", "NonFinite"}};
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}, {"kind", "Error"}};
+  }
+}
+
+namespace {
+
+// The page sends what its fields hold; a field that is not a number is named.
+double number(const json& spec, const char* key, double fallback) {
+  if (!spec.contains(key) || spec[key].is_null()) return fallback;
+  if (!spec[key].is_number()) throw InputError(std::string(key) + ": not a number");
+  return spec[key].get<double>();
+}
+
+long long integer(const json& spec, const char* key, long long fallback) {
+  const double v = number(spec, key, static_cast<double>(fallback));
+  if (v != static_cast<double>(static_cast<long long>(v)))
+    throw InputError(std::string(key) + " " + number_text(v) + ": must be a whole number");
+  return static_cast<long long>(v);
+}
+
+void flatten(const std::vector<Vec3>& v, std::vector<double>& out) {
+  out.resize(3 * v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    out[3 * i] = v[i].x, out[3 * i + 1] = v[i].y, out[3 * i + 2] = v[i].z;
+  }
+}
+
+void flatten(const std::vector<Vec4>& v, std::vector<double>& out) {
+  out.resize(4 * v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    out[4 * i] = v[i].x, out[4 * i + 1] = v[i].y, out[4 * i + 2] = v[i].z, out[4 * i + 3] = v[i].w;
+  }
+}
+
+Config config_from(const json& spec) {
+  Config c;
+  c.n = integer(spec, "n", 0);
+  c.n_given = c.n != 0;
+  c.dt = number(spec, "dt", c.dt);
+  c.softening = number(spec, "softening", c.softening);
+  c.seed = static_cast<std::uint64_t>(std::max(0LL, integer(spec, "seed", 1)));
+  if (integer(spec, "seed", 1) < 0) throw InputError("seed " + std::to_string(integer(spec, "seed", 1)) + ": must be >= 0");
+  c.ic = spec.value("ic", std::string("plummer"));
+  c.subset = spec.value("subset", std::string("first"));
+  c.pipeline.gl_chunk = static_cast<int>(std::clamp(integer(spec, "gl_chunk", 0), -1LL, 1LL << 20));
+  resolve_body_count(c);  // a body file without n: all of its bodies
+  if (!c.n_given && !c.ic_is_file()) c.n = 1000;
+  if (c.n > kMaxBodies)
+    throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodies) +
+                     " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
+                     "thread); the command line has no such limit");
+  check_config(c, 2);
+  return c;
+}
+
+}  // namespace
+
+std::string Session::start(const std::string& text) {
+  try {
+    rung_.reset();
+    reference_.reset();
+    stages_.clear();
+    steps_ = 0;
+    const json spec = json::parse(text);
+    cfg_ = config_from(spec);
+    name_ = canonical_name(spec.value("pipeline", std::string("gl:forcequad")));
+    check_pipeline_options({name_}, cfg_.pipeline);
+    rung_ = make_named(name_, cfg_.pipeline);  // before the set-up: a rung that cannot run says so first
+    const bool with_reference = spec.value("reference", true) && name_ != "cpu64";
+    if (with_reference) reference_ = make_named("cpu64", cfg_.pipeline);
+    engine_ = make_cpu64_engine();
+    const Start start = initial_state(cfg_, *engine_, true);
+    check_energy(start.energy, start.bodies, "the initial state", 0);
+    e0_ = start.energy.total();
+    rung_->load(start.bodies, cfg_.params());
+    if (reference_) reference_->load(start.bodies, cfg_.params());
+    read_back();
+    return json{{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
+                {"softening", cfg_.softening}, {"reference", reference_ ? "cpu64" : ""},
+                {"fp64_engine", engine_->name()}, {"energy0", e0_},
+                {"setup_s", start.ic_s + start.stagger_s}}.dump();
+  } catch (...) {
+    rung_.reset();
+    reference_.reset();
+    return current_error().dump();
+  }
+}
+
+void Session::read_back() {
+  rung_->read(state_);
+  check_finite(state_, name_, steps_);
+  flatten(state_.pos, flat_pos_);
+  draw_.resize(3 * state_.size());
+  for (std::size_t i = 0; i < state_.size(); ++i) {
+    draw_[3 * i] = static_cast<float>(state_.pos[i].x);
+    draw_[3 * i + 1] = static_cast<float>(state_.pos[i].y);
+    draw_[3 * i + 2] = static_cast<float>(state_.pos[i].z);
+  }
+  if (reference_) {
+    reference_->read(ref_state_);
+    flatten(ref_state_.pos, flat_ref_);
+  } else {
+    flat_ref_ = flat_pos_;
+  }
+}
+
+std::string Session::step(int count) {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    if (count < 1 || count > 1000) throw InputError("steps " + std::to_string(count) + ": must be in 1..1000");
+    const double ms = rung_->timed_steps(count);
+    double ref_ms = 0;
+    if (reference_) {
+      const auto t0 = std::chrono::steady_clock::now();
+      reference_->step(count);
+      ref_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    steps_ += count;
+    read_back();
+    const double n = static_cast<double>(cfg_.n);
+    json out{{"step", steps_}, {"ms_per_step", ms / count}, {"timer", rung_->timer()},
+             {"interactions_per_s", ms > 0 ? n * n * count / (ms * 1e-3) : 0.0}};
+    if (reference_) {
+      const Distance d = position_distance(ref_state_.pos, state_.pos);
+      out["reference_ms_per_step"] = ref_ms / count;
+      out["divergence"] = {{"max", d.max}, {"rms", d.rms}, {"worst", d.worst}};
+    }
+    return out.dump();
+  } catch (...) {
+    return current_error().dump();
+  }
+}
+
+std::string Session::accelerations() {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    std::vector<Vec3> a, ref;
+    rung_->accelerations(a);
+    engine_->evaluate(state_.pos, cfg_.params().eps2(), &ref, nullptr);  // the same positions, float64
+    flatten(a, acc_);
+    flatten(ref, acc_ref_);
+    const AccelError e = accel_error(a, ref);
+    return json{{"pipeline", name_}, {"reference", engine_->name()}, {"rms_rel", e.rms_rel},
+                {"max_rel", e.max_rel}, {"worst", e.worst}}.dump();
+  } catch (...) {
+    return current_error().dump();
+  }
+}
+
+std::string Session::energy() {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    const Synchronised s = synchronise(state_, cfg_.params(), *engine_, true);
+    check_energy(s.energy, state_, name_ + "'s energy", steps_);
+    return json{{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential},
+                {"total", s.energy.total()}, {"initial", e0_},
+                {"rel_drift", relative_drift(e0_, s.energy.total())}}.dump();
+  } catch (...) {
+    return current_error().dump();
+  }
+}
+
+std::string Session::stages() {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    if (cfg_.n > kMaxStageBodies)
+      throw InputError("the force quad's stages are drawn for n <= " + std::to_string(kMaxStageBodies) +
+                       " (a " + std::to_string(kMaxStageBodies) + " x " + std::to_string(kMaxStageBodies) +
+                       " quad); this simulation has " + std::to_string(cfg_.n));
+    PipelineOptions one_chunk = cfg_.pipeline;
+    one_chunk.gl_chunk = 0;
+    const auto quad = make_named("gl:forcequad", one_chunk);
+    quad->load(state_, cfg_.params());  // the rung's current positions
+    stages_ = gl::forcequad_stages(*quad);
+    json out = json::array();
+    for (const gl::Stage& s : stages_) out.push_back({{"name", s.name}, {"width", s.width}, {"height", s.height}});
+    return out.dump();
+  } catch (...) {
+    return current_error().dump();
+  }
+}
+
+std::vector<float>& Session::stage_data(int k) {
+  static std::vector<float> none;
+  return k >= 0 && k < static_cast<int>(stages_.size()) ? stages_[static_cast<std::size_t>(k)].rgba : none;
+}
+
+std::string Session::bench(int steps, int reps) {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    BenchSpec spec;
+    spec.cfg = cfg_;
+    spec.cfg.steps = steps;
+    spec.reps = reps;
+    spec.validate_n = std::min<long long>(cfg_.n, 1000);
+    const BenchRow row = bench_one(spec, name_, cfg_.n, *engine_);
+    return to_json(row, false, 0).dump();
+  } catch (...) {
+    return current_error().dump();
+  }
+}
+
+}  // namespace nbody::web

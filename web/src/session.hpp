@@ -1,0 +1,69 @@
+// One simulation on the page: a rung and, beside it in lock step, cpu64 (float64, in WebAssembly)
+// from the same staggered start, the page's live measure of divergence (TR04-032 Fig. 9). Every
+// call returns JSON in the CLI's field names; a failure is {"error": message, "kind": ...}, never a
+// C++ exception across the boundary. Arrays are views of this object's memory, valid until the
+// next call.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fp64_engine.hpp"
+#include "gl_pipeline.hpp"
+#include "pipeline.hpp"
+#include "setup.hpp"
+
+namespace nbody::web {
+
+// The most bodies the page takes: cpu64 beside the rung is N^2 float64 interactions a step on one
+// CPU thread (WebAssembly has no OpenMP here).
+constexpr long long kMaxBodies = 16384;
+// The largest force quad whose stages the page reads back and draws (1024^2 texels, 16 MiB).
+constexpr long long kMaxStageBodies = 1024;
+
+// {"error": what, "kind": "InputError" | "Unavailable" | "NonFinite" | "Error"} from the exception
+// in flight; call only inside a catch block.
+nlohmann::json current_error();
+
+class Session {
+ public:
+  // spec: {"pipeline", "n", "ic", "seed", "dt", "softening", "subset", "gl_chunk", "reference": bool}.
+  // Returns {"pipeline", "n", "reference", "energy0", "fp64_engine", ...} or an error.
+  std::string start(const std::string& spec);
+  // `count` steps of both; {"step", "ms_per_step", "interactions_per_s", "reference_ms_per_step",
+  // "divergence": {"max", "rms", "worst"} (with a reference)}.
+  std::string step(int count);
+  // The rung's and cpu64's accelerations of the current positions (no step), kept for the views.
+  std::string accelerations();
+  // Energy of the rung's state at a synchronised time, in float64: {"total", "rel_drift", ...}.
+  std::string energy();
+  // gl:forcequad's force quad and halving passes for the rung's current positions
+  // ([{"name", "width", "height"}]; stage_data(k) has the texels).
+  std::string stages();
+  // The library's bench row for the rung at this N (validated against float64, then timed).
+  std::string bench(int steps, int reps);
+
+  std::vector<float>& draw_positions() { return draw_; }   // x y z per body, the rung's
+  std::vector<double>& positions() { return flat_pos_; }   // x y z m per body, the rung's
+  std::vector<double>& reference_positions() { return flat_ref_; }
+  std::vector<double>& rung_accelerations() { return acc_; }      // x y z per body
+  std::vector<double>& reference_accelerations() { return acc_ref_; }
+  std::vector<float>& stage_data(int k);
+
+ private:
+  void read_back();
+  Config cfg_;
+  std::unique_ptr<Fp64Engine> engine_;
+  std::unique_ptr<Pipeline> rung_, reference_;
+  std::string name_;
+  Bodies state_, ref_state_;
+  double e0_ = 0;
+  long long steps_ = 0;
+  std::vector<float> draw_;
+  std::vector<double> flat_pos_, flat_ref_, acc_, acc_ref_;
+  std::vector<gl::Stage> stages_;
+};
+
+}  // namespace nbody::web
