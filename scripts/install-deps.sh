@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages nbody needs. Non-interactive, idempotent, and a quick no-op when
 # everything is already there. The CUDA toolkit is not a Debian package here: it is used when nvcc
-# is on PATH and skipped otherwise.
+# is on PATH and skipped otherwise. With --web, also what the browser edition needs: emscripten
+# (scripts/build-web.sh) and chromium (its tests, scripts/test-web.sh).
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,12 @@ packages=(
   clang libclang-rt-dev libomp-dev                 # tests: libFuzzer targets for the readers
   dpkg-dev file                                    # scripts/package.sh: dpkg-shlibdeps fills the .deb's Depends
 )
+if [ "${1:-}" = "--web" ]; then
+  packages+=(emscripten chromium)                  # the browser edition (WebAssembly + WebGL2) and its tests
+elif [ -n "${1:-}" ]; then
+  echo "install-deps: unknown option '$1' (the only one is --web)" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${packages[@]}"; do

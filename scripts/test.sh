@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, then
 #   1. build with warnings as errors (the ci preset, CUDA kernels for every GPU) and pass its tests;
-#   2. package that build (.deb, .tar.gz) and check the packages as a user installs them, and build
-#      the Python wheel, install it in a fresh venv, pass its pytest suite and run the notebooks;
+#   2. package that build (.deb, .tar.gz) and check the packages as a user installs them, build
+#      the Python wheel, install it in a fresh venv, pass its pytest suite and run the notebooks, and
+#      build the browser edition and pass its tests in headless chromium;
 #   3. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
 #   4. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
 # NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all four).
@@ -40,6 +41,11 @@ python_status=0
 bash scripts/test-python.sh build/ci/driver/nbody || python_status=$?
 [ $python_status -eq 0 ] || status=$python_status
 
+echo "== the browser edition: WebAssembly + WebGL2, tested in headless chromium (scripts/test-web.sh) =="
+web_status=0
+bash scripts/test-web.sh build/ci/driver/nbody || web_status=$?
+[ $web_status -eq 0 ] || status=$web_status
+
 echo "== ASan + UBSan (asan preset) =="
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
@@ -54,6 +60,7 @@ bash scripts/fuzz.sh 30 || fuzz_status=$?
 echo "$ci_line"
 echo "package: $([ $package_status -eq 0 ] && echo "the .deb and .tar.gz install and run" || echo "FAILED")"
 echo "python: $([ $python_status -eq 0 ] && echo "the wheel installs, pytest passes, the notebooks run" || echo "FAILED")"
+echo "web: $([ $web_status -eq 0 ] && echo "the page builds and passes its browser tests" || echo "FAILED")"
 echo "$asan_line"
 echo "fuzz: $([ $fuzz_status -eq 0 ] && echo "no findings" || echo "FINDINGS (build/fuzz/findings/)")"
 exit $status

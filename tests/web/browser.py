@@ -63,28 +63,31 @@ class Browser:
         threading.Thread(target=self._drain_stderr, daemon=True).start()
 
     def _drain_stderr(self):
-        self.stderr = self.proc.stderr.read().decode(errors="replace")
+        with self.proc.stderr:
+            self.stderr = self.proc.stderr.read().decode(errors="replace")
 
     def _read(self):
         buf = b""
-        f = os.fdopen(self._from_chrome, "rb", buffering=0)
-        while True:
-            chunk = f.read(1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-            *messages, buf = buf.split(b"\0")
-            with self._cv:
-                for m in messages:
-                    msg = json.loads(m)
-                    if "id" in msg:
-                        self._replies[msg["id"]] = msg
-                    else:
-                        self._events.append(msg)
-                self._cv.notify_all()
+        with os.fdopen(self._from_chrome, "rb", buffering=0) as f:
+            while chunk := f.read(1 << 16):
+                buf += chunk
+                buf = self._dispatch(buf)
         with self._cv:
             self._closed = True
             self._cv.notify_all()
+
+    def _dispatch(self, buf):
+        """Records every whole message in `buf`; returns the unfinished rest."""
+        *messages, rest = buf.split(b"\0")
+        with self._cv:
+            for m in messages:
+                msg = json.loads(m)
+                if "id" in msg:
+                    self._replies[msg["id"]] = msg
+                else:
+                    self._events.append(msg)
+            self._cv.notify_all()
+        return rest
 
     def send(self, method, params=None, session=None, timeout=120):
         with self._cv:
@@ -136,6 +139,7 @@ class Browser:
             self.proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        os.close(self._to_chrome)
         shutil.rmtree(self.profile, ignore_errors=True)
 
 

@@ -267,6 +267,9 @@ page.ready = (async () => {
   $('version').textContent = page.info.version;
   $('gl-info').textContent = page.info.gl || `no WebGL2 here: ${page.info.gl_error}`;
   fillForm(page.info);
+  Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
+               'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
+               `${page.info.max_stage_bodies}).`);
   wire();
   await ladder();
   const params = new URLSearchParams(location.search);

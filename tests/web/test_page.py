@@ -1,0 +1,278 @@
+"""The browser edition in a real browser: Debian's chromium, headless on SwiftShader, loads the built
+folder from a local server and is driven through window.nbodyPage (web/page/app.js).
+
+Usage: test_page.py SITE_FOLDER [NATIVE_NBODY]   (environment: NBODY_WEB_SCREENSHOT=FILE.png keeps
+the screenshot; NBODY_TEST_SEED as the C++ tests read it). Without the native binary the tests that
+compare with it skip and say so."""
+import base64
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+import zlib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from browser import Browser, Server  # noqa: E402
+
+SITE = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("build/web/site")
+NATIVE = Path(sys.argv[2]) if len(sys.argv) > 2 else None
+ROOT = Path(__file__).resolve().parents[2]
+GALAXY = ROOT.parent / "shared" / "data" / "galaxy_20K.bin"
+
+# The float tolerances of the GL tests (tests/test_gl.cpp): rms relative error <= 1e-5 and every
+# body within 1e-6 + 1e-4 |a_ref|.
+RMS_REL, ATOL, RTOL = 1e-5, 1e-6, 1e-4
+
+_seed = os.environ.get("NBODY_TEST_SEED", "20240611")
+SEED = random.randrange(1, 2**31) if _seed == "random" else int(_seed)
+print(f"seed {SEED} (NBODY_TEST_SEED=random draws one)", flush=True)
+
+server = browser = None
+
+
+def setUpModule():
+    global server, browser
+    if not (SITE / "nbody.wasm").exists():
+        raise unittest.SkipTest(f"no {SITE}/nbody.wasm: run scripts/build-web.sh first")
+    server = Server(SITE)
+    browser = Browser()
+
+
+def tearDownModule():
+    if browser:
+        browser.close()
+    if server:
+        server.close()
+
+
+def open_page(query="?run=0"):
+    tab = browser.open(server.url + query)
+    tab.info = tab.evaluate("nbodyPage.ready")
+    return tab
+
+
+def start(tab, **spec):
+    r = tab.call("s => nbodyPage.start(s)", spec)
+    return r
+
+
+def native(*args):
+    """`nbody ARGS` of the native build; the test skips, saying why, when there is none."""
+    if NATIVE is None or not NATIVE.exists():
+        raise unittest.SkipTest("no native nbody given (test_page.py SITE NATIVE_NBODY): nothing to compare with")
+    return subprocess.run([str(NATIVE), *args], check=True, capture_output=True, text=True)
+
+
+def read_csv_positions(path):
+    """x y z m per body, as the CSV holds them (shortest round-trip text: the same doubles)."""
+    out = []
+    with open(path) as f:
+        next(f)
+        for line in f:
+            x, y, z, _, _, _, m = (float(v) for v in line.split(","))
+            out += [x, y, z, m]
+    return out
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB tuples) of an 8-bit, non-interlaced RGB or RGBA PNG."""
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        size = int.from_bytes(data[pos:pos + 4], "big")
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + size]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = (int.from_bytes(body[0:4], "big"),
+                                                             int.from_bytes(body[4:8], "big"), *body[8:13])
+            assert depth == 8 and colour in (2, 6) and interlace == 0, "unsupported PNG layout"
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + size
+    raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
+    for y in range(height):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(width)])
+        prev = line
+    return width, height, rows
+
+
+class Page(unittest.TestCase):
+    def test_loads_runs_and_reports_no_console_errors(self):
+        tab = open_page("")  # as a reader opens it: running at once
+        ms = tab.evaluate("new Promise(r => { const t = () => nbodyPage.firstStepMs !== null ? "
+                          "r(nbodyPage.firstStepMs) : setTimeout(t, 20); t(); })")
+        step = tab.evaluate("new Promise(r => setTimeout(() => r(document.getElementById('step-label')"
+                            ".textContent), 1500))")
+        print(f"\npage load to the end of the first step: {ms:.0f} ms; after 1.5 s more: {step}", flush=True)
+        self.assertGreater(int(step.split()[-1]), 1, "the bodies did not move on")
+        self.assertEqual(tab.console(), [], "the page logged errors")
+        self.assertIn("SwiftShader", tab.info.get("gl", ""), tab.info)
+
+    def test_unavailable_rungs_are_listed_with_the_reason(self):
+        tab = open_page()
+        why = {r["name"]: r.get("reason") for r in tab.info["rungs"] if not r["available"]}
+        self.assertIn("CUDA does not run in a browser", why["cuda:tuned"])
+        self.assertIn("needs GL 4.3 compute shaders", why["gl:compute"])
+        for name in ("cpu64", "cpu32", "gl:forcequad", "gl:gather"):
+            self.assertNotIn(name, why)
+        r = start(tab, pipeline="cuda:tuned", n=100)
+        self.assertEqual(r["kind"], "Unavailable")
+        self.assertIn("cuda:tuned cannot run here", r["error"])
+        listed = tab.evaluate("document.getElementById('unavailable').textContent")
+        self.assertIn("cuda:mixed: CUDA does not run in a browser", listed)
+
+    def check_accelerations(self, tab, **spec):
+        r = start(tab, ic="plummer", seed=SEED, **spec)
+        self.assertNotIn("error", r, r)
+        a = tab.evaluate("nbodyPage.accelerations()")
+        self.assertNotIn("error", a, a)
+        got, ref = a["rung"], a["reference"]
+        self.assertEqual(len(got), 3 * spec["n"])
+        num = den = 0.0
+        worst, wi = -1.0, -1
+        for i in range(spec["n"]):
+            g, r3 = got[3 * i:3 * i + 3], ref[3 * i:3 * i + 3]
+            d = math.dist(g, r3)
+            num, den = num + d * d, den + sum(v * v for v in r3)
+            excess = d - (ATOL + RTOL * math.hypot(*r3))
+            if not excess <= worst:
+                worst, wi = excess, i
+        rms = math.sqrt(num / den)
+        print(f"\n{spec}: rms relative {rms:.3e} (page: {a['rms_rel']:.3e})", flush=True)
+        self.assertLessEqual(rms, RMS_REL)
+        self.assertLessEqual(worst, 0, f"body {wi}: {got[3 * wi:3 * wi + 3]} against {ref[3 * wi:3 * wi + 3]}")
+
+    def test_forcequad_accelerations_match_cpu64_at_1000(self):
+        self.check_accelerations(open_page(), pipeline="gl:forcequad", n=1000)
+
+    def test_chunked_forcequad_and_gather_match_cpu64(self):
+        tab = open_page()
+        self.check_accelerations(tab, pipeline="gl:gather", n=1000)
+        self.check_accelerations(tab, pipeline="gl:forcequad", n=1000, gl_chunk=384)  # 3 chunks, blended
+
+    def test_fifteen_steps_stay_within_1e_5_of_cpu64(self):
+        tab = open_page()
+        r = start(tab, pipeline="gl:forcequad", n=1000, ic="plummer", seed=SEED)
+        self.assertNotIn("error", r, r)
+        worst = 0.0
+        for _ in range(15):
+            s = tab.evaluate("nbodyPage.step(1)")
+            worst = max(worst, s["divergence"]["max"])
+        print(f"\ngl:forcequad n=1000, 15 steps: largest distance to cpu64 {worst:.3e}", flush=True)
+        self.assertEqual(s["step"], 15)
+        self.assertLess(worst, 1e-5)
+        self.assertGreater(worst, 0, "a float32 rung cannot follow float64 exactly: nothing was compared")
+
+    def test_cpu64_has_the_native_bits(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for steps in (0, 15):
+                native("run", "-p", "cpu64", "-n", "1000", "--ic", "plummer", "--seed", str(SEED),
+                       "--steps", str(steps), "--no-energy", "--save", f"{tmp}/native{steps}.csv")
+            tab = open_page()
+            r = start(tab, pipeline="cpu64", n=1000, ic="plummer", seed=SEED)
+            self.assertNotIn("error", r, r)
+            self.assert_same_bits(tab.evaluate("nbodyPage.positions().rung"), f"{tmp}/native0.csv",
+                                  "the plummer generator's bodies")
+            tab.evaluate("nbodyPage.step(15)")
+            self.assert_same_bits(tab.evaluate("nbodyPage.positions().rung"), f"{tmp}/native15.csv",
+                                  "cpu64 after 15 steps")
+
+    def test_a_dropped_tipsy_file_gives_the_native_bodies(self):
+        if not GALAXY.exists():
+            self.skipTest(f"no {GALAXY}")
+        with tempfile.TemporaryDirectory() as tmp:
+            native("run", "-p", "cpu64", "--ic", str(GALAXY), "-n", "2000", "--subset", "random", "--seed", "3",
+                   "--steps", "15", "--no-energy", "--save", f"{tmp}/galaxy.csv")
+            tab = open_page()
+            b64 = base64.b64encode(GALAXY.read_bytes()).decode()
+            r = tab.call("(name, b) => nbodyPage.loadFile(name, Uint8Array.from(atob(b), c => c.charCodeAt(0)))",
+                         GALAXY.name, b64)
+            self.assertIn("the page runs at most 16384", r.get("error", ""), "20000 bodies are past the page's limit")
+            r = start(tab, pipeline="cpu64", ic="/input/galaxy_20K.bin", n=2000, subset="random", seed=3)
+            self.assertNotIn("error", r, r)
+            tab.evaluate("nbodyPage.step(15)")
+            self.assert_same_bits(tab.evaluate("nbodyPage.positions().rung"), f"{tmp}/galaxy.csv",
+                                  "cpu64 after 15 steps from 2000 bodies of galaxy_20K.bin")
+
+    def assert_same_bits(self, page, csv, what):
+        want = read_csv_positions(csv)
+        self.assertEqual(len(page), len(want))
+        differ = [i for i, (a, b) in enumerate(zip(page, want)) if a != b]
+        dist = max((abs(page[i] - want[i]) for i in differ), default=0.0)
+        print(f"\n{what}: {len(page) - len(differ)} of {len(page)} doubles identical to the native build's"
+              + (f" (largest difference {dist:.3e})" if differ else ""), flush=True)
+        self.assertEqual(differ, [], f"{what}: values differ, first at {differ[:1]}")
+
+    def test_force_quad_stages_are_drawn(self):
+        tab = open_page()
+        start(tab, pipeline="gl:forcequad", n=300, ic="plummer", seed=SEED)
+        stages = tab.evaluate("nbodyPage.showStages(0)")
+        self.assertEqual([s["height"] for s in stages], [300, 150, 75, 38, 19, 10, 5, 3, 2, 1])
+        self.assertTrue(stages[0]["name"].startswith("force quad"))
+        self.assertTrue(all(s["name"].startswith("reduction pass") for s in stages[1:]))
+        # The last pass holds the accelerations: the same as the rung's own.
+        last = tab.evaluate(f"Array.from(nbodyPage.session.stageData({len(stages) - 1}))")
+        acc = tab.evaluate("nbodyPage.accelerations().rung")
+        for i in range(300):
+            self.assertEqual(last[4 * i:4 * i + 3], acc[3 * i:3 * i + 3], f"body {i}")
+        lit = tab.evaluate("(() => { const d = document.getElementById('stage').getContext('2d')"
+                           ".getImageData(0, 0, 512, 512).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
+                           "k += d[i] + d[i + 1] + d[i + 2] > 0; return k; })()")
+        self.assertGreater(lit, 300 * 300, "the force quad was not drawn")
+        r = start(tab, pipeline="gl:forcequad", n=2000, ic="plummer", seed=SEED)
+        self.assertIn("n <= 1024", tab.evaluate("nbodyPage.showStages(0)")["error"])
+
+    def test_too_many_bodies_show_the_limit(self):
+        tab = open_page()
+        r = start(tab, pipeline="gl:forcequad", n=100000, ic="plummer")
+        self.assertEqual(r["kind"], "InputError")
+        banner = tab.evaluate("[document.getElementById('status').textContent, "
+                              "document.getElementById('status').className]")
+        self.assertIn("n 100000: the page runs at most 16384 bodies", banner[0])
+        self.assertIn("error", banner[1])
+        lit = tab.evaluate("(() => { const d = document.getElementById('view').getContext('2d')"
+                           ".getImageData(0, 0, 560, 560).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
+                           "k += d[i] > 100; return k; })()")
+        self.assertGreater(lit, 100, "the bodies' canvas is blank: the message should be written on it")
+
+    def test_screenshot_shows_bodies(self):
+        tab = open_page()
+        start(tab, pipeline="gl:forcequad", n=1024, ic="plummer", seed=SEED)
+        for _ in range(30):
+            tab.evaluate("nbodyPage.step(1)")  # one at a time: the chart gets a point per step
+        tab.evaluate("nbodyPage.showStages(0)")
+        box = tab.evaluate("(() => { const r = document.getElementById('view').getBoundingClientRect(); "
+                           "return [r.left, r.top, r.width, r.height, devicePixelRatio]; })()")
+        path = os.environ.get("NBODY_WEB_SCREENSHOT") or tempfile.mktemp(suffix=".png")
+        tab.screenshot(path)
+        width, height, rows = png_pixels(path)
+        x0, y0, w, h, scale = box
+        bright = sum(1 for y in range(int(y0 * scale), int((y0 + h) * scale))
+                     for x in range(int(x0 * scale), int((x0 + w) * scale)) if sum(rows[y][x]) > 300)
+        print(f"\nscreenshot {path} ({width}x{height}): {bright} bright pixels where the bodies are drawn",
+              flush=True)
+        self.assertGreater(bright, 500)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
