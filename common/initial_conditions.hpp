@@ -1,6 +1,7 @@
 // Initial conditions: the same bodies for a given seed on every machine and compiler. Random
-// numbers come from our own SplitMix64 and only + - * / sqrt cbrt act on them (no std::
-// distributions, whose algorithms differ between standard libraries).
+// numbers come from our own SplitMix64 and only + - * / and sqrt act on them, all correctly rounded
+// (no std:: distributions, whose algorithms differ between standard libraries, and our own cube
+// root: C libraries' cbrt differ in the last bit).
 #pragma once
 #include <cstdint>
 #include <string>

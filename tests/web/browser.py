@@ -170,7 +170,11 @@ class Tab:
         return self.evaluate(f"({function})(...{json.dumps(args)})", timeout)
 
     def screenshot(self, path):
-        png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"])
+        """The whole page, as a PNG file."""
+        size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png", "clip": clip,
+                                                                    "captureBeyondViewport": True})["data"])
         with open(path, "wb") as f:
             f.write(png)
         return path

@@ -262,13 +262,12 @@ class Page(unittest.TestCase):
             tab.evaluate("nbodyPage.step(1)")  # one at a time: the chart gets a point per step
         tab.evaluate("nbodyPage.showStages(0)")
         box = tab.evaluate("(() => { const r = document.getElementById('view').getBoundingClientRect(); "
-                           "return [r.left, r.top, r.width, r.height, devicePixelRatio]; })()")
+                           "return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
         path = os.environ.get("NBODY_WEB_SCREENSHOT") or tempfile.mktemp(suffix=".png")
-        tab.screenshot(path)
+        tab.screenshot(path)  # the whole page, one image pixel per CSS pixel
         width, height, rows = png_pixels(path)
-        x0, y0, w, h, scale = box
-        bright = sum(1 for y in range(int(y0 * scale), int((y0 + h) * scale))
-                     for x in range(int(x0 * scale), int((x0 + w) * scale)) if sum(rows[y][x]) > 300)
+        x0, y0, w, h = (round(v) for v in box)
+        bright = sum(1 for y in range(y0, y0 + h) for x in range(x0, x0 + w) if sum(rows[y][x]) > 300)
         print(f"\nscreenshot {path} ({width}x{height}): {bright} bright pixels where the bodies are drawn",
               flush=True)
         self.assertGreater(bright, 500)

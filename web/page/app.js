@@ -9,6 +9,7 @@ const page = {
   module: null, info: null, session: null,
   running: false, busy: false, frame: null, points: [], started: null,
   firstStepMs: null,  // ms from navigation to the end of the first step
+  timings: {},        // ms from navigation: module (wasm instantiated), info, started, first step
   stages: [], stageIndex: 0,
 };
 window.nbodyPage = page;
@@ -45,7 +46,8 @@ function specFromForm() {
   const num = id => ($(id).value.trim() === '' ? null : Number($(id).value));
   return {
     pipeline: $('pipeline').value, n: num('n'), ic: $('ic').value, subset: $('subset').value,
-    seed: num('seed'), dt: num('dt'), softening: num('softening'), reference: $('reference').checked,
+    seed: num('seed'), dt: num('dt'), softening: num('softening'), gl_chunk: num('gl_chunk'),
+    reference: $('reference').checked,
   };
 }
 
@@ -60,6 +62,11 @@ function start(spec, run = true) {
   const r = JSON.parse(page.session.start(JSON.stringify(spec)));
   if (r.error) { page.started = null; return fail(r, 'cannot start'); }
   page.started = r;
+  // The form shows what runs (the library's resolved values: n of a file, the canonical name).
+  for (const k of ['pipeline', 'n', 'ic', 'seed', 'dt', 'softening']) $(k).value = r[k];
+  $('reference').checked = !!r.reference || r.pipeline === 'cpu64';
+  if (spec.gl_chunk !== null && spec.gl_chunk !== undefined) $('gl_chunk').value = spec.gl_chunk;
+  if (spec.subset) $('subset').value = spec.subset;
   page.points = [];
   page.frame = Draw.frameRadius(page.session.drawPositions());
   status(`${r.pipeline}: ${r.n} bodies (${r.ic}, seed ${r.seed}), dt ${r.dt}, softening ${r.softening}` +
@@ -80,7 +87,7 @@ function draw(step) {
 function step(count) {
   const r = JSON.parse(page.session.step(count));
   if (r.error) return fail(r, 'step failed');
-  if (page.firstStepMs === null) page.firstStepMs = performance.now();
+  if (page.firstStepMs === null) page.firstStepMs = page.timings.firstStep = performance.now();
   if (r.divergence) page.points.push([r.step, r.divergence.max]);
   draw(r.step);
   const ref = r.reference_ms_per_step !== undefined
@@ -143,8 +150,8 @@ function showStage(k) {
   const range = Draw.stage($('stage'), page.session.stageData(k), s.width, s.height, scale);
   $('stage-name').textContent = `stage ${k + 1} of ${page.stages.length}: ${s.name} (${s.width} x ${s.height})`;
   const kind = s.name.startsWith('force quad') ? 'force quad' : 'reduction pass';
-  $('stage-note').textContent = `|xyz| of each texel on a log scale, 1e${range.lo.toFixed(1)} (dark) to ` +
-    `1e${range.hi.toFixed(1)} (yellow); row 0 at the bottom. ${counterparts[kind]}`;
+  $('stage-note').textContent = `|xyz| of each texel on a log scale, ${(10 ** range.lo).toExponential(1)} ` +
+    `(dark) to ${(10 ** range.hi).toExponential(1)} (yellow); black: zero; row 0 at the bottom. ${counterparts[kind]}`;
   buttons();
 }
 
@@ -263,7 +270,9 @@ page.ready = (async () => {
     throw new Error(why);
   }
   page.module = await createNbody();
+  page.timings.module = performance.now();
   page.info = JSON.parse(page.module.info());
+  page.timings.info = performance.now();
   $('version').textContent = page.info.version;
   $('gl-info').textContent = page.info.gl || `no WebGL2 here: ${page.info.gl_error}`;
   fillForm(page.info);
@@ -271,14 +280,19 @@ page.ready = (async () => {
                'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
                `${page.info.max_stage_bodies}).`);
   wire();
-  await ladder();
+  const table = ladder();  // fetched while the first step runs
   const params = new URLSearchParams(location.search);
-  for (const k of ['pipeline', 'n', 'ic', 'seed', 'dt', 'softening']) if (params.has(k)) $(k).value = params.get(k);
+  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk'])
+    if (params.has(k)) $(k).value = params.get(k);
   const r = start(specFromForm(), params.get('run') !== '0');
+  page.timings.started = performance.now();
   if (!r.error && page.info.gl_error) status(`No GL rung can run here (${page.info.gl_error}); cpu32 runs in WebAssembly.`, 'warn');
   requestAnimationFrame(tick);
-  if (!r.error && (location.hash === '#forcequad' || location.hash === '#reduction'))
+  if (!r.error && (location.hash === '#forcequad' || location.hash === '#reduction')) {
     showStages(location.hash === '#reduction' ? 1 : 0);
+    $('forcequad').scrollIntoView();
+  }
+  await table;
   return page.info;
 })();
 page.ready.catch(e => { if (!$('status').classList.contains('error')) fail({ error: String(e) }, 'nbody.wasm'); });
