@@ -50,7 +50,9 @@ std::string make_current(EGLDisplay dpy) {
 
 int g_preferred_device = 0;
 
-ContextInfo create() {
+}  // namespace
+
+ContextInfo make_context() {
   auto query_devices =
       reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
   auto platform_display =
@@ -93,8 +95,6 @@ ContextInfo create() {
   return describe_current(info.platform);
 }
 
-}  // namespace
-
 ContextInfo describe_current(const std::string& platform) {
   ContextInfo info;
   info.platform = platform;
@@ -135,32 +135,6 @@ ContextInfo describe_current(const std::string& platform) {
   return info;
 }
 
-namespace {
-
-// The context every GL call of this process uses: made by create(), or adopted from a window.
-std::unique_ptr<ContextInfo> g_info;
-std::string g_failure;  // a failed attempt is remembered: later callers get the same reason
-
-}  // namespace
-
 void prefer_device(int index) { g_preferred_device = index < 0 ? 0 : index; }
-
-const ContextInfo& context() {
-  if (g_info) return *g_info;
-  if (!g_failure.empty()) throw Unavailable(g_failure);
-  try {
-    g_info = std::make_unique<ContextInfo>(create());
-  } catch (const Unavailable& e) {
-    g_failure = e.what();
-    throw;
-  }
-  return *g_info;
-}
-
-const ContextInfo& adopt_current_context(const std::string& platform) {
-  if (g_info) throw std::logic_error("adopt_current_context: a GL context is already in use");
-  g_info = std::make_unique<ContextInfo>(describe_current(platform));
-  return *g_info;
-}
 
 }  // namespace nbody::gl

@@ -23,6 +23,9 @@ const ContextInfo& context();
 // Takes the context current on this thread (a window's: window.cpp) as the one every GL call of
 // the process uses, instead of making an EGL one. Call before the first context().
 const ContextInfo& adopt_current_context(const std::string& platform);
+// Makes a new context current (EGL natively, WebGL2 in the browser) and describes it; throws
+// Unavailable naming what failed. context() calls it once (context_cache.cpp).
+ContextInfo make_context();
 // Loads the entry points (GLEW) and describes the current context; throws Unavailable when it is
 // older than GL 3.3 core (or, in the browser, lacks float render targets).
 ContextInfo describe_current(const std::string& platform);

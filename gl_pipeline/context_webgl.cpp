@@ -7,8 +7,7 @@
 #include <emscripten/html5.h>
 
 #include <algorithm>
-#include <memory>
-#include <stdexcept>
+#include <cstdlib>
 #include <string>
 
 #include "context.hpp"
@@ -26,13 +25,10 @@ EM_JS(char*, nbody_webgl_renderer, (), {
 namespace nbody::gl {
 
 namespace {
-
-std::unique_ptr<ContextInfo> g_info;
-std::string g_failure;
-
 const char* kCanvas = "#gpgpu";
+}  // namespace
 
-ContextInfo create() {
+ContextInfo make_context() {
   EmscriptenWebGLContextAttributes attrs;
   emscripten_webgl_init_context_attributes(&attrs);
   attrs.majorVersion = 2;
@@ -47,8 +43,6 @@ ContextInfo create() {
     throw Unavailable("the WebGL2 context could not be made current");
   return describe_current("WebGL2 on " + std::string(kCanvas));
 }
-
-}  // namespace
 
 ContextInfo describe_current(const std::string& platform) {
   ContextInfo info;
@@ -77,23 +71,5 @@ ContextInfo describe_current(const std::string& platform) {
 }
 
 void prefer_device(int /*index*/) {}  // the browser picks the GPU
-
-const ContextInfo& context() {
-  if (g_info) return *g_info;
-  if (!g_failure.empty()) throw Unavailable(g_failure);
-  try {
-    g_info = std::make_unique<ContextInfo>(create());
-  } catch (const Unavailable& e) {
-    g_failure = e.what();
-    throw;
-  }
-  return *g_info;
-}
-
-const ContextInfo& adopt_current_context(const std::string& platform) {
-  if (g_info) throw std::logic_error("adopt_current_context: a GL context is already in use");
-  g_info = std::make_unique<ContextInfo>(describe_current(platform));
-  return *g_info;
-}
 
 }  // namespace nbody::gl
