@@ -9,5 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 native=${1:-build/ci/driver/nbody}
+if [ -n "${1:-}" ] && [ ! -x "$1" ]; then
+  echo "test-web: no native nbody at '$1' (build it, or give none to skip the comparisons with it)" >&2
+  exit 2
+fi
 bash scripts/build-web.sh
 /usr/bin/python3 tests/web/test_page.py build/web/site "$native"

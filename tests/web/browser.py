@@ -1,7 +1,9 @@
 """A headless Chromium driven over the DevTools protocol through a pipe (--remote-debugging-pipe:
 commands on fd 3, replies on fd 4, each a JSON text ended by a NUL byte), and a local web server
 for a folder: what the page's tests need, from Debian's chromium and Python's standard library."""
+import atexit
 import base64
+import ctypes
 import functools
 import http.server
 import json
@@ -38,8 +40,14 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def _die_with_parent():
+    """In the child: SIGKILL when the test's process dies, however it dies (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
+
+
 class Browser:
-    """One Chromium process; open() gives a Tab with its console recorded."""
+    """One Chromium process; open() gives a Tab with its console recorded. It ends with close(), at
+    the test's exit, or when the test's process dies."""
 
     def __init__(self, executable="chromium", width=1800, height=1500):
         self.profile = tempfile.mkdtemp(prefix="nbody-chromium-")
@@ -50,8 +58,9 @@ class Browser:
         self.proc = subprocess.Popen(
             ["sh", "-c", f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}', executable, *FLAGS,
              f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(to_chrome_r, from_chrome_w),
+            pass_fds=(to_chrome_r, from_chrome_w), preexec_fn=_die_with_parent, start_new_session=True,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        atexit.register(self.close)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._next = 0
@@ -131,15 +140,20 @@ class Browser:
         return tab
 
     def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.send("Browser.close", timeout=10)
+                self.proc.wait(timeout=20)
+            except Exception:
+                pass
         try:
-            self.send("Browser.close", timeout=10)
-        except Exception:
-            self.proc.kill()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        os.close(self._to_chrome)
+            os.killpg(self.proc.pid, 9)  # its helper processes too
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        if self._to_chrome is not None:
+            os.close(self._to_chrome)
+            self._to_chrome = None
         shutil.rmtree(self.profile, ignore_errors=True)
 
 

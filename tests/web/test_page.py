@@ -255,6 +255,61 @@ class Page(unittest.TestCase):
                            "k += d[i] > 100; return k; })()")
         self.assertGreater(lit, 100, "the bodies' canvas is blank: the message should be written on it")
 
+    def test_bad_input_is_named_and_the_page_stays_usable(self):
+        tab = open_page()
+        cases = [  # spec, words the message must hold
+            (dict(n=0), "n 0: must be > 0"),
+            (dict(n="abc"), "n 'abc': not a number"),
+            (dict(n=1e20), "n 1e+20: out of range"),
+            (dict(n=100, dt=0), "dt 0"),
+            (dict(n=100, gl_chunk=-5), "gl_chunk -5: must be in 0..16384"),
+            (dict(n=5000, gl_chunk=1), "5000 chunks a side; the page allows 64"),
+            (dict(n=100, ic="bogus"), "bogus"),
+            (dict(n=100, pipeline="bogus"), "unknown pipeline 'bogus'"),
+        ]
+        for spec, words in cases:
+            r = start(tab, **spec)
+            self.assertIn(words, r.get("error", ""), spec)
+            self.assertNotIn("--", r["error"], "the page's field names, not the CLI's options")
+            shown = tab.evaluate("[document.getElementById('status').textContent, "
+                                 "document.getElementById('step-label').textContent, nbodyPage.positions().rung.length]")
+            self.assertIn(words, shown[0])
+            self.assertEqual(shown[1:], ["", 0], "nothing of the earlier run is left after a failed start")
+        for call in ("nbodyPage.bench(10, 0)", "nbodyPage.step(1)", "nbodyPage.showStages(0)"):
+            self.assertIn("no simulation", json.dumps(tab.evaluate(call)), call)
+        # A file's bytes that are not UTF-8, quoted by the reader's message, and a file of no known kind.
+        for name, data, words in (("latin1.csv", b"x,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n\xe9,0,0,0,0,0,1\n", "line 3"),
+                                  ("bodies.txt", b"1 2 3\n", "neither a generator")):
+            r = tab.call("(name, b) => nbodyPage.loadFile(name, Uint8Array.from(atob(b), c => c.charCodeAt(0)))",
+                         name, base64.b64encode(data).decode())
+            self.assertEqual(r.get("kind"), "InputError", r)
+            self.assertIn(words, r["error"])
+        r = start(tab, pipeline="gl:forcequad", n=200, ic="plummer")
+        self.assertNotIn("error", r, r)
+        self.assertEqual(tab.evaluate("nbodyPage.bench(0, 3)")["error"], "steps 0: must be in 1..1000")
+        for _ in range(8):
+            tab.evaluate("nbodyPage.step(7)")  # 56 steps: past 50 without landing on it
+        self.assertIn("at step 56", tab.evaluate("document.getElementById('energy').textContent"))
+        self.assertEqual(tab.console(), [])
+
+    def test_url_parameters_reach_the_library_as_given(self):
+        tab = open_page("?run=0&pipeline=gl:gather&n=300&ic=shell&seed=4")
+        self.assertEqual(tab.evaluate("nbodyPage.started")["pipeline"], "gl:gather")
+        self.assertEqual(tab.evaluate("[nbodyPage.started.n, nbodyPage.started.ic]"), [300, "shell"])
+        tab = open_page("?run=0&pipeline=bogus")
+        self.assertIn("unknown pipeline 'bogus'", tab.evaluate("document.getElementById('status').textContent"))
+
+    def test_an_unbound_subset_is_warned_of(self):
+        if not GALAXY.exists():
+            self.skipTest(f"no {GALAXY}")
+        tab = open_page()
+        tab.call("(name, b) => { const FS = nbodyPage.module.FS; try { FS.mkdir('/input'); } catch (e) {} "
+                 "FS.writeFile('/input/' + name, Uint8Array.from(atob(b), c => c.charCodeAt(0))); }",
+                 GALAXY.name, base64.b64encode(GALAXY.read_bytes()).decode())
+        r = start(tab, pipeline="cpu32", ic="/input/galaxy_20K.bin", n=1000, subset="first")
+        self.assertTrue(any("unbound" in w for w in r["warnings"]), r["warnings"])
+        self.assertIn("Warning:", tab.evaluate("document.getElementById('status').textContent"))
+
     def test_screenshot_shows_bodies(self):
         tab = open_page()
         start(tab, pipeline="gl:forcequad", n=1024, ic="plummer", seed=SEED)
@@ -263,8 +318,11 @@ class Page(unittest.TestCase):
         tab.evaluate("nbodyPage.showStages(0)")
         box = tab.evaluate("(() => { const r = document.getElementById('view').getBoundingClientRect(); "
                            "return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
-        path = os.environ.get("NBODY_WEB_SCREENSHOT") or tempfile.mktemp(suffix=".png")
+        keep = os.environ.get("NBODY_WEB_SCREENSHOT")
+        scratch = tempfile.TemporaryDirectory()
+        path = keep or f"{scratch.name}/page.png"
         tab.screenshot(path)  # the whole page, one image pixel per CSS pixel
+        self.addCleanup(scratch.cleanup)
         width, height, rows = png_pixels(path)
         x0, y0, w, h = (round(v) for v in box)
         bright = sum(1 for y in range(y0, y0 + h) for x in range(x0, x0 + w) if sum(rows[y][x]) > 300)

@@ -30,6 +30,15 @@ function fail(result, what) {
   return result;
 }
 
+// One call into nbody.wasm: its JSON reply, or a failure of the call itself (a trap) as one.
+function ask(call) {
+  try {
+    return JSON.parse(call());
+  } catch (e) {
+    return { error: `nbody.wasm failed: ${e}`, kind: 'Error' };
+  }
+}
+
 function buttons() {
   const live = !!page.started;
   $('pause').disabled = !live;
@@ -51,26 +60,49 @@ function specFromForm() {
   };
 }
 
-function start(spec, run = true) {
+// Nothing of an earlier run stays on the page: the chart, the texts, the stages.
+function clearViews() {
   page.running = false;
+  page.started = null;
+  page.points = [];
   page.stages = [];
   page.stageIndex = 0;
-  $('stage-name').textContent = '';
-  $('stage-note').textContent = '';
+  page.energyAt = 0;
+  for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result'])
+    $(id).textContent = '';
+  Draw.chart($('chart'), [], 0);
+  Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
+               'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
+               `${page.info.max_stage_bodies}).`);
+}
+
+// URL parameters over the form's defaults, as given: a value the form could not hold (an unknown
+// pipeline, n=abc) reaches the library, which names it.
+function specFromUrl(spec) {
+  const params = new URLSearchParams(location.search);
+  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) {
+    if (!params.has(k)) continue;
+    const v = params.get(k);
+    spec[k] = ['pipeline', 'ic', 'subset'].includes(k) || v.trim() === '' || !isFinite(Number(v)) ? v : Number(v);
+  }
+  return spec;
+}
+
+function start(spec, run = true) {
+  clearViews();
   for (const k of ['n', 'seed', 'dt', 'softening']) if (spec[k] === undefined) spec[k] = null;
   if (!page.session) page.session = new page.module.Session();
-  const r = JSON.parse(page.session.start(JSON.stringify(spec)));
-  if (r.error) { page.started = null; return fail(r, 'cannot start'); }
+  const r = ask(() => page.session.start(JSON.stringify(spec)));
+  if (r.error) return fail(r, 'cannot start');
   page.started = r;
   // The form shows what runs (the library's resolved values: n of a file, the canonical name).
-  for (const k of ['pipeline', 'n', 'ic', 'seed', 'dt', 'softening']) $(k).value = r[k];
+  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) $(k).value = r[k];
   $('reference').checked = !!r.reference || r.pipeline === 'cpu64';
-  if (spec.gl_chunk !== null && spec.gl_chunk !== undefined) $('gl_chunk').value = spec.gl_chunk;
-  if (spec.subset) $('subset').value = spec.subset;
-  page.points = [];
   page.frame = Draw.frameRadius(page.session.drawPositions());
-  status(`${r.pipeline}: ${r.n} bodies (${r.ic}, seed ${r.seed}), dt ${r.dt}, softening ${r.softening}` +
-         (r.reference ? '; cpu64 in float64 beside it' : '') + `; set-up ${(r.setup_s * 1e3).toFixed(0)} ms`);
+  const said = `${r.pipeline}: ${r.n} bodies (${r.ic}, seed ${r.seed}), dt ${r.dt}, softening ${r.softening}` +
+               (r.reference ? '; cpu64 in float64 beside it' : '') + `; set-up ${(r.setup_s * 1e3).toFixed(0)} ms`;
+  if (r.warnings.length) status(`${said}. Warning: ${r.warnings.join(' ')}`, 'warn');
+  else status(said);
   $('energy').textContent = `E\u2080 = ${r.energy0.toPrecision(8)}.`;
   draw(0);
   page.running = run;
@@ -85,7 +117,7 @@ function draw(step) {
 }
 
 function step(count) {
-  const r = JSON.parse(page.session.step(count));
+  const r = ask(() => page.session.step(count));
   if (r.error) return fail(r, 'step failed');
   if (page.firstStepMs === null) page.firstStepMs = page.timings.firstStep = performance.now();
   if (r.divergence) page.points.push([r.step, r.divergence.max]);
@@ -95,12 +127,15 @@ function step(count) {
   $('rate').textContent = `${page.started.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
   $('live-rate').textContent = `${page.started.pipeline} at n = ${page.started.n}: ` +
     `${r.interactions_per_s.toExponential(3)} interactions/s (N\u00b2 per step; ${r.timer})`;
-  if (r.step % 50 === 0) energy();
+  if (Math.floor(r.step / 50) > page.energyAt) {  // every 50 steps, whatever the steps per frame
+    page.energyAt = Math.floor(r.step / 50);
+    energy();
+  }
   return r;
 }
 
 function energy() {
-  const e = JSON.parse(page.session.energy());
+  const e = ask(() => page.session.energy());
   if (e.error) return fail(e, 'energy');
   $('energy').textContent = `E\u2080 = ${e.initial.toPrecision(8)}; at step ${e.step} E = ` +
     `${e.total.toPrecision(8)} (relative drift ${e.rel_drift.toExponential(2)}).`;
@@ -108,15 +143,15 @@ function energy() {
 }
 
 function tick() {
-  if (page.running && !page.busy) {
-    page.busy = true;
-    try {
+  try {
+    if (page.running && !page.busy) {
+      page.busy = true;
       step(Math.max(1, Math.min(100, Number($('per-frame').value) || 1)));
-    } finally {
-      page.busy = false;
     }
+  } finally {
+    page.busy = false;
+    requestAnimationFrame(tick);
   }
-  requestAnimationFrame(tick);
 }
 
 // ---- computing is drawing: gl:forcequad's stages ----------------------------------------------
@@ -129,7 +164,7 @@ const counterparts = {
 };
 
 function showStages(index) {
-  const list = JSON.parse(page.session.stages());
+  const list = ask(() => page.session.stages());
   if (list.error) {
     page.stages = [];
     status(`force quad stages: ${list.error}`, 'warn');
@@ -238,15 +273,15 @@ page.energy = () => energy();
 page.showStages = index => showStages(index || 0);
 page.loadFile = (name, bytes) => loadFile(name, new Uint8Array(bytes));
 page.positions = () => ({ rung: Array.from(page.session.positions()),
-                          reference: Array.from(page.session.referencePositions()) });
+                          reference: Array.from(page.session.referencePositions()) });  // [] without one
 page.accelerations = () => {
-  const r = JSON.parse(page.session.accelerations());
+  const r = ask(() => page.session.accelerations());
   if (r.error) return r;
   return { ...r, rung: Array.from(page.session.rungAccelerations()),
            reference: Array.from(page.session.referenceAccelerations()) };
 };
 page.bench = (steps, reps) => {
-  const r = JSON.parse(page.session.bench(steps, reps));
+  const r = ask(() => page.session.bench(steps, reps));
   $('bench-result').textContent = r.error ? `bench: ${r.error}` :
     `${r.pipeline} at n = ${r.n}: ${r.interactions_per_s.toExponential(3)} interactions/s, ` +
     `${r.ms_per_step.toFixed(2)} ms/step (median of ${reps}, ${r.timer}); accelerations of ` +
@@ -269,22 +304,23 @@ page.ready = (async () => {
     Draw.message($('view'), why);
     throw new Error(why);
   }
-  page.module = await createNbody();
+  try {
+    page.module = await createNbody();
+  } catch (e) {
+    const why = `nbody.wasm could not be loaded (${e}): the folder is incomplete; scripts/build-web.sh makes it`;
+    status(why, 'error');
+    Draw.message($('view'), why);
+    throw new Error(why);
+  }
   page.timings.module = performance.now();
   page.info = JSON.parse(page.module.info());
   page.timings.info = performance.now();
   $('version').textContent = page.info.version;
   $('gl-info').textContent = page.info.gl || `no WebGL2 here: ${page.info.gl_error}`;
   fillForm(page.info);
-  Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
-               'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
-               `${page.info.max_stage_bodies}).`);
   wire();
   const table = ladder();  // fetched while the first step runs
-  const params = new URLSearchParams(location.search);
-  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk'])
-    if (params.has(k)) $(k).value = params.get(k);
-  const r = start(specFromForm(), params.get('run') !== '0');
+  const r = start(specFromUrl(specFromForm()), new URLSearchParams(location.search).get('run') !== '0');
   page.timings.started = performance.now();
   if (!r.error && page.info.gl_error) status(`No GL rung can run here (${page.info.gl_error}); cpu32 runs in WebAssembly.`, 'warn');
   requestAnimationFrame(tick);

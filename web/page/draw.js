@@ -79,7 +79,8 @@ const Draw = (() => {
       g.beginPath(); g.moveTo(X(s), top); g.lineTo(X(s), h - bottom); g.stroke();
       g.fillText(String(s), X(s) - 4, h - 10);
     }
-    g.fillText('step', w - right - 28, h - 10);
+    g.fillText('step', 8, h - 10);  // left of the first tick label
+    g.fillText('largest distance', left + 4, top + 12);
     const bound = (steps, colour, dash) => {  // [[until step, distance], ...] as a staircase
       g.strokeStyle = colour; g.setLineDash(dash); g.beginPath();
       let from = 1;
@@ -96,7 +97,7 @@ const Draw = (() => {
     g.lineWidth = 1;
   }
 
-  // A colour ramp from dark blue through teal to yellow, t in [0, 1].
+  // A colour ramp from dark blue through purple and orange to yellow (plasma-like), t in [0, 1].
   function ramp(t) {
     const stops = [[13, 8, 135], [84, 2, 163], [139, 10, 165], [185, 50, 137], [219, 92, 104],
                    [244, 136, 73], [254, 188, 43], [240, 249, 33]];

@@ -39,7 +39,7 @@ std::string info() {
     }
     j["rungs"].push_back(row);
   }
-  return j.dump();
+  return reply(j);
 }
 
 template <typename T>

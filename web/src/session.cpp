@@ -1,7 +1,9 @@
 #include "session.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 
 #include "bench.hpp"
 #include "catalogue.hpp"
@@ -13,34 +15,57 @@ namespace nbody::web {
 
 using nlohmann::json;
 
-json current_error() {
-  try {
-    throw;
-  } catch (const InputError& e) {
-    return {{"error", e.what()}, {"kind", "InputError"}};
-  } catch (const Unavailable& e) {
-    return {{"error", e.what()}, {"kind", "Unavailable"}};
-  } catch (const NonFinite& e) {
-    return {{"error", e.what()}, {"kind", "NonFinite"}};
-  } catch (const std::exception& e) {
-    return {{"error", e.what()}, {"kind", "Error"}};
-  }
-}
-
 namespace {
 
-// The page sends what its fields hold; a field that is not a number is named.
+// The library's messages name the CLI's options; the page's fields have the spec's names
+// (--bodies is n, --gl-chunk gl_chunk, --pipelines pipeline, ...).
+std::string in_page_names(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const bool option = text.compare(i, 2, "--") == 0 && i + 2 < text.size() && std::islower(text[i + 2]);
+    if (!option) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i + 2;
+    while (end < text.size() && (std::islower(text[end]) || std::isdigit(text[end]) || text[end] == '-')) ++end;
+    std::string name = text.substr(i + 2, end - i - 2);
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += name == "bodies" ? "n" : name == "pipelines" ? "pipeline" : name;
+    i = end;
+  }
+  return out;
+}
+
+// The library's warnings (an unbound subset of a file, ...), for the page's banner.
+class Collect final : public Reporter {
+ public:
+  void warn(const std::string& text) override { warnings.push_back(in_page_names(text)); }
+  std::vector<std::string> warnings;
+};
+
+// The page sends what its fields and its URL hold; a value that is not a number is named.
 double number(const json& spec, const char* key, double fallback) {
   if (!spec.contains(key) || spec[key].is_null()) return fallback;
-  if (!spec[key].is_number()) throw InputError(std::string(key) + ": not a number");
-  return spec[key].get<double>();
+  const json& v = spec[key];
+  if (!v.is_number())
+    throw InputError(std::string(key) + " " + (v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump()) +
+                     ": not a number");
+  return v.get<double>();
 }
 
 long long integer(const json& spec, const char* key, long long fallback) {
   const double v = number(spec, key, static_cast<double>(fallback));
-  if (v != static_cast<double>(static_cast<long long>(v)))
-    throw InputError(std::string(key) + " " + number_text(v) + ": must be a whole number");
+  if (!(v >= -9.0e15 && v <= 9.0e15))  // whole numbers a double holds exactly, with room
+    throw InputError(std::string(key) + " " + number_text(v) + ": out of range");
+  if (v != std::floor(v)) throw InputError(std::string(key) + " " + number_text(v) + ": must be a whole number");
   return static_cast<long long>(v);
+}
+
+std::string word(const json& spec, const char* key, const std::string& fallback) {
+  if (!spec.contains(key) || spec[key].is_null()) return fallback;
+  if (!spec[key].is_string()) throw InputError(std::string(key) + " " + spec[key].dump() + ": not a name");
+  return spec[key].get<std::string>();
 }
 
 void flatten(const std::vector<Vec3>& v, std::vector<double>& out) {
@@ -57,58 +82,106 @@ void flatten(const std::vector<Vec4>& v, std::vector<double>& out) {
   }
 }
 
+// Force-quad chunks a side past which a step is thousands of draws (gl_chunk 1 at n = 5000: 25
+// million); the command line's estimate refuses such work by its measured time instead.
+constexpr long long kMaxChunksPerSide = 64;
+
+void check_chunk(long long chunk, long long n) {
+  if (chunk < 0 || chunk > kMaxBodies)
+    throw InputError("gl_chunk " + std::to_string(chunk) + ": must be in 0.." + std::to_string(kMaxBodies) +
+                     " (0: as large as this GL allows)");
+  const long long chunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
+  if (chunks > kMaxChunksPerSide)
+    throw InputError("gl_chunk " + std::to_string(chunk) + " cuts " + std::to_string(n) + " bodies into " +
+                     std::to_string(chunks) + " chunks a side; the page allows " + std::to_string(kMaxChunksPerSide) +
+                     " (gl_chunk " + std::to_string((n + kMaxChunksPerSide - 1) / kMaxChunksPerSide) + " or more)");
+}
+
 Config config_from(const json& spec) {
   Config c;
-  c.n = integer(spec, "n", 0);
-  c.n_given = c.n != 0;
+  c.n_given = spec.contains("n") && !spec["n"].is_null();
+  c.n = integer(spec, "n", 1000);
   c.dt = number(spec, "dt", c.dt);
   c.softening = number(spec, "softening", c.softening);
-  c.seed = static_cast<std::uint64_t>(std::max(0LL, integer(spec, "seed", 1)));
-  if (integer(spec, "seed", 1) < 0) throw InputError("seed " + std::to_string(integer(spec, "seed", 1)) + ": must be >= 0");
-  c.ic = spec.value("ic", std::string("plummer"));
-  c.subset = spec.value("subset", std::string("first"));
-  c.pipeline.gl_chunk = static_cast<int>(std::clamp(integer(spec, "gl_chunk", 0), -1LL, 1LL << 20));
-  resolve_body_count(c);  // a body file without n: all of its bodies
-  if (!c.n_given && !c.ic_is_file()) c.n = 1000;
+  const long long seed = integer(spec, "seed", 1);
+  if (seed < 0) throw InputError("seed " + std::to_string(seed) + ": must be >= 0");
+  c.seed = static_cast<std::uint64_t>(seed);
+  c.ic = word(spec, "ic", "plummer");
+  c.subset = word(spec, "subset", "first");
+  if (c.ic_is_file() && !c.n_given) {
+    c.n = 0;
+    resolve_body_count(c);  // a body file without n: all of its bodies
+    if (c.n == 0) initial_bodies(c);  // not a body file: its reader says why
+  }
   if (c.n > kMaxBodies)
     throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodies) +
                      " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
                      "thread); the command line has no such limit");
+  const long long chunk = integer(spec, "gl_chunk", 0);
+  check_chunk(chunk, c.n);
+  c.pipeline.gl_chunk = static_cast<int>(chunk);
   check_config(c, 2);
   return c;
 }
 
 }  // namespace
 
+std::string reply(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json current_error() {
+  try {
+    throw;
+  } catch (const InputError& e) {
+    return {{"error", in_page_names(e.what())}, {"kind", "InputError"}};
+  } catch (const Unavailable& e) {
+    return {{"error", e.what()}, {"kind", "Unavailable"}};
+  } catch (const NonFinite& e) {
+    return {{"error", in_page_names(e.what())}, {"kind", "NonFinite"}};
+  } catch (const std::exception& e) {
+    return {{"error", e.what()}, {"kind", "Error"}};
+  }
+}
+
+namespace {
+std::string error_reply() { return reply(current_error()); }
+}  // namespace
+
 std::string Session::start(const std::string& text) {
   try {
-    rung_.reset();
-    reference_.reset();
-    stages_.clear();
-    steps_ = 0;
+    clear();
     const json spec = json::parse(text);
     cfg_ = config_from(spec);
-    name_ = canonical_name(spec.value("pipeline", std::string("gl:forcequad")));
+    name_ = canonical_name(word(spec, "pipeline", "gl:forcequad"));
     check_pipeline_options({name_}, cfg_.pipeline);
     rung_ = make_named(name_, cfg_.pipeline);  // before the set-up: a rung that cannot run says so first
     const bool with_reference = spec.value("reference", true) && name_ != "cpu64";
     if (with_reference) reference_ = make_named("cpu64", cfg_.pipeline);
     engine_ = make_cpu64_engine();
-    const Start start = initial_state(cfg_, *engine_, true);
+    Collect report;
+    const Start start = initial_state(cfg_, *engine_, true, report);
     check_energy(start.energy, start.bodies, "the initial state", 0);
     e0_ = start.energy.total();
     rung_->load(start.bodies, cfg_.params());
     if (reference_) reference_->load(start.bodies, cfg_.params());
     read_back();
-    return json{{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
-                {"softening", cfg_.softening}, {"reference", reference_ ? "cpu64" : ""},
-                {"fp64_engine", engine_->name()}, {"energy0", e0_},
-                {"setup_s", start.ic_s + start.stagger_s}}.dump();
+    return reply({{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
+                  {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"gl_chunk", cfg_.pipeline.gl_chunk},
+                  {"reference", reference_ ? "cpu64" : ""}, {"fp64_engine", engine_->name()},
+                  {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s}, {"warnings", report.warnings}});
   } catch (...) {
-    rung_.reset();
-    reference_.reset();
-    return current_error().dump();
+    const std::string why = error_reply();
+    clear();
+    return why;
   }
+}
+
+void Session::clear() {
+  rung_.reset();
+  reference_.reset();
+  stages_.clear();
+  steps_ = 0;
+  for (auto* v : {&flat_pos_, &flat_ref_, &acc_, &acc_ref_}) v->clear();
+  draw_.clear();
 }
 
 void Session::read_back() {
@@ -124,8 +197,6 @@ void Session::read_back() {
   if (reference_) {
     reference_->read(ref_state_);
     flatten(ref_state_.pos, flat_ref_);
-  } else {
-    flat_ref_ = flat_pos_;
   }
 }
 
@@ -150,9 +221,9 @@ std::string Session::step(int count) {
       out["reference_ms_per_step"] = ref_ms / count;
       out["divergence"] = {{"max", d.max}, {"rms", d.rms}, {"worst", d.worst}};
     }
-    return out.dump();
+    return reply(out);
   } catch (...) {
-    return current_error().dump();
+    return error_reply();
   }
 }
 
@@ -165,10 +236,10 @@ std::string Session::accelerations() {
     flatten(a, acc_);
     flatten(ref, acc_ref_);
     const AccelError e = accel_error(a, ref);
-    return json{{"pipeline", name_}, {"reference", engine_->name()}, {"rms_rel", e.rms_rel},
-                {"max_rel", e.max_rel}, {"worst", e.worst}}.dump();
+    return reply({{"pipeline", name_}, {"reference", engine_->name()}, {"rms_rel", e.rms_rel},
+                  {"max_rel", e.max_rel}, {"worst", e.worst}});
   } catch (...) {
-    return current_error().dump();
+    return error_reply();
   }
 }
 
@@ -177,11 +248,11 @@ std::string Session::energy() {
     if (!rung_) throw InputError("no simulation: start one first");
     const Synchronised s = synchronise(state_, cfg_.params(), *engine_, true);
     check_energy(s.energy, state_, name_ + "'s energy", steps_);
-    return json{{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential},
-                {"total", s.energy.total()}, {"initial", e0_},
-                {"rel_drift", relative_drift(e0_, s.energy.total())}}.dump();
+    return reply({{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential},
+                  {"total", s.energy.total()}, {"initial", e0_},
+                  {"rel_drift", relative_drift(e0_, s.energy.total())}});
   } catch (...) {
-    return current_error().dump();
+    return error_reply();
   }
 }
 
@@ -199,9 +270,9 @@ std::string Session::stages() {
     stages_ = gl::forcequad_stages(*quad);
     json out = json::array();
     for (const gl::Stage& s : stages_) out.push_back({{"name", s.name}, {"width", s.width}, {"height", s.height}});
-    return out.dump();
+    return reply(out);
   } catch (...) {
-    return current_error().dump();
+    return error_reply();
   }
 }
 
@@ -213,15 +284,17 @@ std::vector<float>& Session::stage_data(int k) {
 std::string Session::bench(int steps, int reps) {
   try {
     if (!rung_) throw InputError("no simulation: start one first");
+    if (steps < 1 || steps > 1000) throw InputError("steps " + std::to_string(steps) + ": must be in 1..1000");
+    if (reps < 1 || reps > 100) throw InputError("reps " + std::to_string(reps) + ": must be in 1..100");
     BenchSpec spec;
     spec.cfg = cfg_;
     spec.cfg.steps = steps;
     spec.reps = reps;
     spec.validate_n = std::min<long long>(cfg_.n, 1000);
     const BenchRow row = bench_one(spec, name_, cfg_.n, *engine_);
-    return to_json(row, false, 0).dump();
+    return reply(to_json(row, false, 0));
   } catch (...) {
-    return current_error().dump();
+    return error_reply();
   }
 }
 

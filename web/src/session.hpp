@@ -24,13 +24,16 @@ constexpr long long kMaxBodies = 16384;
 constexpr long long kMaxStageBodies = 1024;
 
 // {"error": what, "kind": "InputError" | "Unavailable" | "NonFinite" | "Error"} from the exception
-// in flight; call only inside a catch block.
+// in flight, its message in the page's field names (n, not --bodies); call only inside a catch block.
 nlohmann::json current_error();
+// `j` as JSON text; bytes that are not UTF-8 (a dropped file's, quoted in a message) become U+FFFD.
+std::string reply(const nlohmann::json& j);
 
 class Session {
  public:
   // spec: {"pipeline", "n", "ic", "seed", "dt", "softening", "subset", "gl_chunk", "reference": bool}.
-  // Returns {"pipeline", "n", "reference", "energy0", "fp64_engine", ...} or an error.
+  // Returns the values it runs with ({"pipeline", "n", ..., "energy0", "fp64_engine", "warnings"})
+  // or an error, after which nothing runs until the next start.
   std::string start(const std::string& spec);
   // `count` steps of both; {"step", "ms_per_step", "interactions_per_s", "reference_ms_per_step",
   // "divergence": {"max", "rms", "worst"} (with a reference)}.
@@ -47,12 +50,13 @@ class Session {
 
   std::vector<float>& draw_positions() { return draw_; }   // x y z per body, the rung's
   std::vector<double>& positions() { return flat_pos_; }   // x y z m per body, the rung's
-  std::vector<double>& reference_positions() { return flat_ref_; }
+  std::vector<double>& reference_positions() { return flat_ref_; }  // empty without a reference
   std::vector<double>& rung_accelerations() { return acc_; }      // x y z per body
   std::vector<double>& reference_accelerations() { return acc_ref_; }
   std::vector<float>& stage_data(int k);
 
  private:
+  void clear();  // nothing runs, nothing is shown
   void read_back();
   Config cfg_;
   std::unique_ptr<Fp64Engine> engine_;
