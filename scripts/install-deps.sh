@@ -20,22 +20,29 @@ packages=(
   clang libclang-rt-dev libomp-dev                 # tests: libFuzzer targets for the readers
   dpkg-dev file                                    # scripts/package.sh: dpkg-shlibdeps fills the .deb's Depends
 )
+# The browser edition (WebAssembly + WebGL2) and its tests; installed with their recommends (fonts
+# for the page's text among them), as they were tested.
+web=()
 if [ "${1:-}" = "--web" ]; then
-  packages+=(emscripten chromium)                  # the browser edition (WebAssembly + WebGL2) and its tests
+  web=(emscripten chromium fonts-liberation)
 elif [ -n "${1:-}" ]; then
   echo "install-deps: unknown option '$1' (the only one is --web)" >&2
   exit 2
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
+missing() {  # the named packages that are not installed
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+mapfile -t missing < <(missing "${packages[@]}")
+mapfile -t missing_web < <(missing "${web[@]}")
+[ ${#missing[@]} -eq 0 ] && [ ${#missing_web[@]} -eq 0 ] && exit 0
 
-echo "install-deps: installing ${missing[*]}" >&2
+echo "install-deps: installing ${missing[*]} ${missing_web[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ ${#missing[@]} -eq 0 ] || $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+[ ${#missing_web[@]} -eq 0 ] || $sudo apt-get install -y -qq "${missing_web[@]}" >/dev/null
