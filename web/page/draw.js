@@ -77,7 +77,7 @@ const Draw = (() => {
     }
     for (let s = 1; s <= xmax; s *= 10) {
       g.beginPath(); g.moveTo(X(s), top); g.lineTo(X(s), h - bottom); g.stroke();
-      g.fillText(String(s), X(s) - 4, h - 10);
+      g.fillText(String(s), Math.min(X(s) - 4, w - right - g.measureText(String(s)).width), h - 10);
     }
     g.fillText('step', 8, h - 10);  // left of the first tick label
     g.fillText('largest distance', left + 4, top + 12);
