@@ -49,14 +49,15 @@ class Browser:
     """One Chromium process; open() gives a Tab with its console recorded. It ends with close(), at
     the test's exit, or when the test's process dies."""
 
-    def __init__(self, executable="chromium", width=1800, height=1500):
+    def __init__(self, executable="chromium", width=1800, height=1500, flags=()):
         self.profile = tempfile.mkdtemp(prefix="nbody-chromium-")
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
 
-        # The child's fd 3 reads our commands and its fd 4 writes its replies (the shell places them).
+        # The child's fd 3 reads our commands and its fd 4 writes its replies (bash places them: dash
+        # takes one-digit descriptors only).
         self.proc = subprocess.Popen(
-            ["sh", "-c", f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}', executable, *FLAGS,
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}', executable, *FLAGS, *flags,
              f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
             pass_fds=(to_chrome_r, from_chrome_w), preexec_fn=_die_with_parent, start_new_session=True,
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -310,6 +310,23 @@ class Page(unittest.TestCase):
         self.assertTrue(any("unbound" in w for w in r["warnings"]), r["warnings"])
         self.assertIn("Warning:", tab.evaluate("document.getElementById('status').textContent"))
 
+    def test_without_webgl_the_page_says_so_and_runs_cpu32(self):
+        plain = Browser(flags=["--disable-3d-apis"])
+        try:
+            tab = plain.open(server.url)
+            info = tab.evaluate("nbodyPage.ready")
+            self.assertIn("no WebGL2 context", info["gl_error"])
+            why = {r["name"]: r.get("reason", "") for r in info["rungs"]}
+            self.assertIn("no WebGL2 context", why["gl:forcequad"])
+            shown = tab.evaluate("new Promise(r => setTimeout(() => r([nbodyPage.started.pipeline, "
+                                 "document.getElementById('status').textContent, "
+                                 "document.getElementById('step-label').textContent]), 1000))")
+            self.assertEqual(shown[0], "cpu32")
+            self.assertIn("No GL rung can run here", shown[1])
+            self.assertNotEqual(shown[2], "step 0", "cpu32 should be running")
+        finally:
+            plain.close()
+
     def test_screenshot_shows_bodies(self):
         tab = open_page()
         start(tab, pipeline="gl:forcequad", n=1024, ic="plummer", seed=SEED)
