@@ -3,7 +3,7 @@
 # Debian's chromium, headless on SwiftShader, from a local server and checks it through the
 # DevTools protocol (tests/web/test_page.py): no console errors, gl:forcequad and gl:gather against
 # the page's own cpu64, 15 steps within 1e-5, the same cpu64 bits as the native build, the force
-# quad's stages, the limit's message, a screenshot with bodies on it.
+# quad's stages, bad input, the limit's message, a browser without WebGL, a screenshot with bodies.
 # Usage: bash scripts/test-web.sh [NATIVE_NBODY]  (default build/ci/driver/nbody; without one, the
 # comparisons with it skip and say so). NBODY_WEB_SCREENSHOT=FILE.png keeps the screenshot.
 set -euo pipefail
