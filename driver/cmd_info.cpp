@@ -58,14 +58,12 @@ int run_info() {
       std::printf("  rank %zu: %s\n", r, lines[r].c_str());
   }
   std::printf("\npipelines:\n");
-  const PipelineOptions defaults;
   for (const auto& name : pipeline_names()) {
-    try {
-      make_pipeline(name, defaults);
+    const std::string why = unavailable_reason(name);
+    if (why.empty())
       std::printf("  %-18s available\n", name.c_str());
-    } catch (const Unavailable& e) {
-      std::printf("  %-18s unavailable: %s\n", name.c_str(), e.what());
-    }
+    else
+      std::printf("  %-18s unavailable: %s\n", name.c_str(), why.c_str());
   }
   return 0;
 }

@@ -47,6 +47,17 @@ class ForceQuad final : public TexturedPipeline {
   const Texture& acc() const override { return acc_; }
   const Framebuffer& acc_fbo() const override { return acc_fbo_; }
 
+  // The side of the largest force quad this GL holds: its texture limit, the memory budget for
+  // the quad and its reduction scratch (1.5 side^2 texels), and the largest single texture.
+  int largest_quad(const ContextInfo& ctx) const {
+    const double bpp = opt_.half ? 8.0 : 16.0;
+    const int by_memory = static_cast<int>(std::sqrt(static_cast<double>(ctx.memory_budget) / (1.5 * bpp)));
+    const int by_texture = ctx.max_texture_bytes > 0
+                               ? static_cast<int>(std::sqrt(static_cast<double>(ctx.max_texture_bytes) / bpp))
+                               : ctx.max_texture;
+    return std::min({ctx.max_texture, by_memory, by_texture});
+  }
+
   void prepare(int n, int width, int /*height*/) override {
     const ContextInfo& ctx = context();
     n_ = n;
@@ -66,21 +77,22 @@ class ForceQuad final : public TexturedPipeline {
                          "budget is " + gib(static_cast<double>(ctx.memory_budget)) +
                          " — use a smaller --gl-chunk");
     } else {
-      const int by_memory = static_cast<int>(
-          std::sqrt(static_cast<double>(ctx.memory_budget) / (1.5 * bpp)));
-      const int by_texture = ctx.max_texture_bytes > 0
-                                 ? static_cast<int>(std::sqrt(static_cast<double>(ctx.max_texture_bytes) / bpp))
-                                 : ctx.max_texture;
-      chunk_ = std::min({n, ctx.max_texture, by_memory, by_texture});
+      chunk_ = std::min(n, largest_quad(ctx));
       // Distributed: the chunk (and so each column's reduction) must be the same on every rank,
       // whatever memory each one has free.
       if (exchange()) chunk_ = static_cast<int>(exchange()->agree_min(chunk_));
     }
     chunks_ = (n + chunk_ - 1) / chunk_;
-    if (chunks_ > 1 && !ctx.float_blend)
-      throw InputError(std::to_string(n) + " bodies need " + std::to_string(chunks_) + " chunks of the force quad, "
-                       "added by blending into an RGBA32F texture, which this GL cannot (no EXT_float_blend): "
-                       "at most " + std::to_string(chunk_) + " bodies here");
+    if (chunks_ > 1 && !ctx.float_blend) {
+      const std::string why = " chunks of the force quad, added by blending into an RGBA32F texture, which this GL "
+                              "cannot (no EXT_float_blend)";
+      if (opt_.chunk > 0)
+        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " makes " + std::to_string(chunks_) + why +
+                         ": use --gl-chunk 0 (one quad of up to " + std::to_string(largest_quad(ctx)) +
+                         " bodies here)");
+      throw InputError(std::to_string(n) + " bodies need " + std::to_string(chunks_) + why + ": at most " +
+                       std::to_string(chunk_) + " bodies here");
+    }
     if (chunks_ > ctx.max_texture)
       throw InputError(std::to_string(n) + " bodies in chunks of " + std::to_string(chunk_) +
                        " make " + std::to_string(chunks_) + " chunks; the accumulator texture "

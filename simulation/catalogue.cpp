@@ -154,6 +154,15 @@ std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
   throw InputError("unknown pipeline '" + name + "'");
 }
 
+std::string unavailable_reason(const std::string& name, const PipelineOptions& options) {
+  try {
+    make_pipeline(name, options);
+    return "";
+  } catch (const Unavailable& e) {
+    return e.what();
+  }
+}
+
 std::unique_ptr<Pipeline> make_named(const std::string& name, const PipelineOptions& options) {
   try {
     return make_pipeline(name, options);

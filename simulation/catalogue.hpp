@@ -82,6 +82,9 @@ std::string canonical_name(const std::string& name);
 // Parses "a,b,c" into canonical names (no duplicates); throws InputError.
 std::vector<std::string> parse_pipeline_list(const std::string& list);
 std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& options);
+// Why `name` cannot run here ("" when it can): made with `options` and let go, as `nbody info` and
+// the page's list ask.
+std::string unavailable_reason(const std::string& name, const PipelineOptions& options = {});
 // The same, with Unavailable's message starting "NAME cannot run here: ".
 std::unique_ptr<Pipeline> make_named(const std::string& name, const PipelineOptions& options);
 // cpu64 and the *-fp64 rungs: the pipelines that may serve as a reference.

@@ -14,7 +14,8 @@ import tempfile
 import threading
 
 FLAGS = ["--headless=new", "--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-         "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check", "--mute-audio"]
+         "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check", "--mute-audio",
+         "--disable-dev-shm-usage"]  # a container's small /dev/shm would crash it
 
 
 class PageError(RuntimeError):
@@ -131,11 +132,14 @@ class Browser:
                 raise TimeoutError(f"no {method} in {timeout} s")
             return found()
 
-    def open(self, url):
+    def open(self, url, before=None):
+        """A new tab at `url`; `before`, when given, is JavaScript run in the page before its own."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Log", "Page"):
             self.send(f"{domain}.enable", session=session)
+        if before:
+            self.send("Page.addScriptToEvaluateOnNewDocument", {"source": before}, session=session)
         tab = Tab(self, session)
         tab.navigate(url)
         return tab

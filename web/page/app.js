@@ -50,7 +50,7 @@ function buttons() {
   $('next-stage').disabled = page.stageIndex >= page.stages.length - 1;
 }
 
-// The form as the spec Session.start() reads (the CLI's option names).
+// The form as the spec Session.start() reads (the page's field names: n, gl_chunk, ...).
 function specFromForm() {
   const num = id => ($(id).value.trim() === '' ? null : Number($(id).value));
   return {
@@ -70,7 +70,7 @@ function clearViews() {
   page.energyAt = 0;
   for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result'])
     $(id).textContent = '';
-  Draw.chart($('chart'), [], 0);
+  Draw.chart($('chart'), [], 0, page.info.fig9);
   Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
                'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
                `${page.info.max_stage_bodies}).`);
@@ -113,7 +113,7 @@ function start(spec, run = true) {
 function draw(step) {
   Draw.bodies($('view'), page.session.drawPositions(), page.frame);
   $('step-label').textContent = `step ${step}`;
-  Draw.chart($('chart'), page.points, step);
+  Draw.chart($('chart'), page.points, step, page.info.fig9);
 }
 
 function step(count) {
@@ -282,10 +282,10 @@ page.accelerations = () => {
 };
 page.bench = (steps, reps) => {
   const r = ask(() => page.session.bench(steps, reps));
-  $('bench-result').textContent = r.error ? `bench: ${r.error}` :
+  $('bench-result').textContent = r.error ? `bench: ${r.error}` : r.status !== 'ok' ? `bench: ${r.status}: ${r.failure}` :
     `${r.pipeline} at n = ${r.n}: ${r.interactions_per_s.toExponential(3)} interactions/s, ` +
     `${r.ms_per_step.toFixed(2)} ms/step (median of ${reps}, ${r.timer}); accelerations of ` +
-    `${r.validated_bodies} bodies ${r.status === 'ok' ? 'within' : 'NOT within'} the tolerance against float64 ` +
+    `${r.validated_bodies} bodies within the tolerance against float64 ` +
     `(rms relative ${r.accel_rms_rel.toExponential(2)}). The same check and timing as nbody bench.`;
   return r;
 };
@@ -307,7 +307,8 @@ page.ready = (async () => {
   try {
     page.module = await createNbody();
   } catch (e) {
-    const why = `nbody.wasm could not be loaded (${e}): the folder is incomplete; scripts/build-web.sh makes it`;
+    const why = `nbody.wasm could not be loaded (${e}): either the folder is incomplete (scripts/build-web.sh ` +
+                'makes it) or this browser lacks WebAssembly SIMD (Chrome and Firefox since 2021, Safari since 16.4)';
     status(why, 'error');
     Draw.message($('view'), why);
     throw new Error(why);
@@ -322,7 +323,9 @@ page.ready = (async () => {
   const table = ladder();  // fetched while the first step runs
   const r = start(specFromUrl(specFromForm()), new URLSearchParams(location.search).get('run') !== '0');
   page.timings.started = performance.now();
-  if (!r.error && page.info.gl_error) status(`No GL rung can run here (${page.info.gl_error}); cpu32 runs in WebAssembly.`, 'warn');
+  if (!r.error && page.info.gl_error)
+    status(`No GL rung can run here (${page.info.gl_error}); ${r.pipeline} runs in WebAssembly. ` +
+           $('status').textContent, 'warn');
   requestAnimationFrame(tick);
   if (!r.error && (location.hash === '#forcequad' || location.hash === '#reduction')) {
     showStages(location.hash === '#reduction' ? 1 : 0);

@@ -57,8 +57,9 @@ const Draw = (() => {
     g.putImageData(img, 0, 0);
   }
 
-  // Largest distance per step on log-log axes, with the paper's bound and the project's goal.
-  function chart(canvas, points, lastStep) {
+  // Largest distance per step on log-log axes, with the paper's bound and the project's goal
+  // (fig9: the library's {paper, goal}, each [[until step, distance], ...]).
+  function chart(canvas, points, lastStep, fig9) {
     const g = canvas.getContext('2d');
     const w = canvas.width, h = canvas.height, left = 52, bottom = 28, top = 10, right = 10;
     g.fillStyle = '#000';
@@ -87,8 +88,8 @@ const Draw = (() => {
       for (const [until, d] of steps) { g.moveTo(X(from), Y(d)); g.lineTo(X(until), Y(d)); from = until; }
       g.stroke(); g.setLineDash([]);
     };
-    bound([[15, 1e-3], [100, 1]], '#e0af68', [6, 4]);   // TR04-032 Fig. 9
-    bound([[15, 1e-5], [100, 1e-3]], '#9ece6a', [2, 3]);  // the goal here (compare --preset tr04-fig9)
+    bound(fig9.paper, '#e0af68', [6, 4]);  // TR04-032 Fig. 9
+    bound(fig9.goal, '#9ece6a', [2, 3]);   // the goal here (compare --preset tr04-fig9)
     g.strokeStyle = '#7aa2f7';
     g.lineWidth = 1.5;
     g.beginPath();

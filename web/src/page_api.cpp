@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalogue.hpp"
+#include "comparison.hpp"
 #include "error.hpp"
 #include "gl_pipeline.hpp"
 #include "initial_conditions.hpp"
@@ -22,6 +23,12 @@ std::string info() {
   j["max_bodies"] = kMaxBodies;
   j["max_stage_bodies"] = kMaxStageBodies;
   j["generators"] = generator_names();
+  auto bounds = [](const auto& steps) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Fig9Bound& b : steps) out.push_back({b.until_step, b.distance});
+    return out;
+  };
+  j["fig9"] = {{"paper", bounds(kFig9Paper)}, {"goal", bounds(kFig9Goal)}};
   try {
     j["gl"] = gl::describe_context();
   } catch (...) {
@@ -30,13 +37,9 @@ std::string info() {
   j["rungs"] = nlohmann::json::array();
   for (const Rung& r : rungs()) {
     nlohmann::json row{{"name", r.name}, {"state_bits", r.state_bits}, {"ladder", r.ladder}};
-    try {
-      make_pipeline(r.name, PipelineOptions{});
-      row["available"] = true;
-    } catch (...) {
-      row["available"] = false;
-      row["reason"] = current_error()["error"];
-    }
+    const std::string why = unavailable_reason(r.name);
+    row["available"] = why.empty();
+    if (!why.empty()) row["reason"] = why;
     j["rungs"].push_back(row);
   }
   return reply(j);

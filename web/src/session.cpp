@@ -17,22 +17,23 @@ using nlohmann::json;
 
 namespace {
 
-// The library's messages name the CLI's options; the page's fields have the spec's names
-// (--bodies is n, --gl-chunk gl_chunk, --pipelines pipeline, ...).
+// The library's messages name the CLI's options; the page's fields have the spec's names. Only the
+// options the page has are renamed (a message about --resume or a file name stays as it is).
 std::string in_page_names(const std::string& text) {
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"--bodies", "n"},       {"--dt", "dt"},       {"--softening", "softening"}, {"--ic", "ic"},
+      {"--seed", "seed"},      {"--subset", "subset"}, {"--gl-chunk", "gl_chunk"}, {"--pipelines", "pipeline"},
+      {"--pipeline", "pipeline"}, {"--steps", "steps"}, {"--reps", "reps"}};
+  const auto name_char = [](char c) { return std::islower(static_cast<unsigned char>(c)) || c == '-'; };
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
-    const bool option = text.compare(i, 2, "--") == 0 && i + 2 < text.size() && std::islower(text[i + 2]);
-    if (!option) {
-      out += text[i++];
-      continue;
-    }
     std::size_t end = i + 2;
-    while (end < text.size() && (std::islower(text[end]) || std::isdigit(text[end]) || text[end] == '-')) ++end;
-    std::string name = text.substr(i + 2, end - i - 2);
-    std::replace(name.begin(), name.end(), '-', '_');
-    out += name == "bodies" ? "n" : name == "pipelines" ? "pipeline" : name;
-    i = end;
+    while (text.compare(i, 2, "--") == 0 && end < text.size() && name_char(text[end])) ++end;
+    const std::string word = text.substr(i, end - i);
+    const auto* hit = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& p) { return word == p.first; });
+    const bool own = (i == 0 || !name_char(text[i - 1])) && hit != std::end(kNames);
+    out += own ? hit->second : text.substr(i, 1);
+    i = own ? end : i + 1;
   }
   return out;
 }
@@ -292,7 +293,9 @@ std::string Session::bench(int steps, int reps) {
     spec.reps = reps;
     spec.validate_n = std::min<long long>(cfg_.n, 1000);
     const BenchRow row = bench_one(spec, name_, cfg_.n, *engine_);
-    return reply(to_json(row, false, 0));
+    json out = to_json(row, false, 0);
+    out["failure"] = in_page_names(row.failure);  // what failed, for a status other than ok
+    return reply(out);
   } catch (...) {
     return error_reply();
   }
