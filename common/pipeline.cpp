@@ -1,8 +1,51 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace nbody {
+
+Partition::Partition(const std::vector<double>& weights) : ranks_(static_cast<int>(weights.size())) {
+  if (weights.empty()) throw InputError("a partition needs at least one rank");
+  double total = 0;
+  for (const double w : weights) {
+    if (!(std::isfinite(w) && w > 0))
+      throw InputError("a rank's weight must be finite and above 0 (got " + std::to_string(w) + ")");
+    total += w;
+  }
+  cumulative_.push_back(0);
+  double sum = 0;
+  for (const double w : weights) cumulative_.push_back((sum += w) / total);
+  cumulative_.back() = 1;
+}
+
+std::size_t Partition::begin(std::size_t n, int rank) const {
+  if (rank <= 0) return 0;
+  if (rank >= ranks_) return n;
+  if (cumulative_.empty()) return block_begin(n, ranks_, rank);
+  // Rank by rank, so that every block before `rank` keeps at least one body and leaves one for
+  // each block after it (where n allows).
+  const bool room = n >= static_cast<std::size_t>(ranks_);
+  std::size_t b = 0;
+  for (int r = 1; r <= rank; ++r) {
+    const auto want = static_cast<std::size_t>(std::floor(cumulative_[r] * static_cast<double>(n)));
+    const std::size_t lo = room ? b + 1 : b, hi = room ? n - static_cast<std::size_t>(ranks_ - r) : n;
+    b = std::max(lo, std::min(std::max(want, b), hi));
+  }
+  return std::min(b, n);
+}
+
+double Partition::share(int rank) const {
+  if (cumulative_.empty()) return 1.0 / ranks_;
+  return cumulative_[rank + 1] - cumulative_[rank];
+}
+
+void Pipeline::gather_positions(void* data, std::size_t bytes, std::size_t n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  gather(data, bytes, n);
+  exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 double Pipeline::timed_steps(int count) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -10,36 +10,63 @@
 
 namespace nbody {
 
-// Distributed runs (DESIGN.md, "Past one GPU"): rank r of P owns the contiguous, balanced block of
-// bodies [block_begin(n, P, r), block_begin(n, P, r + 1)). Every rank holds all N positions; it
-// computes and integrates only its own block (each body's sum over j in the global order, so the
+// Distributed runs (DESIGN.md, "Past one GPU"): each of P ranks owns a contiguous block of the
+// bodies, in rank order. Every rank holds all N positions; it computes and integrates only its own
+// block (each body's sum over j in an order that does not depend on P or on the blocks, so the
 // result is bit-identical to one process), then the ranks exchange positions once per step.
 inline std::size_t block_begin(std::size_t n, int ranks, int rank) {
   return static_cast<std::size_t>(static_cast<unsigned long long>(n) * static_cast<unsigned>(rank) /
                                   static_cast<unsigned>(ranks));
 }
 
+// Which bodies each rank owns. Equal blocks (sizes within one body of each other, block_begin), or
+// blocks in proportion to per-rank weights (each rank's measured rate: --balance rate), every block
+// at least one body when n >= P. Every rank must hold the same Partition.
+class Partition {
+ public:
+  explicit Partition(int ranks = 1) : ranks_(ranks) {}
+  // Throws InputError unless every weight is finite and > 0.
+  explicit Partition(const std::vector<double>& weights);
+
+  int ranks() const { return ranks_; }
+  bool equal() const { return cumulative_.empty(); }
+  // The first body of `rank`'s block of n (n for rank == ranks()).
+  std::size_t begin(std::size_t n, int rank) const;
+  std::pair<std::size_t, std::size_t> block(std::size_t n, int rank) const {
+    return {begin(n, rank), begin(n, rank + 1)};
+  }
+  // The fraction of the bodies `rank` is meant to own (its weight over the total).
+  double share(int rank) const;
+
+ private:
+  int ranks_ = 1;
+  std::vector<double> cumulative_;  // ranks_ + 1 running fractions from 0 to 1; empty: equal blocks
+};
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
   virtual int ranks() const = 0;
   virtual int rank() const = 0;
-  // `data` holds `bytes` per body for all `n` bodies with this rank's block filled in; afterwards
-  // every rank's block is (MPI_Allgatherv, staged through the host).
-  virtual void allgather(void* data, std::size_t bytes, std::size_t n) = 0;
-  // Seconds spent in allgather so far (the bench's communication share).
-  virtual double seconds() const = 0;
+  // `data` holds `bytes` per body for all `n` bodies with this rank's block of `part` filled in;
+  // afterwards every rank's block is (MPI_Allgatherv, staged through the host).
+  virtual void allgather(void* data, std::size_t bytes, std::size_t n, const Partition& part) = 0;
   // The smallest `v` over every rank (for a choice that must be the same everywhere).
   virtual long long agree_min(long long v) = 0;
+  // Every rank's `v`, in rank order, on every rank.
+  virtual std::vector<double> all(double v) = 0;
 
-  std::pair<std::size_t, std::size_t> block(std::size_t n) const {
-    return {block_begin(n, ranks(), rank()), block_begin(n, ranks(), rank() + 1)};
-  }
-  // Each rank's rows [begin, end) of `v` filled in: afterwards all of them are.
   template <typename T>
-  void allgather(std::vector<T>& v) {
-    allgather(v.data(), sizeof(T), v.size());
+  void allgather(std::vector<T>& v, const Partition& part) {
+    allgather(v.data(), sizeof(T), v.size(), part);
   }
+};
+
+// A distributed pipeline's position exchange, as the bench reports it: `total` seconds from the
+// moment this rank's new positions exist until every rank's are in place, of which `hidden` ran
+// while the rank was computing (the rest kept it waiting).
+struct ExchangeTime {
+  double total = 0, hidden = 0;
 };
 
 class Pipeline {
@@ -71,22 +98,44 @@ class Pipeline {
   // step through `exchange` (which outlives the pipeline); accelerations() and read() still give
   // every body (they gather, so every rank must call them together). Throws InputError for a
   // pipeline that cannot run distributed.
+  // Equal blocks until partition() is given. nullptr (or a world of one): one process again.
   void distribute(Exchange* exchange) {
     if (exchange && exchange->ranks() > 1 && !distributable())
       throw InputError(name() + " does not run distributed (one process only)");
     exchange_ = exchange && exchange->ranks() > 1 ? exchange : nullptr;
+    partition_ = Partition(exchange_ ? exchange_->ranks() : 1);
   }
   virtual bool distributable() const { return false; }
+  Exchange* exchange() const { return exchange_; }
+  // Before load(), distributed: the blocks (the same Partition on every rank).
+  void partition(const Partition& p) { partition_ = p; }
+  const Partition& partition() const { return partition_; }
+  // The position exchange of the steps so far (distributed; zero in one process). A rung that
+  // computes while the positions travel counts what that hid (BodySystem); the others hide none.
+  virtual ExchangeTime exchange_time() const { return exchange_time_; }
 
  protected:
   // This rank's block of n bodies: [0, n) in one process.
   std::pair<std::size_t, std::size_t> own(std::size_t n) const {
-    return exchange_ ? exchange_->block(n) : std::pair<std::size_t, std::size_t>{0, n};
+    return exchange_ ? partition_.block(n, exchange_->rank()) : std::pair<std::size_t, std::size_t>{0, n};
   }
-  Exchange* exchange() const { return exchange_; }
+  // Each rank's block of `v` filled in: afterwards all of it is (every rank calls it together).
+  template <typename T>
+  void gather(std::vector<T>& v) {
+    gather(v.data(), sizeof(T), v.size());
+  }
+  void gather(void* data, std::size_t bytes, std::size_t n) { exchange_->allgather(data, bytes, n, partition_); }
+  // gather() of the positions a step needs, counted in exchange_time() (none of it hidden).
+  template <typename T>
+  void gather_positions(std::vector<T>& v) {
+    gather_positions(v.data(), sizeof(T), v.size());
+  }
+  void gather_positions(void* data, std::size_t bytes, std::size_t n);
+  ExchangeTime exchange_time_;
 
  private:
   Exchange* exchange_ = nullptr;
+  Partition partition_;
 };
 
 }  // namespace nbody

@@ -125,7 +125,7 @@ void Cpu64::shift_half_step(std::vector<Vec3>& vel, int from_k, int to_k) {
 void Cpu64::accelerations(std::vector<Vec3>& out) {
   const auto [b, e] = own(state_.size());
   accelerations_fp64(state_.pos, params_.eps2(), out, b, e);
-  if (exchange()) exchange()->allgather(out);
+  if (exchange()) gather(out);
 }
 
 void Cpu64::step(int count) {
@@ -143,12 +143,12 @@ void Cpu64::step(int count) {
       p.y += v.y * dt;
       p.z += v.z * dt;
     }
-    if (exchange()) exchange()->allgather(state_.pos);  // positions, once per step
+    if (exchange()) gather_positions(state_.pos);  // once per step
   }
 }
 
 void Cpu64::read(Bodies& bodies) {
-  if (exchange()) exchange()->allgather(state_.vel);
+  if (exchange()) gather(state_.vel);
   bodies = state_;
   if (substeps_ > 1) shift_half_step(bodies.vel, substeps_, 1);  // the common state; its own unchanged
 }
@@ -178,7 +178,7 @@ void Cpu32::accelerations(std::vector<Vec3>& out) {
                     static_cast<std::ptrdiff_t>(e));
   out.resize(x_.size());
   for (std::size_t i = b; i < e; ++i) out[i] = {ax[i], ay[i], az[i]};
-  if (exchange()) exchange()->allgather(out);
+  if (exchange()) gather(out);
 }
 
 void Cpu32::step(int count) {
@@ -196,13 +196,13 @@ void Cpu32::step(int count) {
       z_[i] += vz_[i] * dt_;
     }
     if (exchange())
-      for (auto* v : {&x_, &y_, &z_}) exchange()->allgather(*v);
+      for (auto* v : {&x_, &y_, &z_}) gather_positions(*v);
   }
 }
 
 void Cpu32::read(Bodies& bodies) {
   if (exchange())
-    for (auto* v : {&vx_, &vy_, &vz_}) exchange()->allgather(*v);
+    for (auto* v : {&vx_, &vy_, &vz_}) gather(*v);
   const std::size_t n = x_.size();
   bodies.resize(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -14,7 +14,9 @@
 // pos_[2]                  ping-pong FBOs
 // integrate kernel         velocity and position programs
 #pragma once
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "device_buffer.cuh"
 #include "integrate_kernels.cuh"
 #include "pipeline.hpp"
+#include "split_plan.hpp"
 
 namespace nbody::cuda {
 
@@ -70,14 +73,16 @@ class BodySystem : public Pipeline {
     pos_[0].upload(pos);
     vel_.upload(vel);
     cur_ = 0;
+    stale_ = false;
+    if (overlap_)
+      for (auto& x : overlap_->exchanges) x.timed = false;
   }
 
   // The partial sums are added on the host in the integrate kernel's order and precision, so
   // these are the accelerations a step uses, bit for bit.
   void accelerations(std::vector<Vec3>& out) override {
     const auto [b, e] = own(static_cast<std::size_t>(n_));
-    compute_accelerations(pos_[cur_].get(), acc_.get(), static_cast<int>(b), static_cast<int>(e));
-    CUDA_CHECK(cudaGetLastError());
+    forces(static_cast<int>(b), static_cast<int>(e));
     std::vector<Vec4T<T>> a;
     acc_.download(a);
     out.resize(n_);
@@ -91,40 +96,35 @@ class BodySystem : public Pipeline {
       }
       out[i] = {s.x, s.y, s.z};
     }
-    if (exchange()) exchange()->allgather(out);
+    if (exchange()) this->gather(out);
   }
 
-  // Distributed (pipeline.hpp): this rank's bodies [b, e) only, then the new positions of every
-  // rank's block are gathered through the host (the MPI here is not CUDA-aware) and uploaded.
+  // Distributed (pipeline.hpp): this rank's bodies [b, e) only. The other ranks' new positions
+  // are fetched at the start of the next force stage, overlapped with it (forces()).
   void step(int count) override {
     constexpr int kBlock = 256;
     const auto [bu, eu] = own(static_cast<std::size_t>(n_));
     const int b = static_cast<int>(bu), e = static_cast<int>(eu);
     const int blocks = (e - b + kBlock - 1) / kBlock;
     for (int s = 0; s < count; ++s) {
-      compute_accelerations(pos_[cur_].get(), acc_.get(), b, e);
-      CUDA_CHECK(cudaGetLastError());
+      forces(b, e);
       if (blocks > 0)
         integrate<T><<<blocks, kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(),
                                          acc_.get(), b, e, splits(), npad_, dt_);
       CUDA_CHECK(cudaGetLastError());
       cur_ = 1 - cur_;
-      if (exchange()) {
-        if (host_.size() != static_cast<std::size_t>(n_)) host_ = PinnedBuffer<Vec4T<T>>(n_);
-        pos_[cur_].download(host_.data(), bu, eu - bu);
-        exchange()->allgather(host_.data(), sizeof(Vec4T<T>), host_.size());
-        pos_[cur_].upload(host_.data(), 0, host_.size());
-      }
+      stale_ = exchange() != nullptr;  // only this rank's block of pos_[cur_] is new
     }
   }
 
   void read(Bodies& b) override {
+    if (stale_) exchange_now();
     std::vector<Vec4T<T>> pos, vel;
     pos_[cur_].download(pos);
     vel_.download(vel);
     if (exchange()) {  // each rank integrated only its own velocities
       vel.resize(n_);
-      exchange()->allgather(vel);
+      this->gather(vel);
     }
     b.resize(n_);
     for (int i = 0; i < n_; ++i) {
@@ -135,7 +135,11 @@ class BodySystem : public Pipeline {
     }
   }
 
-  void finish() override { CUDA_CHECK(cudaDeviceSynchronize()); }
+  void finish() override {
+    CUDA_CHECK(cudaDeviceSynchronize());
+    if (overlap_)
+      for (auto& x : overlap_->exchanges) settle(x);
+  }
 
   // CUDA events around the steps' launches (on the default stream, where they run).
   double timed_steps(int count) override {
@@ -155,7 +159,8 @@ class BodySystem : public Pipeline {
   }
   std::string timer() const override { return "CUDA events"; }
 
-  // For CUDA-GL interop (gl_interop.cu): the current state on the device, n() bodies each.
+  // For CUDA-GL interop (gl_interop.cu): the current state on the device, n() bodies each (one
+  // process: a distributed rank's copy holds other ranks' old positions until its next step).
   const Vec4T<T>* device_positions() const { return pos_[cur_].get(); }
   const Vec4T<T>* device_velocities() const { return vel_.get(); }
   int device() const { return device_; }
@@ -169,18 +174,105 @@ class BodySystem : public Pipeline {
   virtual void prepare(int /*padded_n*/) {}
   // How many partial accelerations compute_accelerations() writes.
   virtual int splits() const { return 1; }
-  // The force stage: positions in, splits() partial accelerations out (padded_n() apart), for at
-  // least the bodies [first, end) (a rung may compute a superset aligned to its tile).
-  virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) = 0;
+  // Bodies per tile of the j split: split s sums the bodies of split_tiles(padded_n() / tile(), s,
+  // splits()) (split_plan.hpp). 0: the rung does not split j by tiles, and is always asked for
+  // every split at once.
+  virtual int tile() const { return 0; }
+  // The force stage: positions in, the partial accelerations of the splits [run.first, run.end)
+  // out (padded_n() apart), for at least the bodies [first, end) (a rung may compute a superset
+  // aligned to its tile).
+  virtual void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end, SplitRun run) = 0;
 
   int padded_n() const { return npad_; }
   T eps2() const { return eps2_; }
 
  private:
+  // One exchange's events: `ready` (this rank's positions integrated), `own` (the force splits it
+  // could sum without the others are done), `in` (every position is on the device).
+  struct ExchangeEvents {
+    Event ready, own, in;
+    bool timed = false;  // recorded and not yet counted in exchange_time_
+  };
+  // Made at the first exchange, on this rung's device.
+  struct Overlap {
+    Stream copy;
+    ExchangeEvents exchanges[2];  // alternate steps' exchanges, each counted when it is reused
+    int turn = 0;
+  };
+
+  // The force stage of a step. Distributed, when pos_[cur_] holds other ranks' old positions: the
+  // splits inside this rank's own block first, while the host fetches the others (D2H of its
+  // block on a copy stream, MPI_Allgatherv, H2D of the rest), then the other splits. Each split's
+  // sums are those of one process, and integrate adds them in split order: the same bits.
+  void forces(int b, int e) {
+    const SplitRun all{0, splits()};
+    if (!stale_) {
+      compute_accelerations(pos_[cur_].get(), acc_.get(), b, e, all);
+      CUDA_CHECK(cudaGetLastError());
+      return;
+    }
+    // What a rank has before the exchange: its block, and the padding after the last block.
+    const SplitRun own = tile() > 0 ? splits_within(npad_ / tile(), splits(), tile(), b, e == n_ ? npad_ : e)
+                                    : SplitRun{};
+    if (!overlap_) overlap_ = std::make_unique<Overlap>();
+    ExchangeEvents& x = overlap_->exchanges[overlap_->turn ^= 1];
+    settle(x);  // recorded two exchanges ago: complete
+    x.ready.record();
+    if (own.end > own.first) compute_accelerations(pos_[cur_].get(), acc_.get(), b, e, own);
+    CUDA_CHECK(cudaGetLastError());
+    x.own.record();
+    exchange_positions(b, e, x);
+    x.timed = true;
+    if (own.first > 0) compute_accelerations(pos_[cur_].get(), acc_.get(), b, e, {0, own.first});
+    if (own.end < all.end) compute_accelerations(pos_[cur_].get(), acc_.get(), b, e, {own.end, all.end});
+    CUDA_CHECK(cudaGetLastError());
+  }
+
+  // Every rank's block of pos_[cur_] into place: this rank's block to the host on the copy stream
+  // once `x.ready`, MPI_Allgatherv (the MPI here is not CUDA-aware), the others' blocks back, then
+  // `x.in`, which the default stream waits for.
+  void exchange_positions(int b, int e, ExchangeEvents& x) {
+    if (host_.size() != static_cast<std::size_t>(n_)) host_ = PinnedBuffer<Vec4T<T>>(n_);
+    constexpr std::size_t sz = sizeof(Vec4T<T>);
+    const cudaStream_t copy = overlap_->copy;
+    Vec4T<T>* pos = pos_[cur_].get();
+    CUDA_CHECK(cudaStreamWaitEvent(copy, x.ready, 0));
+    CUDA_CHECK(cudaMemcpyAsync(host_.data() + b, pos + b, (e - b) * sz, cudaMemcpyDeviceToHost, copy));
+    CUDA_CHECK(cudaStreamSynchronize(copy));
+    this->gather(host_.data(), sz, host_.size());
+    if (b > 0) CUDA_CHECK(cudaMemcpyAsync(pos, host_.data(), b * sz, cudaMemcpyHostToDevice, copy));
+    if (e < n_) CUDA_CHECK(cudaMemcpyAsync(pos + e, host_.data() + e, (n_ - e) * sz, cudaMemcpyHostToDevice, copy));
+    x.in.record(copy);
+    CUDA_CHECK(cudaStreamWaitEvent(nullptr, x.in, 0));
+    stale_ = false;
+  }
+
+  // The last step's exchange, with nothing to overlap (read()).
+  void exchange_now() {
+    const auto [b, e] = own(static_cast<std::size_t>(n_));
+    if (!overlap_) overlap_ = std::make_unique<Overlap>();
+    ExchangeEvents x;
+    x.ready.record();
+    exchange_positions(static_cast<int>(b), static_cast<int>(e), x);
+    CUDA_CHECK(cudaStreamSynchronize(overlap_->copy));
+  }
+
+  // Counts a complete exchange: from `ready` to `in`, hidden while the own splits ran.
+  void settle(ExchangeEvents& x) {
+    if (!x.timed) return;
+    const double total = x.in.since(x.ready) * 1e-3, own = x.own.since(x.ready) * 1e-3;
+    this->exchange_time_.total += total;
+    this->exchange_time_.hidden += std::min(total, own);
+    x.timed = false;
+  }
+
   int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;
   T dt_ = 0, eps2_ = 0;
   DeviceBuffer<Vec4T<T>> pos_[2], vel_, acc_;
-  PinnedBuffer<Vec4T<T>> host_;  // distributed: every body's positions, staged for the exchange
+  // Distributed only.
+  bool stale_ = false;  // pos_[cur_] holds other ranks' old positions
+  PinnedBuffer<Vec4T<T>> host_;  // every body's positions, staged for the exchange
+  std::unique_ptr<Overlap> overlap_;
 };
 
 }  // namespace nbody::cuda

@@ -77,4 +77,37 @@ class PinnedBuffer {
   std::size_t n_ = 0;
 };
 
+// A stream that does not wait for the legacy default stream (where the rungs' kernels run), and
+// events that time it: the distributed runs' copies, beside the force kernels.
+class Stream {
+ public:
+  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~Stream() { cudaStreamDestroy(s_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  operator cudaStream_t() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+class Event {
+ public:
+  Event() { CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  operator cudaEvent_t() const { return e_; }
+  void record(cudaStream_t s = nullptr) { CUDA_CHECK(cudaEventRecord(e_, s)); }
+  // Milliseconds from `earlier` to this event (both complete).
+  float since(const Event& earlier) const {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, earlier.e_, e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 }  // namespace nbody::cuda

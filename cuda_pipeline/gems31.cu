@@ -41,7 +41,8 @@ class Gems31 final : public BodySystem<T> {
  private:
   bool distributable() const override { return true; }
 
-  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
+  // One j range (tile() is 0): `run` is always the whole of it.
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end, SplitRun /*run*/) override {
     if (end <= first) return;
     const dim3 block(p_, q_), grid((end - first + p_ - 1) / p_);
     const std::size_t smem = sizeof(Vec4T<T>) * p_ * q_;

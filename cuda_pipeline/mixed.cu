@@ -12,7 +12,7 @@ namespace nbody::cuda {
 
 namespace {
 
-using MixedKernel = void (*)(const Vec4T<double>*, Vec4T<double>*, int, float, int);
+using MixedKernel = void (*)(const Vec4T<double>*, Vec4T<double>*, int, float, int, int, int);
 
 MixedKernel mixed_kernel(int k) {
   switch (k) {
@@ -41,17 +41,18 @@ class Mixed final : public BodySystem<double> {
   void prepare(int npad) override { splits_ = row_block_splits(npad, block_, k_, split_, sms_); }
 
   int splits() const override { return splits_; }
+  int tile() const override { return block_; }
 
   bool distributable() const override { return true; }
 
   // cuda:tuned's launch plan (split_plan.hpp), so the same bits with any number of ranks.
-  void compute_accelerations(const Vec4T<double>* pos, Vec4T<double>* acc, int first, int end) override {
+  void compute_accelerations(const Vec4T<double>* pos, Vec4T<double>* acc, int first, int end, SplitRun run) override {
     const RowBlocks r = row_blocks(first, end, block_, k_, splits_, sms_, exchange() != nullptr);
-    if (r.blocks <= 0) return;
-    const dim3 grid(r.blocks, splits_);
+    if (r.blocks <= 0 || run.end <= run.first) return;
+    const dim3 grid(r.blocks, run.end - run.first);
     const std::size_t smem = 2 * sizeof(Vec4T<float>) * block_;  // hi and lo of a tile
-    (r.k == k_ ? kernel_ : mixed_kernel(r.k))<<<grid, block_, smem>>>(pos, acc, padded_n(),
-                                                                       static_cast<float>(eps2()), r.row0);
+    (r.k == k_ ? kernel_ : mixed_kernel(r.k))<<<grid, block_, smem>>>(
+        pos, acc, padded_n(), static_cast<float>(eps2()), r.row0, run.first, splits_);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

@@ -67,12 +67,12 @@ __device__ __forceinline__ void interact_ds(const Vec4T<float>& hj, const Vec4T<
 }
 
 // The layout of tuned_forces (tuned_kernels.cuh): block b, thread t owns bodies
-// row0 + b*B*K + t + k*B; split s of S = gridDim.y sums tiles [s*T/S, (s+1)*T/S) and writes
-// acc[s*npad + i] in double. Shared memory: B hi float4 (x, y, z, m) then B lo float4.
+// row0 + b*B*K + t + k*B; split s = split0 + blockIdx.y of S sums tiles [s*T/S, (s+1)*T/S) and
+// writes acc[s*npad + i] in double. Shared memory: B hi float4 (x, y, z, m) then B lo float4.
 template <int K, int kMinBlocks = 0>  // kMinBlocks: __launch_bounds__' minimum blocks per SM (0: none)
 __global__ void __launch_bounds__(256, kMinBlocks) mixed_forces(const Vec4T<double>* __restrict__ pos,
                                                      Vec4T<double>* __restrict__ acc, int npad, float eps2,
-                                                     int row0) {
+                                                     int row0, int split0, int splits) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int B = blockDim.x, t = threadIdx.x;
   Vec4T<float>* hi = reinterpret_cast<Vec4T<float>*>(smem);
@@ -88,7 +88,8 @@ __global__ void __launch_bounds__(256, kMinBlocks) mixed_forces(const Vec4T<doub
     split_ds(p.z, zh[k], zl[k]);
     sx[k] = sy[k] = sz[k] = 0;
   }
-  const TileRange range = split_tiles(npad / B, blockIdx.y, gridDim.y);
+  const int split = split0 + blockIdx.y;
+  const TileRange range = split_tiles(npad / B, split, splits);
   for (int tt = range.begin; tt < range.end; ++tt) {
     __syncthreads();  // every thread is done with the previous tile
     {
@@ -120,7 +121,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) mixed_forces(const Vec4T<doub
       sz[k] += az[k];
     }
   }
-  Vec4T<double>* out = acc + static_cast<long long>(blockIdx.y) * npad;
+  Vec4T<double>* out = acc + static_cast<long long>(split) * npad;
 #pragma unroll
   for (int k = 0; k < K; ++k) out[first + k * B] = Vec4T<double>{sx[k], sy[k], sz[k], 0};
 }

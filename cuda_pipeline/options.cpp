@@ -76,7 +76,9 @@ std::string option_help(const std::string& option) {
   if (option == "bodies")
     return "Bodies per thread K: cuda:tuned 1, 2, 4, 8 (0: 8; tuned-fp64 0: 2; mixed 0: 8), cuda:symmetric 1, 2, 4, 8, 16 (0: chosen by N, 16, 8 or 4)";
   if (option == "split")
-    return "cuda:tuned and cuda:mixed parts of the j range, one block each: 1..65535 (0: chosen for the device)";
+    return "cuda:tuned and cuda:mixed parts of the j range, one block each: 1..65535 (0: chosen for the device and N, at "
+           "least 16 where N has as many tiles, so that a distributed rank computes whole parts of its own block "
+           "while the exchange runs)";
   return "";
 }
 

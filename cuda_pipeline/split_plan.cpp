@@ -21,8 +21,17 @@ int choose_splits(long long blocks_i, long long tiles, int sms, int warps_per_bl
 
 int row_block_splits(long long npad, int block, int k, int split, int sms) {
   const long long blocks_i = npad / (static_cast<long long>(block) * k), tiles = npad / block;
-  return split > 0 ? static_cast<int>(std::min<long long>(split, tiles))
-                   : choose_splits(blocks_i, tiles, sms, block / 32);
+  if (split > 0) return static_cast<int>(std::min<long long>(split, tiles));
+  const long long floor = std::min<long long>(kOverlapSplits, std::max<long long>(tiles, 1));
+  return static_cast<int>(std::max<long long>(choose_splits(blocks_i, tiles, sms, block / 32), floor));
+}
+
+SplitRun splits_within(long long tiles, int splits, long long tile, long long have_begin, long long have_end) {
+  int s = 0;
+  while (s < splits && split_tiles(tiles, s, splits).begin * tile < have_begin) ++s;
+  SplitRun run{s, s};
+  while (run.end < splits && split_tiles(tiles, run.end, splits).end * tile <= have_end) ++run.end;
+  return run;
 }
 
 RowBlocks row_blocks(int first, int end, int block, int k, int splits, int sms, bool distributed) {

@@ -69,7 +69,7 @@ class Symmetric final : public BodySystem<float> {
 
   // Not distributable (pipeline.hpp): f_ji = -f_ij lands in other ranks' bodies. `first` and
   // `end` are always the whole range.
-  void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc, int, int) override {
+  void compute_accelerations(const Vec4T<float>* pos, Vec4T<float>* acc, int, int, SplitRun) override {
     const int tiles = padded_n() / (32 * k_);
     // One resident wave of warps, each with an equal share of the tile pairs.
     const long long warps = std::min(pairs(padded_n(), k_), warps_);

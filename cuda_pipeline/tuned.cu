@@ -13,7 +13,7 @@ namespace nbody::cuda {
 namespace {
 
 template <typename T>
-using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int);
+using TunedKernel = void (*)(const Vec4T<T>*, Vec4T<T>*, int, T, int, int, int);
 
 // float: __launch_bounds__(256, 1), the registers left to ptxas (127 at K = 8 instead of 79): 12%
 // faster at N = 2^18 and 9% at 2^20 on the H100 (scripts/dev/force_variants.cu). double
@@ -48,17 +48,19 @@ class Tuned final : public BodySystem<T> {
   void prepare(int npad) override { splits_ = row_block_splits(npad, block_, k_, split_, sms_); }
 
   int splits() const override { return splits_; }
+  int tile() const override { return block_; }
 
   bool distributable() const override { return true; }
 
-  // The rows [first, end) in the launch plan of split_plan.hpp; the j split comes from the
-  // global N (prepare()), so every body's sum is the same with any number of ranks.
-  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end) override {
+  // The rows [first, end) and the splits of `run` in the launch plan of split_plan.hpp; the j
+  // split comes from the global N (prepare()), so every body's sum is the same with any number
+  // of ranks.
+  void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end, SplitRun run) override {
     const RowBlocks r = row_blocks(first, end, block_, k_, splits_, sms_, this->exchange() != nullptr);
-    if (r.blocks <= 0) return;
-    const dim3 grid(r.blocks, splits_);
+    if (r.blocks <= 0 || run.end <= run.first) return;
+    const dim3 grid(r.blocks, run.end - run.first);
     (r.k == k_ ? kernel_ : tuned_kernel<T>(r.k))<<<grid, block_, sizeof(Vec4T<T>) * block_>>>(
-        pos, acc, this->padded_n(), this->eps2(), r.row0);
+        pos, acc, this->padded_n(), this->eps2(), r.row0, run.first, splits_);
   }
 
   int block_, k_, split_, splits_ = 1, sms_ = 0;

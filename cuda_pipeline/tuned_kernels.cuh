@@ -51,8 +51,8 @@ __device__ __forceinline__ void interact(const Vec4T<T>& bj, T xi, T yi, T zi, T
   az = fma(dz, s, az);
 }
 
-// Split s of S sums the tiles [begin, end) of the T tiles (split_plan.hpp's j split); cuda:mixed
-// walks the same ranges.
+// Split s of S sums the tiles [begin, end) of the T tiles (split_plan.hpp's split_tiles, the
+// same formula on the host); cuda:mixed walks the same ranges.
 struct TileRange {
   int begin, end;
 };
@@ -61,14 +61,16 @@ __device__ __forceinline__ TileRange split_tiles(int tiles, int s, int S) {
           static_cast<int>(static_cast<long long>(tiles) * (s + 1) / S)};
 }
 
-// Block b, thread t owns bodies row0 + b*B*K + t + k*B (k < K): coalesced loads and stores. Split s of
-// S = gridDim.y sums the tiles [s*T/S, (s+1)*T/S) of the T = npad/B tiles of B bodies, and writes
-// its partial sums to acc[s*npad + i].
+// Block b, thread t owns bodies row0 + b*B*K + t + k*B (k < K): coalesced loads and stores. Split
+// s = split0 + blockIdx.y of S sums the tiles [s*T/S, (s+1)*T/S) of the T = npad/B tiles of B
+// bodies, and writes its partial sums to acc[s*npad + i]. A launch may cover any run of the S
+// splits (grid.y of them from split0): a split's sums do not depend on which launch ran it, so a
+// distributed rank computes the splits inside its own block while the other positions arrive.
 // kMinBlocks: __launch_bounds__' minimum blocks per SM (0: none given).
 template <typename T, int K, int kMinBlocks = 0>
 __global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* __restrict__ pos,
                                                      Vec4T<T>* __restrict__ acc, int npad, T eps2,
-                                                     int row0) {
+                                                     int row0, int split0, int splits) {
   extern __shared__ __align__(16) unsigned char smem[];
   Vec4T<T>* tile = reinterpret_cast<Vec4T<T>*>(smem);
   const int B = blockDim.x, t = threadIdx.x;
@@ -82,7 +84,8 @@ __global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* 
     z[k] = p.z;
     ax[k] = ay[k] = az[k] = 0;
   }
-  const TileRange range = split_tiles(npad / B, blockIdx.y, gridDim.y);
+  const int split = split0 + blockIdx.y;
+  const TileRange range = split_tiles(npad / B, split, splits);
   for (int tt = range.begin; tt < range.end; ++tt) {
     __syncthreads();  // every thread is done with the previous tile
     tile[t] = pos[tt * B + t];
@@ -94,7 +97,7 @@ __global__ void __launch_bounds__(256, kMinBlocks) tuned_forces(const Vec4T<T>* 
       for (int k = 0; k < K; ++k) interact(bj, x[k], y[k], z[k], ax[k], ay[k], az[k], eps2);
     }
   }
-  Vec4T<T>* out = acc + static_cast<long long>(blockIdx.y) * npad;
+  Vec4T<T>* out = acc + static_cast<long long>(split) * npad;
 #pragma unroll
   for (int k = 0; k < K; ++k) out[first + k * B] = Vec4T<T>{ax[k], ay[k], az[k], 0};
 }

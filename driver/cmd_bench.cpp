@@ -5,6 +5,7 @@
 #include <memory>
 #include <sstream>
 
+#include "balance.hpp"
 #include "bench.hpp"
 #include "results_json.hpp"
 #include "commands.hpp"
@@ -74,12 +75,16 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
               "median\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
   if (World::size() > 1)
-    std::printf("ranks: %d (bodies split in blocks, positions allgathered once per step); rates are "
-                "totals; \"1 rank\" is rank 0 alone in this allocation\n\n", World::size());
+    std::printf("ranks: %d (bodies split in blocks, --balance %s; positions allgathered once per step); rates "
+                "are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
+                "waiting for the exchange (the slowest rank); overlap %% = the exchange's time hidden behind "
+                "compute; shares = each rank's %% of the bodies\n\n",
+                World::size(), a.spec.cfg.pipeline.balance.c_str());
   std::printf("%-18s %9s %11s %7s %13s %10s %12s %6s %11s", "pipeline", "N", "ms/step", "spread", "interact/s",
               "GFLOP/s", "bound/s", "%bound", "acc rms_rel");
   if (ladder) std::printf(" %9s", "speed-up");
-  if (World::size() > 1) std::printf(" %11s %8s %6s %6s", "1 rank ms", "speedup", "eff %", "comm %");
+  if (World::size() > 1)
+    std::printf(" %11s %8s %6s %6s %9s", "1 rank ms", "speedup", "eff %", "comm %", "overlap %");
   std::printf("  %s\n", "status");
 }
 
@@ -95,9 +100,19 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   if (ladder && speedup > 0) std::printf(" %8.2fx", speedup);
   if (ladder && !(speedup > 0)) std::printf(" %9s", "-");
   if (World::size() > 1)
-    std::printf(" %11.4f %8.3f %6.1f %6.1f", row.ms_one, row.speedup(), 100 * row.speedup() / World::size(),
-                100 * row.comm_fraction);
+    std::printf(" %11.4f %8.3f %6.1f %6.1f %9.1f", row.ms_one, row.speedup(), 100 * row.speedup() / World::size(),
+                100 * row.comm_fraction, 100 * row.overlap);
   std::printf("  %s\n", row.status.c_str());
+  if (!row.shares.empty()) {
+    std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
+    if (!row.rates.empty()) {
+      std::printf(" (measured rates");
+      for (const double r : row.rates) std::printf(" %.3g", r);
+      std::printf(" /s; ideal N^2 / their sum %.4f ms/step)", row.ms_ideal);
+    }
+    if (row.ms_equal > 0) std::printf("; equal blocks %.4f ms/step", row.ms_equal);
+    std::printf("\n");
+  }
   if (row.bound) std::printf("%-18s   bound: %s\n", "", row.bound->detail.c_str());
   std::fflush(stdout);
 }

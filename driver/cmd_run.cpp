@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "balance.hpp"
 #include "config.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
@@ -119,6 +120,7 @@ class Run {
 void Run::make() {
   engine_ = make_engine(a_.cfg.pipeline);
   p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
+  balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
   phase("devices");
 }
 
@@ -266,7 +268,9 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   if (resumed_) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), first_, last_);
   std::printf("fp64 engine: %s (%s)\n", engine_->name().c_str(), engine_->where().c_str());
-  if (World::size() > 1) std::printf("ranks: %d (each computes and integrates its own block of bodies)\n", World::size());
+  if (World::size() > 1)
+    std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s)\n", World::size(),
+                shares_text(block_shares(*p_, bodies_.size())).c_str(), a_.cfg.pipeline.balance.c_str());
   if (with_energy())
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0_->total(), e1.total(),
                 relative_drift(e0_->total(), e1.total()));
@@ -282,6 +286,7 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
 nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) const {
   nlohmann::json j = {{"pipeline", name_}};
   j.update(config_json(a_.cfg, bodies_.size()));
+  if (World::size() > 1) j["shares"] = block_shares(*p_, bodies_.size());
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;

@@ -74,6 +74,12 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
                  "default local rank mod the device count)")
       ->capture_default_str()
       ->each([&o](const std::string&) { o.device_given = true; });
+  app.add_option("--balance", o.balance,
+                 "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | "
+                 "rate (in proportion to each rank's rate, measured by a short probe at the start) | "
+                 "auto (rate where the measured rates differ by more than 10%, else equal) | W0:W1:... "
+                 "(fixed weights, one per rank). The results are the same bits with any")
+      ->capture_default_str();
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

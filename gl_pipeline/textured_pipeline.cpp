@@ -61,7 +61,7 @@ void TexturedPipeline::accelerations(std::vector<Vec3>& out) {
     const float* t = &rgba[4 * static_cast<std::size_t>(i)];
     out[i] = {t[0], t[1], t[2]};
   }
-  if (exchange()) exchange()->allgather(out);
+  if (exchange()) gather(out);
 }
 
 void TexturedPipeline::exchange_texels(const Framebuffer& fbo, Texture& tex, std::vector<float>& host) {
@@ -69,7 +69,7 @@ void TexturedPipeline::exchange_texels(const Framebuffer& fbo, Texture& tex, std
   const int r0 = first_row(static_cast<int>(b)), r1 = end_row(static_cast<int>(e));
   host.resize(4 * static_cast<std::size_t>(width_) * height_);
   if (r1 > r0) fbo.read(0, r0, width_, r1 - r0, &host[4 * static_cast<std::size_t>(r0) * width_]);
-  exchange()->allgather(host.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
+  gather_positions(host.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
   tex.upload(host.data());
 }
 
@@ -115,7 +115,7 @@ void TexturedPipeline::read(Bodies& bodies) {
   vel_fbo_[cur_].read(0, 0, width_, height_, vel.data());
   if (exchange()) {  // each rank integrated only its own velocities: gather, and make the
     // texture whole too (frames colour by speed from it)
-    exchange()->allgather(vel.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
+    gather(vel.data(), 4 * sizeof(float), static_cast<std::size_t>(n_));
     vel_[cur_].upload(vel.data());
   }
   bodies.resize(n_);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "balance.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
@@ -134,6 +135,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
   auto p = make_pipeline(name, a.cfg.pipeline);
   p->distribute(World::exchange());
+  row.rates = balance_blocks(*p, a.cfg.pipeline, params, n);
   p->load(bodies, params);
 
   const std::string mismatch = validate(*p, bodies, params, engine, tolerance_for(name, a.cfg.pipeline), a.validate_n, row);
@@ -141,6 +143,18 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.status = "FAILED validation";
     row.failure = mismatch;
     return row;
+  }
+  if (!p->partition().equal()) {  // blocks by rate: equal blocks first, timed the same way
+    const Partition balanced = p->partition();
+    p->partition(Partition(World::size()));
+    p->load(bodies, params);
+    row.ms_equal = ms_per_step(*p, a.reps, a.cfg.steps, report).median;
+    p->partition(balanced);
+  }
+  if (!row.rates.empty()) {
+    double sum = 0;
+    for (const double r : row.rates) sum += r;
+    row.ms_ideal = 1e3 * static_cast<double>(n) * static_cast<double>(n) / sum;
   }
   p->load(bodies, params);  // the timed run starts from the validated state
   if (World::size() > 1) {  // one process first, in the same allocation: rank 0 alone
@@ -159,7 +173,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";
   }
   Exchange* ex = World::exchange();
-  const double comm0 = ex ? ex->seconds() : 0;
+  const ExchangeTime x0 = p->exchange_time();
   World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
   const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report);
@@ -172,7 +186,14 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   }
   if (ex) {
     const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    row.comm_fraction = World::max((ex->seconds() - comm0) / all);
+    const ExchangeTime x1 = p->exchange_time();
+    const double total = x1.total - x0.total, hidden = x1.hidden - x0.hidden;
+    row.comm_fraction = World::max((total - hidden) / all);
+    double totals = 0, hiddens = 0;
+    for (const double v : ex->all(total)) totals += v;
+    for (const double v : ex->all(hidden)) hiddens += v;
+    row.overlap = totals > 0 ? hiddens / totals : 0;
+    row.shares = block_shares(*p, static_cast<std::size_t>(n));
   }
   // The timed steps queue more work between waits than one acceleration pass: check the state they
   // leave too (finite, and its accelerations as above), so a rung that stops computing mid-run

@@ -33,9 +33,16 @@ struct BenchRow {
   long long checked = 0;  // bodies whose accelerations were checked
   std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
   std::string timer;
-  // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone),
-  // and the share of the step spent in the position exchange.
-  double ms_one = 0, comm_fraction = 0;
+  // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone);
+  // the share of the step a rank spent waiting for the position exchange (the slowest rank's);
+  // the share of the exchange time that compute hid (all ranks' hidden over all ranks' total);
+  // each rank's share of the bodies.
+  double ms_one = 0, comm_fraction = 0, overlap = 0;
+  std::vector<double> shares;
+  // Blocks sized by rate (balance.hpp): each rank's measured rate; the ms/step of equal blocks,
+  // timed the same way in the same run; and N^2 / (the sum of the rates), the balanced ideal.
+  std::vector<double> rates;
+  double ms_equal = 0, ms_ideal = 0;
   std::optional<Bound> bound;
   double speedup() const { return ms > 0 ? ms_one / ms : 0; }
   double fraction() const { return bound ? rate / bound->interactions_per_s : 0; }

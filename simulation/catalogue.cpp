@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "balance.hpp"
 #include "error.hpp"
 #include "reference.hpp"
 #ifdef NBODY_HAVE_GL
@@ -186,6 +187,7 @@ void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_precision != "float" && o.gl_precision != "half")
     throw InputError("--gl-precision '" + o.gl_precision + "': must be float or half");
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
+  balance_weights(o.balance);  // throws for anything but equal, rate, auto and one weight per rank
 }
 
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {

@@ -24,6 +24,7 @@ struct PipelineOptions {
   int cuda_split = 0;                // tuned, mixed: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
   bool device_given = false;         // --device was on the command line
+  std::string balance = "auto";      // under mpirun, each rank's block: equal | rate | auto (balance.hpp)
 };
 
 enum class Family { Cpu, Gl, Cuda };

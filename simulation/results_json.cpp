@@ -89,6 +89,11 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["speedup"] = row.speedup();
     j["parallel_efficiency"] = row.speedup() / World::size();
     j["comm_fraction"] = row.comm_fraction;
+    j["overlap"] = row.overlap;
+    j["shares"] = row.shares;
+    j["rates"] = row.rates;
+    j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);
+    j["ms_per_step_ideal"] = row.ms_ideal > 0 ? nlohmann::json(row.ms_ideal) : nlohmann::json(nullptr);
   }
   if (row.bound)
     j["bound"] = {{"kind", row.bound->kind},

@@ -101,14 +101,14 @@ class DistributedEngine final : public Fp64Engine {
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::size_t m = end - begin;
-    const std::size_t b = begin + block_begin(m, ex_.ranks(), ex_.rank());
-    const std::size_t e = begin + block_begin(m, ex_.ranks(), ex_.rank() + 1);
+    const Partition part(ex_.ranks());
+    const std::size_t b = begin + part.begin(m, ex_.rank()), e = begin + part.begin(m, ex_.rank() + 1);
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     inner_->on_progress = on_progress;
     inner_->evaluate_rows(pos, eps2, b, e, acc, phi);
-    if (acc) ex_.allgather(acc->data() + begin, sizeof(Vec3), m);
-    if (phi) ex_.allgather(phi->data() + begin, sizeof(double), m);
+    if (acc) ex_.allgather(acc->data() + begin, sizeof(Vec3), m, part);
+    if (phi) ex_.allgather(phi->data() + begin, sizeof(double), m, part);
   }
   std::string name() const override { return inner_->name(); }
   std::string where() const override {

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -34,14 +33,18 @@ class MpiExchange final : public Exchange {
  public:
   int ranks() const override { return g_size; }
   int rank() const override { return g_rank; }
-  double seconds() const override { return seconds_; }
   long long agree_min(long long v) override {
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
     return v;
   }
 
-  void allgather(void* data, std::size_t bytes, std::size_t n) override {
-    const auto t0 = std::chrono::steady_clock::now();
+  std::vector<double> all(double v) override {
+    std::vector<double> out(static_cast<std::size_t>(g_size));
+    MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    return out;
+  }
+
+  void allgather(void* data, std::size_t bytes, std::size_t n, const Partition& part) override {
     auto it = types_.find(bytes);
     if (it == types_.end()) {  // one contiguous type per record size: counts stay in bodies
       MPI_Datatype t;
@@ -52,17 +55,15 @@ class MpiExchange final : public Exchange {
     const MPI_Datatype type = it->second;
     std::vector<int> counts(g_size), displs(g_size);
     for (int r = 0; r < g_size; ++r) {
-      displs[r] = static_cast<int>(block_begin(n, g_size, r));
-      counts[r] = static_cast<int>(block_begin(n, g_size, r + 1)) - displs[r];
+      displs[r] = static_cast<int>(part.begin(n, r));
+      counts[r] = static_cast<int>(part.begin(n, r + 1)) - displs[r];
     }
     MPI_Allgatherv(MPI_IN_PLACE, 0, type, data, counts.data(), displs.data(), type,
                    MPI_COMM_WORLD);
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
   std::map<std::size_t, MPI_Datatype> types_;
-  double seconds_ = 0;
 };
 #endif
 

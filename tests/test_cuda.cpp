@@ -1,6 +1,7 @@
 // cuda_pipeline. On a machine without a CUDA device every test skips, naming the reason.
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include <cuda_runtime.h>
 
@@ -227,6 +228,47 @@ TEST(SplitPlan, RowBlocksCoverTheRowsAndHalveKForARanksBlock) {
   EXPECT_EQ(cuda::row_blocks(10, 10, B, 8, 1, sms, false).blocks, 0) << "no rows, no blocks";
   EXPECT_EQ(cuda::row_block_splits(262144, B, 8, 7, sms), 7) << "--cuda-split is taken as given";
   EXPECT_EQ(cuda::row_block_splits(1024, B, 8, 100, sms), 8) << "at most one split per tile";
+}
+
+// The j split is a function of the global N alone, with at least kOverlapSplits parts where there
+// are that many tiles; the splits a rank sums before the exchange are exactly those inside what it
+// has (its block, and the padding after the last block).
+TEST(SplitPlan, SplitsDependOnNAloneAndARankFindsThoseInsideItsBlock) {
+  const int B = 128, sms = 132;
+  for (long long npad : {1024LL, 16384LL, 262144LL, 1048576LL, 4194304LL}) {
+    const int S = cuda::row_block_splits(npad, B, 8, 0, sms);
+    EXPECT_GE(S, std::min<long long>(cuda::kOverlapSplits, npad / B)) << npad;
+    EXPECT_LE(S, npad / B) << npad;
+  }
+  // 262144 bodies, 2048 tiles in 16 splits of 128 tiles: four equal ranks own four splits each.
+  const long long tiles = 2048;
+  for (int r = 0; r < 4; ++r) {
+    const cuda::SplitRun run = cuda::splits_within(tiles, 16, B, 65536LL * r, 65536LL * (r + 1));
+    EXPECT_EQ(run.first, 4 * r);
+    EXPECT_EQ(run.end, 4 * r + 4);
+  }
+  const cuda::SplitRun none = cuda::splits_within(tiles, 16, B, 100, 16384 + 99);
+  EXPECT_EQ(none.end, none.first) << "a block that holds no whole split";
+  // Any block: every split of the run lies inside it, and the splits on either side do not.
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 500; ++trial) {
+    const long long t = 1 + rng() % 4096, n = t * B;
+    const int splits = 1 + static_cast<int>(rng() % std::min<long long>(t, 64));
+    long long b = rng() % n, e = rng() % (n + 1);
+    if (b > e) std::swap(b, e);
+    const cuda::SplitRun run = cuda::splits_within(t, splits, B, b, e);
+    ASSERT_LE(run.first, run.end);
+    for (int s = run.first; s < run.end; ++s) {
+      EXPECT_GE(cuda::split_tiles(t, s, splits).begin * B, b);
+      EXPECT_LE(cuda::split_tiles(t, s, splits).end * B, e);
+    }
+    if (run.first > 0) {
+      EXPECT_LT(cuda::split_tiles(t, run.first - 1, splits).begin * B, b);
+    }
+    if (run.end < splits) {
+      EXPECT_GT(cuda::split_tiles(t, run.end, splits).end * B, e);
+    }
+  }
 }
 
 TEST(Cuda, NoDeviceIsReportedWithTheReason) {

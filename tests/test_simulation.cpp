@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
 #include <set>
 
+#include "balance.hpp"
 #include "catalogue.hpp"
 #include "comparison.hpp"
 #include "error.hpp"
@@ -210,6 +214,76 @@ TEST(Comparison, PlainResultsAndNothingPrinted) {
   const std::vector<Fig9Row> rows = fig9_rows(r, "cpu64");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].at_end, r.steps.back().pairs[0].d.max);
+}
+
+// The blocks of a distributed run (pipeline.hpp): contiguous, in rank order, covering [0, n), each
+// of at least one body where n allows; equal blocks as block_begin; weighted blocks in proportion.
+void expect_blocks(const Partition& part, std::size_t n) {
+  ASSERT_EQ(part.begin(n, 0), 0u);
+  ASSERT_EQ(part.begin(n, part.ranks()), n);
+  for (int r = 0; r < part.ranks(); ++r) {
+    const auto [b, e] = part.block(n, r);
+    EXPECT_LE(b, e) << "rank " << r << " of " << part.ranks() << ", n = " << n;
+    if (n >= static_cast<std::size_t>(part.ranks())) {
+      EXPECT_GE(e - b, 1u) << "rank " << r << ", n = " << n;
+    }
+  }
+}
+
+TEST(Partition, EqualBlocksAreBlockBegin) {
+  for (int ranks : {1, 2, 3, 7})
+    for (std::size_t n : {1u, 2u, 6u, 601u, 100003u}) {
+      const Partition part(ranks);
+      EXPECT_TRUE(part.equal());
+      expect_blocks(part, n);
+      for (int r = 0; r <= ranks; ++r) EXPECT_EQ(part.begin(n, r), block_begin(n, ranks, r));
+    }
+}
+
+TEST(Partition, WeightedBlocksFollowTheWeights) {
+  const Partition part(std::vector<double>{5, 1});
+  EXPECT_FALSE(part.equal());
+  EXPECT_EQ(part.block(601, 0), (std::pair<std::size_t, std::size_t>{0, 500}));  // floor(601 * 5 / 6)
+  EXPECT_EQ(part.block(601, 1), (std::pair<std::size_t, std::size_t>{500, 601}));
+  EXPECT_DOUBLE_EQ(part.share(0), 5.0 / 6);
+  const Partition three(std::vector<double>{1, 3, 2});
+  EXPECT_EQ(three.begin(600, 1), 100u);
+  EXPECT_EQ(three.begin(600, 2), 400u);
+  // Random and extreme weights: still blocks of at least one body that cover every body.
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> w(1e-9, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> weights(1 + trial % 8);
+    for (double& x : weights) x = trial % 3 == 0 ? w(rng) * w(rng) * w(rng) : w(rng);
+    const Partition p(weights);
+    for (std::size_t n : {1u, 5u, 8u, 601u, 1048576u}) expect_blocks(p, n);
+  }
+  // A rank far slower than the others still owns one body.
+  const Partition tiny(std::vector<double>{1, 1e-12, 1});
+  EXPECT_EQ(tiny.block(10, 1).second - tiny.block(10, 1).first, 1u);
+}
+
+TEST(Partition, RefusesWeightsThatAreNotPositive) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const std::vector<std::vector<double>> bad{{}, {1, 0}, {1, -2}, {1, inf}, {nan, 1}};
+  for (const auto& w : bad) EXPECT_THROW(Partition{w}, InputError);
+}
+
+TEST(Balance, WeightsOnTheCommandLine) {
+  EXPECT_TRUE(balance_weights("equal").empty());
+  EXPECT_TRUE(balance_weights("rate").empty());
+  EXPECT_TRUE(balance_weights("auto").empty());
+  EXPECT_EQ(balance_weights("3:1"), (std::vector<double>{3, 1}));
+  EXPECT_EQ(balance_weights("1:0.5:2e0"), (std::vector<double>{1, 0.5, 2}));
+  for (const char* bad : {"", "fast", "3", "3:", ":1", "3:0", "3:-1", "3:x", "1:inf", "1:nan", "3::1", "1,2"})
+    EXPECT_THROW(balance_weights(bad), InputError) << bad;
+  // One process: a pipeline's blocks stay the whole range, whatever the option.
+  Cpu64 p;
+  PipelineOptions o;
+  o.balance = "rate";
+  EXPECT_TRUE(balance_blocks(p, o, kParams, 100).empty());
+  EXPECT_EQ(block_shares(p, 100), std::vector<double>{1.0});
+  EXPECT_EQ(shares_text({2.0 / 3, 1.0 / 3}), "66.7% / 33.3%");
 }
 
 }  // namespace

@@ -147,7 +147,7 @@ void time_tuned(Session& s) {
   // cuda:tuned's kernel with `block` threads of k bodies (no j split: one grid row).
   auto tuned = [&](const char* name, auto kernel, int block, int k) {
     if (!s.want(name)) return;
-    s.report(name, run([&] { kernel<<<n / (block * k), block, block * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0); },
+    s.report(name, run([&] { kernel<<<n / (block * k), block, block * sizeof(Vec4T<float>)>>>(d_pos, d_acc, n, eps2, 0, 0, 1); },
                      d_acc, n, s.ref, false));
   };
   auto variant = [&](const char* name, auto kernel) {  // tuned_variant above: B = 128, K = 8
@@ -186,7 +186,7 @@ void time_mixed(Session& s) {
     CK(cudaEventCreate(&b));
     for (int rep = 0; rep < 6; ++rep) {
       CK(cudaEventRecord(a));
-      kernel<<<dim3(n / 1024, 1), 128, 2 * 128 * sizeof(Vec4T<float>)>>>(d_pd, d_ad, n, eps2, 0);
+      kernel<<<dim3(n / 1024, 1), 128, 2 * 128 * sizeof(Vec4T<float>)>>>(d_pd, d_ad, n, eps2, 0, 0, 1);
       CK(cudaEventRecord(b));
       CK(cudaEventSynchronize(b));
       CK(cudaGetLastError());
@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
   CK(cudaDeviceGetAttribute(&s.sms, cudaDevAttrMultiProcessorCount, 0));
   // The reference: the production cuda:tuned kernel (K = 8, B = 128).
   s.ref.resize(n);
-  tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(s.d_pos, s.d_acc, n, s.eps2, 0);
+  tuned_forces<float, 8><<<n / 1024, 128, 128 * sizeof(Vec4T<float>)>>>(s.d_pos, s.d_acc, n, s.eps2, 0, 0, 1);
   CK(cudaMemcpy(s.ref.data(), s.d_acc, sizeof(Vec4T<float>) * n, cudaMemcpyDeviceToHost));
   std::printf("N = %d; rate = N^2 / kernel time; err = rms relative to cuda:tuned's kernel\n", n);
   s.only = argc > 2 ? argv[2] : "";

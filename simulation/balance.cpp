@@ -1,0 +1,115 @@
+#include "balance.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "error.hpp"
+#include "initial_conditions.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+namespace {
+
+constexpr double kStepSeconds = 0.01;    // the probe's size: a step of the slowest rank at least this
+constexpr double kWindowSeconds = 0.25;  // then every rank steps it for this long, all at once
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::vector<double> balance_weights(const std::string& mode) {
+  if (mode == "equal" || mode == "rate" || mode == "auto") return {};
+  const std::string usage = "--balance '" + mode + "': must be equal, rate, auto or weights W0:W1:... (one per rank, each > 0)";
+  std::vector<double> w;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t colon = std::min(mode.find(':', at), mode.size());
+    const std::string part = mode.substr(at, colon - at);
+    char* end = nullptr;
+    const double v = part.empty() ? 0 : std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0)) throw InputError(usage);
+    w.push_back(v);
+    if (colon == mode.size()) break;
+    at = colon + 1;
+  }
+  if (w.size() < 2) throw InputError(usage);
+  if (World::size() > 1 && static_cast<int>(w.size()) != World::size())
+    throw InputError("--balance " + mode + ": " + std::to_string(w.size()) + " weights for " +
+                     std::to_string(World::size()) + " ranks (give one per rank)");
+  return w;
+}
+
+std::vector<double> measure_rank_rates(Pipeline& p, const Params& params, long long n) {
+  Exchange* ex = p.exchange();
+  const Partition part = p.partition();
+  p.distribute(nullptr);  // this rank's own speed: no exchange, no waiting for the others
+  long long m = std::min<long long>(1024, n);
+  for (;; m = std::min(2 * m, n)) {
+    p.load(plummer(static_cast<std::size_t>(m), 12345), params);
+    p.step(1);  // warm-up: compile, allocate
+    p.finish();
+    const auto t0 = std::chrono::steady_clock::now();
+    p.step(1);
+    p.finish();
+    if (World::max(seconds_since(t0)) >= kStepSeconds || m == n) break;  // every rank decides alike
+  }
+  // Steps for a fixed time, every rank at once: a rank's rate as it is while the others compute
+  // too (ranks that share cores, memory or a GPU slow each other).
+  World::barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  long long steps = 0;
+  double t = 0;
+  do {
+    p.step(1);
+    p.finish();
+    ++steps;
+  } while ((t = seconds_since(t0)) < kWindowSeconds);
+  const double rate = static_cast<double>(m) * static_cast<double>(m) * static_cast<double>(steps) / t;
+  p.distribute(ex);
+  p.partition(part);
+  return ex ? ex->all(rate) : std::vector<double>{rate};
+}
+
+std::vector<double> balance_blocks(Pipeline& p, const PipelineOptions& o, const Params& params, long long n) {
+  Exchange* ex = p.exchange();
+  if (!ex) return {};
+  const std::string& mode = o.balance;
+  p.partition(Partition(ex->ranks()));
+  if (mode == "equal") return {};
+  if (const std::vector<double> w = balance_weights(mode); !w.empty()) {
+    p.partition(Partition(w));
+    return {};
+  }
+  const std::vector<double> rates = measure_rank_rates(p, params, n);
+  const auto [slow, fast] = std::minmax_element(rates.begin(), rates.end());
+  if (mode == "rate" || *fast > kBalanceSpread * *slow) p.partition(Partition(rates));
+  return rates;
+}
+
+std::vector<double> block_shares(const Pipeline& p, std::size_t n) {
+  std::vector<double> out;
+  const int ranks = p.exchange() ? p.partition().ranks() : 1;
+  for (int r = 0; r < ranks; ++r) {
+    const auto [b, e] = ranks > 1 ? p.partition().block(n, r) : std::pair<std::size_t, std::size_t>{0, n};
+    out.push_back(n > 0 ? static_cast<double>(e - b) / static_cast<double>(n) : 0.0);
+  }
+  return out;
+}
+
+std::string shares_text(const std::vector<double>& shares) {
+  std::string out;
+  for (const double s : shares) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.1f%%", out.empty() ? "" : " / ", 100 * s);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace nbody
