@@ -7,19 +7,14 @@
 #include <cstdlib>
 
 #include "error.hpp"
-#include "initial_conditions.hpp"
+#include "estimate.hpp"
 #include "world.hpp"
 
 namespace nbody {
 
 namespace {
 
-constexpr double kStepSeconds = 0.01;    // the probe's size: a step of the slowest rank at least this
-constexpr double kWindowSeconds = 0.25;  // then every rank steps it for this long, all at once
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+constexpr double kWindowSeconds = 0.25;  // every rank steps the probe bodies this long, all at once
 
 }  // namespace
 
@@ -49,16 +44,7 @@ std::vector<double> measure_rank_rates(Pipeline& p, const Params& params, long l
   Exchange* ex = p.exchange();
   const Partition part = p.partition();
   p.distribute(nullptr);  // this rank's own speed: no exchange, no waiting for the others
-  long long m = std::min<long long>(1024, n);
-  for (;; m = std::min(2 * m, n)) {
-    p.load(plummer(static_cast<std::size_t>(m), 12345), params);
-    p.step(1);  // warm-up: compile, allocate
-    p.finish();
-    const auto t0 = std::chrono::steady_clock::now();
-    p.step(1);
-    p.finish();
-    if (World::max(seconds_since(t0)) >= kStepSeconds || m == n) break;  // every rank decides alike
-  }
+  const long long m = load_probe_bodies(p, params, n);
   // Steps for a fixed time, every rank at once: a rank's rate as it is while the others compute
   // too (ranks that share cores, memory or a GPU slow each other).
   World::barrier();
@@ -69,7 +55,8 @@ std::vector<double> measure_rank_rates(Pipeline& p, const Params& params, long l
     p.step(1);
     p.finish();
     ++steps;
-  } while ((t = seconds_since(t0)) < kWindowSeconds);
+    t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } while (t < kWindowSeconds);
   const double rate = static_cast<double>(m) * static_cast<double>(m) * static_cast<double>(steps) / t;
   p.distribute(ex);
   p.partition(part);

@@ -20,8 +20,8 @@ constexpr double kBalanceSpread = 1.10;
 std::vector<double> balance_weights(const std::string& mode);
 
 // Each rank's rate (interactions per second) of `p` stepped alone, not distributed: probe bodies
-// at growing sizes (1024, doubling) until a step of the slowest rank takes 10 ms or the size
-// reaches n, then steps for 0.25 s on every rank at once (so that ranks which share cores or a
+// of the size measure_step_rate stops at (a step of the slowest rank takes 20 ms, or n), stepped
+// for 0.25 s on every rank at once (so that ranks which share cores or a
 // GPU are measured as they run). Every rank calls it together; each gets every rank's rate, in
 // rank order. Leaves `p` loaded with probe bodies and distributed as it was.
 std::vector<double> measure_rank_rates(Pipeline& p, const Params& params, long long n);

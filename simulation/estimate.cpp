@@ -11,23 +11,28 @@ namespace nbody {
 
 namespace {
 
-constexpr double kProbeSeconds = 0.02;
-
-template <typename F>
-double probe(long long n, F&& time_one) {
-  for (long long m = std::min<long long>(1024, n);; m = std::min(2 * m, n)) {
-    const double t = World::max(time_one(m));  // the slowest rank: every rank decides alike
-    if (t >= kProbeSeconds || m == n) return static_cast<double>(m) * static_cast<double>(m) / t;
-  }
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+constexpr double kProbeSeconds = 0.02;
 
-double measure_step_rate(Pipeline& p, const Params& params, long long n) {
+// The size m (1024, doubling, at most n) at which time_one(m) reaches kProbeSeconds on the slowest
+// rank, and that time.
+struct Probe {
+  long long m;
+  double seconds;
+  double rate() const { return static_cast<double>(m) * static_cast<double>(m) / seconds; }
+};
+template <typename F>
+Probe probe(long long n, F&& time_one) {
+  for (long long m = std::min<long long>(1024, n);; m = std::min(2 * m, n)) {
+    const double t = World::max(time_one(m));  // the slowest rank: every rank decides alike
+    if (t >= kProbeSeconds || m == n) return {m, t};
+  }
+}
+
+Probe probe_steps(Pipeline& p, const Params& params, long long n) {
   return probe(n, [&](long long m) {
     p.load(plummer(static_cast<std::size_t>(m), 12345), params);
     p.step(1);  // warm-up: compile, allocate
@@ -39,6 +44,12 @@ double measure_step_rate(Pipeline& p, const Params& params, long long n) {
   });
 }
 
+}  // namespace
+
+double measure_step_rate(Pipeline& p, const Params& params, long long n) { return probe_steps(p, params, n).rate(); }
+
+long long load_probe_bodies(Pipeline& p, const Params& params, long long n) { return probe_steps(p, params, n).m; }
+
 double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
   return probe(n, [&](long long m) {
     const Bodies b = plummer(static_cast<std::size_t>(m), 12345);
@@ -48,7 +59,7 @@ double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
     const auto t0 = std::chrono::steady_clock::now();
     e.evaluate(b.pos, params.eps2(), &a, &phi);
     return seconds_since(t0);
-  });
+  }).rate();
 }
 
 Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label) {

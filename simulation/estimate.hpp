@@ -24,8 +24,11 @@ constexpr double kTrivialInteractions = 1e10;
 constexpr double kCostLimitSeconds = 3600;
 
 // Interactions per second of one step of `p`, timed at growing sizes (1024 bodies, doubling)
-// until a step takes 20 ms or the size reaches n. Leaves `p` loaded with probe bodies.
+// until a step takes 20 ms (on the slowest rank) or the size reaches n. Leaves `p` loaded with
+// probe bodies.
 double measure_step_rate(Pipeline& p, const Params& params, long long n);
+// The same probe; returns the size it stopped at, with `p` loaded with that many probe bodies.
+long long load_probe_bodies(Pipeline& p, const Params& params, long long n);
 // The same for one evaluate() pass of the float64 engine.
 double measure_engine_rate(Fp64Engine& e, const Params& params, long long n);
 
