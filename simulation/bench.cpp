@@ -127,6 +127,51 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
   return made;
 }
 
+namespace {
+
+// Distributed, before the timed steps: rank 0 alone in the same allocation (one process's time);
+// for blocks that are not equal, equal blocks timed the same way; the ideal N^2 / (sum of the
+// measured rates).
+// Leaves `p` with its own blocks, to be loaded again.
+void time_baselines(const BenchSpec& a, const std::string& name, const Bodies& bodies, Pipeline& p, Reporter& report,
+                    BenchRow& row) {
+  const Params params = a.cfg.params();
+  if (!p.partition().equal()) {
+    const Partition balanced = p.partition();
+    p.partition(Partition(World::size()));
+    p.load(bodies, params);
+    row.ms_equal = ms_per_step(p, a.reps, a.cfg.steps, report).median;
+    p.partition(balanced);
+  }
+  if (!row.rates.empty()) {
+    double sum = 0;
+    for (const double r : row.rates) sum += r;
+    row.ms_ideal = 1e3 * static_cast<double>(row.n) * static_cast<double>(row.n) / sum;
+  }
+  if (World::writer()) {
+    auto one = make_pipeline(name, a.cfg.pipeline);
+    one->load(bodies, params);
+    row.ms_one = ms_per_step(*one, a.reps, a.cfg.steps, report, false).median;
+  }
+  World::barrier();
+}
+
+// Distributed, after the timed steps (`seconds` of them, from exchange time x0): the slowest rank's
+// share of the step spent waiting for the exchange, the share of all ranks' exchange time that
+// compute hid, and each rank's share of the bodies.
+void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double seconds, BenchRow& row) {
+  const ExchangeTime x1 = p.exchange_time();
+  const double total = x1.total - x0.total, hidden = x1.hidden - x0.hidden;
+  row.comm_fraction = World::max((total - hidden) / seconds);
+  double totals = 0, hiddens = 0;
+  for (const double v : ex.all(total)) totals += v;
+  for (const double v : ex.all(hidden)) hiddens += v;
+  row.overlap = totals > 0 ? hiddens / totals : 0;
+  row.shares = block_shares(p, static_cast<std::size_t>(row.n));
+}
+
+}  // namespace
+
 BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine, Reporter& report) {
   BenchRow row;
   row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
@@ -144,27 +189,8 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.failure = mismatch;
     return row;
   }
-  if (!p->partition().equal()) {  // blocks by rate: equal blocks first, timed the same way
-    const Partition balanced = p->partition();
-    p->partition(Partition(World::size()));
-    p->load(bodies, params);
-    row.ms_equal = ms_per_step(*p, a.reps, a.cfg.steps, report).median;
-    p->partition(balanced);
-  }
-  if (!row.rates.empty()) {
-    double sum = 0;
-    for (const double r : row.rates) sum += r;
-    row.ms_ideal = 1e3 * static_cast<double>(n) * static_cast<double>(n) / sum;
-  }
+  if (World::size() > 1) time_baselines(a, name, bodies, *p, report, row);
   p->load(bodies, params);  // the timed run starts from the validated state
-  if (World::size() > 1) {  // one process first, in the same allocation: rank 0 alone
-    if (World::writer()) {
-      auto one = make_pipeline(name, a.cfg.pipeline);
-      one->load(bodies, params);
-      row.ms_one = ms_per_step(*one, a.reps, a.cfg.steps, report, false).median;
-    }
-    World::barrier();
-  }
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
   // The rate is the total of P devices, so is the bound: the sm and fetch bounds are one device's;
   // the fill bound already counts the texels this rank draws, 1/P of a step's.
@@ -184,17 +210,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.failure = "the " + row.timer + " read " + std::to_string(row.ms) + " ms a step";
     return row;
   }
-  if (ex) {
-    const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const ExchangeTime x1 = p->exchange_time();
-    const double total = x1.total - x0.total, hidden = x1.hidden - x0.hidden;
-    row.comm_fraction = World::max((total - hidden) / all);
-    double totals = 0, hiddens = 0;
-    for (const double v : ex->all(total)) totals += v;
-    for (const double v : ex->all(hidden)) hiddens += v;
-    row.overlap = totals > 0 ? hiddens / totals : 0;
-    row.shares = block_shares(*p, static_cast<std::size_t>(n));
-  }
+  if (ex) report_exchange(*ex, *p, x0, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), row);
   // The timed steps queue more work between waits than one acceleration pass: check the state they
   // leave too (finite, and its accelerations as above), so a rung that stops computing mid-run
   // cannot post a time.

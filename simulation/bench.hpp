@@ -39,8 +39,9 @@ struct BenchRow {
   // each rank's share of the bodies.
   double ms_one = 0, comm_fraction = 0, overlap = 0;
   std::vector<double> shares;
-  // Blocks sized by rate (balance.hpp): each rank's measured rate; the ms/step of equal blocks,
-  // timed the same way in the same run; and N^2 / (the sum of the rates), the balanced ideal.
+  // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
+  // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
+  // the balanced ideal (where rates were measured).
   std::vector<double> rates;
   double ms_equal = 0, ms_ideal = 0;
   std::optional<Bound> bound;
