@@ -8,15 +8,18 @@ namespace nbody {
 
 Partition::Partition(const std::vector<double>& weights) : ranks_(static_cast<int>(weights.size())) {
   if (weights.empty()) throw InputError("a partition needs at least one rank");
-  double total = 0;
+  double largest = 0;
   for (const double w : weights) {
     if (!(std::isfinite(w) && w > 0))
       throw InputError("a rank's weight must be finite and above 0 (got " + std::to_string(w) + ")");
-    total += w;
+    largest = std::max(largest, w);
   }
+  // Relative to the largest weight, so that the sum stays finite (weights near DBL_MAX).
+  double total = 0;
+  for (const double w : weights) total += w / largest;
   cumulative_.push_back(0);
   double sum = 0;
-  for (const double w : weights) cumulative_.push_back((sum += w) / total);
+  for (const double w : weights) cumulative_.push_back(std::min(1.0, (sum += w / largest) / total));
   cumulative_.back() = 1;
 }
 

@@ -77,7 +77,7 @@ void read_run(CompareArgs& a, const Hdf5Snapshot& snap, const Attributes& at, co
     const std::string seed = at.text("seed");
     if (seed.empty() || seed.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument("seed");
     a.cfg.seed = std::stoull(seed);
-    a.cfg.pipeline = options_from_json(nlohmann::json::parse(at.text("options")), where);
+    a.cfg.pipeline = with_placement(options_from_json(nlohmann::json::parse(at.text("options")), where), a.cfg.pipeline);
   } catch (const std::exception&) {  // std::stoull's and nlohmann's errors alike
     throw InputError(where + ": its seed or pipeline options are unreadable");
   }

@@ -77,8 +77,8 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
   if (World::size() > 1)
     std::printf("ranks: %d (bodies split in blocks, --balance %s; positions allgathered once per step); rates "
                 "are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
-                "waiting for the exchange (the slowest rank); overlap %% = the exchange's time hidden behind "
-                "compute; shares = each rank's %% of the bodies\n\n",
+                "waiting for the exchange (the largest over the ranks); overlap %% = the exchange's time hidden "
+                "behind compute; shares = each rank's %% of the bodies\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
   std::printf("%-18s %9s %11s %7s %13s %10s %12s %6s %11s", "pipeline", "N", "ms/step", "spread", "interact/s",
               "GFLOP/s", "bound/s", "%bound", "acc rms_rel");
@@ -105,11 +105,8 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   std::printf("  %s\n", row.status.c_str());
   if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
-    if (!row.rates.empty()) {
-      std::printf(" (measured rates");
-      for (const double r : row.rates) std::printf(" %.3g", r);
-      std::printf(" /s; ideal N^2 / their sum %.4f ms/step)", row.ms_ideal);
-    }
+    if (!row.rates.empty())
+      std::printf(" (measured rates %s /s; ideal N^2 / their sum %.4f ms/step)", rates_text(row.rates).c_str(), row.ms_ideal);
     if (row.ms_equal > 0) std::printf("; equal blocks %.4f ms/step", row.ms_equal);
     std::printf("\n");
   }

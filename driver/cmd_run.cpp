@@ -102,6 +102,7 @@ class Run {
   Bodies& bodies_ = start_.bodies;
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();  // E_0, every --energy-every K steps, the end
+  std::vector<double> rates_;  // under mpirun with --balance rate or auto: each rank's measured rate
   std::optional<std::pair<long long, Synchronised>> synced_;  // one float64 pass, shared by a step's users
   double diag_s_ = 0, frames_s_ = 0;  // float64 passes and frames during the run: not simulation
   long long snapshotted_ = -1, snapshots_written_ = 0, checkpointed_ = -1;
@@ -120,7 +121,7 @@ class Run {
 void Run::make() {
   engine_ = make_engine(a_.cfg.pipeline);
   p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
-  balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
+  rates_ = balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
   phase("devices");
 }
 
@@ -268,9 +269,12 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   if (resumed_) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), first_, last_);
   std::printf("fp64 engine: %s (%s)\n", engine_->name().c_str(), engine_->where().c_str());
-  if (World::size() > 1)
-    std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s)\n", World::size(),
+  if (World::size() > 1) {
+    std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s", World::size(),
                 shares_text(block_shares(*p_, bodies_.size())).c_str(), a_.cfg.pipeline.balance.c_str());
+    if (!rates_.empty()) std::printf("; measured rates %s interactions/s", rates_text(rates_).c_str());
+    std::printf(")\n");
+  }
   if (with_energy())
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0_->total(), e1.total(),
                 relative_drift(e0_->total(), e1.total()));
@@ -286,7 +290,10 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
 nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) const {
   nlohmann::json j = {{"pipeline", name_}};
   j.update(config_json(a_.cfg, bodies_.size()));
-  if (World::size() > 1) j["shares"] = block_shares(*p_, bodies_.size());
+  if (World::size() > 1) {
+    j["shares"] = block_shares(*p_, bodies_.size());
+    j["rates"] = rates_;
+  }
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;

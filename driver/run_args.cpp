@@ -66,13 +66,14 @@ std::string resumed_pipeline(const RunArgs& a, const Meta& m, const std::string&
   for (const char* option : kFromCheckpoint)
     if (a.given(option))
       throw InputError(std::string(option) + " comes from the checkpoint on --resume (the resumed run "
-                       "is the same run); give only outputs, --steps, --force and --device");
+                       "is the same run); give only outputs, --steps, --force, --device and --balance");
   return name;
 }
 
 // The run's configuration from META into `a`.
 void read_configuration(RunArgs& a, const Meta& m, const std::string& where) {
-  a.cfg.pipeline = options_from_json(m.field("options", [](const nlohmann::json& j) { return j.is_object(); }), where);
+  a.cfg.pipeline = with_placement(
+      options_from_json(m.field("options", [](const nlohmann::json& j) { return j.is_object(); }), where), a.cfg.pipeline);
   a.cfg.dt = m.number("dt");
   a.cfg.softening = m.number("softening");
   a.cfg.ic = m.text("ic");

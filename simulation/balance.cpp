@@ -26,9 +26,11 @@ std::vector<double> balance_weights(const std::string& mode) {
   while (true) {
     const std::size_t colon = std::min(mode.find(':', at), mode.size());
     const std::string part = mode.substr(at, colon - at);
+    // Decimal numbers only (strtod alone would take spaces, hex and "inf").
+    const bool decimal = !part.empty() && part.find_first_not_of("0123456789.eE+-") == std::string::npos;
     char* end = nullptr;
-    const double v = part.empty() ? 0 : std::strtod(part.c_str(), &end);
-    if (part.empty() || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0)) throw InputError(usage);
+    const double v = decimal ? std::strtod(part.c_str(), &end) : 0;
+    if (!decimal || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0)) throw InputError(usage);
     w.push_back(v);
     if (colon == mode.size()) break;
     at = colon + 1;
@@ -94,6 +96,16 @@ std::string shares_text(const std::vector<double>& shares) {
   for (const double s : shares) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%s%.1f%%", out.empty() ? "" : " / ", 100 * s);
+    out += buf;
+  }
+  return out;
+}
+
+std::string rates_text(const std::vector<double>& rates) {
+  std::string out;
+  for (const double r : rates) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.3g", out.empty() ? "" : " / ", r);
     out += buf;
   }
   return out;

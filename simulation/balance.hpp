@@ -35,5 +35,7 @@ std::vector<double> balance_blocks(Pipeline& p, const PipelineOptions& o, const 
 std::vector<double> block_shares(const Pipeline& p, std::size_t n);
 // "66.7% / 33.3%"
 std::string shares_text(const std::vector<double>& shares);
+// "1.5e+09 / 7.7e+08"
+std::string rates_text(const std::vector<double>& rates);
 
 }  // namespace nbody

@@ -118,9 +118,13 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
     rows += static_cast<double>(std::min(n, spec.validate_n)) * static_cast<double>(n);
   }
   const double l2 = static_cast<double>(largest) * static_cast<double>(largest);
+  // The timed steps and their warm-up; distributed, also rank 0 alone (P times a rank's step) and,
+  // for blocks that are not equal, equal blocks.
+  const double timed = static_cast<double>((spec.reps + 1) * spec.cfg.steps);
+  double steps = timed + 1;
+  if (World::size() > 1) steps += timed * World::size() + (spec.cfg.pipeline.balance == "equal" ? 0 : timed);
   std::vector<Work> work;
-  for (const auto& p : made.pipelines)
-    work.push_back(step_work(*p, n2 / l2 * static_cast<double>((spec.reps + 1) * spec.cfg.steps + 1), params, largest));
+  for (const auto& p : made.pipelines) work.push_back(step_work(*p, n2 / l2 * steps, params, largest));
   work.push_back(engine_work(engine, 2 * rows / l2 * static_cast<double>(made.pipelines.size()), params, largest,
                              "validation"));
   check_estimate(work, spec.cfg.force);
@@ -180,6 +184,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
   auto p = make_pipeline(name, a.cfg.pipeline);
   p->distribute(World::exchange());
+  row.balance = a.cfg.pipeline.balance;
   row.rates = balance_blocks(*p, a.cfg.pipeline, params, n);
   p->load(bodies, params);
 
@@ -193,7 +198,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   p->load(bodies, params);  // the timed run starts from the validated state
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
   // The rate is the total of P devices, so is the bound: the sm and fetch bounds are one device's;
-  // the fill bound already counts the texels this rank draws, 1/P of a step's.
+  // the fill bound already counts the texels this rank (rank 0, which reports) draws, its block's.
   if (row.bound && (row.bound->kind == "sm" || row.bound->kind == "fetch") && World::size() > 1) {
     row.bound->interactions_per_s *= World::size();
     row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";

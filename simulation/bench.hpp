@@ -34,7 +34,7 @@ struct BenchRow {
   std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
   std::string timer;
   // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone);
-  // the share of the step a rank spent waiting for the position exchange (the slowest rank's);
+  // the share of the step a rank spent waiting for the position exchange (the largest over the ranks);
   // the share of the exchange time that compute hid (all ranks' hidden over all ranks' total);
   // each rank's share of the bodies.
   double ms_one = 0, comm_fraction = 0, overlap = 0;
@@ -42,6 +42,7 @@ struct BenchRow {
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
   // the balanced ideal (where rates were measured).
+  std::string balance;  // the --balance asked for
   std::vector<double> rates;
   double ms_equal = 0, ms_ideal = 0;
   std::optional<Bound> bound;

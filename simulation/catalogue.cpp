@@ -232,6 +232,13 @@ nlohmann::json options_json(const PipelineOptions& o) {
           {"cuda_split", o.cuda_split}};
 }
 
+PipelineOptions with_placement(PipelineOptions from_file, const PipelineOptions& given) {
+  from_file.device = given.device;
+  from_file.device_given = given.device_given;
+  from_file.balance = given.balance;
+  return from_file;
+}
+
 PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where) {
   PipelineOptions o;
   if (!j.is_object()) throw InputError(where + ": the pipeline options are not an object");

@@ -24,7 +24,7 @@ struct PipelineOptions {
   int cuda_split = 0;                // tuned, mixed: parts of the j range; 0 = chosen for the device
   int device = 0;                    // CUDA device index
   bool device_given = false;         // --device was on the command line
-  std::string balance = "auto";      // under mpirun, each rank's block: equal | rate | auto (balance.hpp)
+  std::string balance = "equal";     // under mpirun, each rank's block: equal | rate | auto | W0:W1:... (balance.hpp)
 };
 
 enum class Family { Cpu, Gl, Cuda };
@@ -105,5 +105,8 @@ void check_pipeline_options(const std::vector<std::string>& names, const Pipelin
 // and back; options_from_json throws InputError naming `where` and the field.
 nlohmann::json options_json(const PipelineOptions& o);
 PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where);
+// A run's options read from a file (a checkpoint, a snapshot), with the choices that place it
+// but do not change it taken from `given` (the command line): --device and --balance.
+PipelineOptions with_placement(PipelineOptions from_file, const PipelineOptions& given);
 
 }  // namespace nbody

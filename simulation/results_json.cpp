@@ -7,8 +7,10 @@
 namespace nbody {
 
 nlohmann::json config_json(const Config& c, std::size_t n) {
-  return {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
-          {"ic", c.ic}, {"seed", c.seed},   {"subset", c.subset}, {"ranks", World::size()}};
+  nlohmann::json j = {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
+                      {"ic", c.ic}, {"seed", c.seed},   {"subset", c.subset}, {"ranks", World::size()}};
+  if (World::size() > 1) j["balance"] = c.pipeline.balance;
+  return j;
 }
 
 nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::string& engine) {
@@ -90,6 +92,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["parallel_efficiency"] = row.speedup() / World::size();
     j["comm_fraction"] = row.comm_fraction;
     j["overlap"] = row.overlap;
+    j["balance"] = row.balance;
     j["shares"] = row.shares;
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);

@@ -72,7 +72,8 @@ TEST(Mpi, UnequalBlocksAreBitIdenticalToOneProcess) {
     expect_bitwise(p, args, [](int ranks) { return ranks == 2 ? "--balance 5:1" : "--balance 1:3:2"; });
 }
 
-// The blocks a run used are in its summary and its JSON: 601 bodies by 5:1 are 500 and 101.
+// The blocks a run used are in its summary and its JSON (601 bodies by 5:1 are 500 and 101), and in
+// the bench's table and JSON.
 TEST(Mpi, RunReportsEachRanksShare) {
   REQUIRE_MPI();
   const fs::path json = scratch() / "shares.json";
@@ -83,6 +84,20 @@ TEST(Mpi, RunReportsEachRanksShare) {
   ASSERT_EQ(j["shares"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["shares"][0].get<double>(), 500.0 / 601);
   EXPECT_DOUBLE_EQ(j["shares"][1].get<double>(), 101.0 / 601);
+  // The bench: shares, equal blocks timed beside them, no rates measured, nothing hidden (cpu32).
+  const fs::path bench = scratch() / "bench.json";
+  const Result b = nbody("bench --pipelines cpu32 -n 2000 --steps 2 --reps 2 --balance 3:1 --json '" + bench.string() + "'",
+                         mpirun(2));
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.out.find("shares: 75.0% / 25.0%; equal blocks"), std::string::npos) << b.out;
+  const auto row = nlohmann::json::parse(slurp(bench))["results"][0];
+  EXPECT_EQ(row["balance"], "3:1");
+  EXPECT_EQ(row["shares"], nlohmann::json::parse("[0.75, 0.25]"));
+  EXPECT_GT(row["ms_per_step_equal_blocks"].get<double>(), 0) << row.dump();
+  EXPECT_TRUE(row["rates"].empty() && row["ms_per_step_ideal"].is_null()) << row.dump();
+  EXPECT_EQ(row["overlap"], 0.0) << "the CPU rungs hide nothing of the exchange";
+  EXPECT_GE(row["comm_fraction"].get<double>(), 0.0);
+  EXPECT_LT(row["comm_fraction"].get<double>(), 1.0);
   const Result wrong = nbody("run -p cpu32 -n 601 --steps 2 --balance 1:1:1", mpirun(2));
   EXPECT_EQ(wrong.code, 2) << wrong.err;
   EXPECT_NE(wrong.err.find("3 weights for 2 ranks"), std::string::npos) << wrong.err;
@@ -237,8 +252,9 @@ TEST(Mpi, InfoListsEveryRank) {
 
 namespace {
 
-// Checkpoints are rank-count free: 4 steps under -np 2, resumed for 4 more under -np 3, give the
-// bytes of 8 steps in one process (only rank 0 writes; every rank reads the checkpoint).
+// Checkpoints are rank-count free: 4 steps under -np 2, resumed for 4 more under -np 3 with blocks
+// of its own, give the bytes of 8 steps in one process (only rank 0 writes; every rank reads the
+// checkpoint).
 TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
   REQUIRE_MPI();
   for (const char* p : {"cpu32", "gl:forcequad"}) {
@@ -253,10 +269,11 @@ TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
     ASSERT_EQ(r.code, 0) << r.err;
     r = nbody(common + "--steps 4 --checkpoint-every 4 --out '" + two.string() + "'", mpirun(2));
     ASSERT_EQ(r.code, 0) << r.err;
-    r = nbody("run --resume '" + (two / "checkpoint.nbck").string() + "' --steps 4 --checkpoint-every 4 --out '" +
+    r = nbody("run --resume '" + (two / "checkpoint.nbck").string() + "' --steps 4 --checkpoint-every 4 --balance 1:2:1 --out '" +
                   three.string() + "'",
               mpirun(3));
     ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("--balance 1:2:1"), std::string::npos) << "a resumed run takes its own blocks\n" << r.out;
     EXPECT_TRUE(slurp(three / "checkpoint.nbck") == slurp(one / "checkpoint.nbck"))
         << p << ": -np 2 then a resume under -np 3 differs from one process";
   }
