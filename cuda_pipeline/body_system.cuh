@@ -218,7 +218,7 @@ class BodySystem : public Pipeline {
     ExchangeEvents& x = overlap_->exchanges[overlap_->turn ^= 1];
     settle(x);  // recorded two exchanges ago: complete
     x.ready.record();
-    // Its rows are aligned to the rung's tile, so the launch may also read other ranks' rows while
+    // Its rows start at a multiple of block x K, so the launch may also read other ranks' rows while
     // the copy below writes them; their accelerations are never used (integrate takes [b, e)).
     if (own.end > own.first) compute_accelerations(pos_[cur_].get(), acc_.get(), b, e, own);
     CUDA_CHECK(cudaGetLastError());

@@ -116,7 +116,7 @@ int run_against(CompareArgs& a) {
   for (const char* option : kNotWithAgainst)
     if (a.given(option))
       throw InputError(std::string(option) + " does not go with --against: the run to repeat comes from the "
-                       "snapshot (give --pipelines, --fail-above, --junit, --json, --device, --force)");
+                       "snapshot (give --pipelines, --fail-above, --junit, --json, --device, --balance, --force)");
   const auto began = std::chrono::steady_clock::now();
   check_junit(a);
   check_output_path(a.json, "--json");

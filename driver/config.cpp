@@ -76,7 +76,7 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
       ->each([&o](const std::string&) { o.device_given = true; });
   app.add_option("--balance", o.balance,
                  "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | "
-                 "rate (in proportion to each rank's rate, measured by a probe of about 0.3 s at the start) | "
+                 "rate (in proportion to each rank's rate, measured by a probe of about half a second at the start) | "
                  "auto (rate where the measured rates differ by more than 10%, else equal) | W0:W1:... "
                  "(fixed weights, one per rank). Every choice gives the same bits; only the speed differs")
       ->capture_default_str();

@@ -19,7 +19,7 @@ namespace nbody {
 namespace {
 
 // Options that define the simulation come from the checkpoint on a resume: a different value
-// would not continue the same run. Outputs, --steps, --force and --device may be given.
+// would not continue the same run. Outputs, --steps, --force, --device and --balance may be given.
 constexpr const char* kFromCheckpoint[] = {
     "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
     "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
@@ -250,6 +250,7 @@ Resumed apply_checkpoint(RunArgs& a) {
 
 void check_args(RunArgs& a, const std::string& name) {
   expect_folder(a.out);  // made once every check (and the estimate) has passed
+  check_placement(a.cfg.pipeline);  // from the command line, also on a resume
   try {
     if (a.resume.empty()) resolve_body_count(a.cfg);
     check_config(a.cfg, 1);
@@ -286,6 +287,7 @@ std::string resume_outputs(const RunArgs& a) {
   if (!a.json.empty()) s += " --json " + quoted(a.json);
   if (a.cfg.force) s += " --force";
   if (a.cfg.pipeline.device_given) s += " --device " + std::to_string(a.cfg.pipeline.device);
+  if (a.cfg.pipeline.balance != PipelineOptions{}.balance) s += " --balance " + a.cfg.pipeline.balance;
   return s;
 }
 
@@ -328,7 +330,8 @@ Command add_run(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--resume", a->resume,
                   "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what "
-                  "remains of its --steps); outputs are asked for again, the rest comes from the file");
+                  "remains of its --steps); outputs, --device and --balance are asked for again, the rest comes "
+                  "from the file");
   sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
   sub->add_option("--energy-every", a->energy_every,
                   "Also measure the energy every K steps (one float64 pass each; 0: start and end only)")

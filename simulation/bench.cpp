@@ -160,8 +160,8 @@ void time_baselines(const BenchSpec& a, const std::string& name, const Bodies& b
   World::barrier();
 }
 
-// Distributed, after the timed steps (`seconds` of them, from exchange time x0): the slowest rank's
-// share of the step spent waiting for the exchange, the share of all ranks' exchange time that
+// Distributed, after the timed steps (`seconds` of them, from exchange time x0): the largest share
+// over the ranks of the step spent waiting for the exchange, the share of all ranks' exchange time that
 // compute hid, and each rank's share of the bodies.
 void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double seconds, BenchRow& row) {
   const ExchangeTime x1 = p.exchange_time();

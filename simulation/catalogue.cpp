@@ -186,6 +186,10 @@ void check_pipeline_options(const PipelineOptions& o) {
   if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");
   if (o.gl_precision != "float" && o.gl_precision != "half")
     throw InputError("--gl-precision '" + o.gl_precision + "': must be float or half");
+  check_placement(o);
+}
+
+void check_placement(const PipelineOptions& o) {
   if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
   balance_weights(o.balance);  // throws for anything but equal, rate, auto and one weight per rank
 }

@@ -108,5 +108,8 @@ PipelineOptions options_from_json(const nlohmann::json& j, const std::string& wh
 // A run's options read from a file (a checkpoint, a snapshot), with the choices that place it
 // but do not change it taken from `given` (the command line): --device and --balance.
 PipelineOptions with_placement(PipelineOptions from_file, const PipelineOptions& given);
+// Throws InputError for a --device or --balance no run could take (check_pipeline_options checks
+// them too).
+void check_placement(const PipelineOptions& o);
 
 }  // namespace nbody

@@ -81,6 +81,8 @@ TEST(Mpi, RunReportsEachRanksShare) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("83.2% / 16.8%, --balance 5:1"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["balance"], "5:1");
+  EXPECT_TRUE(j["rates"].empty()) << "fixed weights measure nothing";
   ASSERT_EQ(j["shares"].size(), 2u);
   EXPECT_DOUBLE_EQ(j["shares"][0].get<double>(), 500.0 / 601);
   EXPECT_DOUBLE_EQ(j["shares"][1].get<double>(), 101.0 / 601);
@@ -138,6 +140,14 @@ TEST(Mpi, BlocksByRateBeatEqualBlocksOnRanksOfUnequalSpeed) {
   const std::string run = "run -p cpu64 -n 601 --steps 6 --ic collision --save ";
   ASSERT_EQ(nbody(run + "'" + one.string() + "'").code, 0);
   const CoreHog hog(1);
+  const int st = std::system((mpmd(run + "'" + two.string() + "' --balance rate") + " >/dev/null 2>'" +
+                              err.string() + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << slurp(err);
+  EXPECT_EQ(slurp(two), slurp(one)) << "blocks by rate differ from one process";
+#ifdef NBODY_SANITIZED
+  GTEST_SKIP() << "the bits match; the timing is not checked under ASan and UBSan (cpu64 runs ~10x slower "
+                  "and the probe takes a few steps only)";
+#endif
   const std::string bench = "bench --pipelines cpu64 -n 3000 --steps 3 --reps 5 --balance rate --json '" + json.string() + "'";
   const int status = std::system((mpmd(bench) + " >/dev/null 2>'" + err.string() + "'").c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(err);
@@ -151,11 +161,6 @@ TEST(Mpi, BlocksByRateBeatEqualBlocksOnRanksOfUnequalSpeed) {
   // (a rank beside the busy loop answers the exchange only when the scheduler runs it).
   EXPECT_LT(balanced, 0.9 * row["ms_per_step_equal_blocks"].get<double>()) << row.dump();
   EXPECT_LT(balanced, 1.25 * row["ms_per_step_ideal"].get<double>()) << row.dump();
-
-  const int st = std::system((mpmd(run + "'" + two.string() + "' --balance rate") + " >/dev/null 2>'" +
-                              err.string() + "'").c_str());
-  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << slurp(err);
-  EXPECT_EQ(slurp(two), slurp(one)) << "blocks by rate differ from one process";
 }
 
 TEST(Mpi, CompareRecordsRanksAndTheSameDivergence) {

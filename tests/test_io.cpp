@@ -53,7 +53,7 @@ TEST(Tipsy, GalaxyCountsAndMass) {
   ASSERT_EQ(b.size(), 20000u);
   double m = 0;
   for (const auto& p : b.pos) m += p.w;
-  EXPECT_NEAR(m, 130.917, 0.0005);  // computed outside this project (the issue gives 6 digits)
+  EXPECT_NEAR(m, 130.917, 0.0005);  // computed outside this project (known to 6 digits)
 }
 
 TEST(Tipsy, FirstNBodiesAndTooMany) {

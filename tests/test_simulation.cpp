@@ -216,8 +216,9 @@ TEST(Comparison, PlainResultsAndNothingPrinted) {
   EXPECT_EQ(rows[0].at_end, r.steps.back().pairs[0].d.max);
 }
 
-// The blocks of a distributed run (pipeline.hpp): contiguous, in rank order, covering [0, n), each
-// of at least one body where n allows; equal blocks as block_begin; weighted blocks in proportion.
+// The blocks of a distributed run (pipeline.hpp): in rank order (no block ends before it begins),
+// each of at least one body where n allows; equal blocks as block_begin; weighted blocks in
+// proportion.
 void expect_blocks(const Partition& part, std::size_t n) {
   for (int r = 0; r < part.ranks(); ++r) {
     const auto [b, e] = part.block(n, r);

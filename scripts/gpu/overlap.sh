@@ -2,7 +2,7 @@
 #
 # What one GPU can show of the distributed runs: the CUDA rungs' overlapped exchange is bit-identical
 # to one process for P = 2, 3 and blocks of unequal size; the default j split (at least 16 parts)
-# against the split chosen before it, in one process; what bench reports under mpirun (overlap %,
+# against --cuda-split 5 in one process; what bench reports under mpirun (overlap %,
 # shares) with the ranks sharing the GPU; and ranks of unequal speed on the CPU: cpu64 with 12 and
 # 4 OpenMP threads on disjoint cores, blocks by rate against equal blocks in the same run.
 # Usage: bash scripts/gpu.sh overlap [bundle-dir]
@@ -20,7 +20,7 @@ for p in cuda:tuned cuda:mixed cuda:gems31; do
     if cmp -s /tmp/one.csv /tmp/many.csv; then echo "$p np $1 --balance $2: bit-identical"; else echo "$p np $1 --balance $2: DIFFERS"; fi
   done
 done
-section "one process: the default split (16 parts at N = 2^20) against the split chosen before (5), and at 2^18 (17, unchanged)"
+section "one process: the default split (16 parts at N = 2^20) against --cuda-split 5 (what filling the SMs alone gives), and at 2^18 (17 either way)"
 "$N" bench --pipelines cuda:tuned -n 1048576 --steps 5 --reps 5 --json "$O/overlap_split_default.json" | tail -n 3
 "$N" bench --pipelines cuda:tuned -n 1048576 --steps 5 --reps 5 --cuda-split 5 --json "$O/overlap_split_5.json" | tail -n 3
 "$N" bench --pipelines cuda:tuned -n 262144 --steps 10 --reps 5 --json "$O/overlap_split_262144.json" | tail -n 3
