@@ -78,7 +78,8 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
                  "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | "
                  "rate (in proportion to each rank's rate, measured by a probe of about half a second at the start) | "
                  "auto (rate where the measured rates differ by more than 10%, else equal) | W0:W1:... "
-                 "(fixed weights, one per rank). Every choice gives the same bits; only the speed differs")
+                 "(fixed weights, one per rank). Every choice gives the same bits; only the speed differs. One "
+                 "process has no blocks: the value is checked and changes nothing")
       ->capture_default_str();
 }
 

@@ -119,6 +119,9 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--energy-every -1", "--energy-every -1"},
       {"--preset fig10", "--preset 'fig10'"},
       {"--preset tr04-fig9 --explain", "takes no"},
+      {"--balance 0:1", "--balance '0:1'"},
+      {"--balance 3", "--balance '3'"},
+      {"--balance fast", "one per rank, each > 0"},
   };
   for (const auto& [args, needle] : cases) {
     const fs::path json = dir / "bad.json";
@@ -130,6 +133,10 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
     EXPECT_FALSE(fs::exists(json)) << args << " left " << json;
   }
+  // One process has no blocks: weights of the right form are checked and change nothing.
+  const Result alone = nbody("run -p cpu32 -n 50 --steps 1 --balance 1:2");
+  EXPECT_EQ(alone.code, 0) << alone.err;
+  EXPECT_EQ(alone.out.find("ranks:"), std::string::npos) << alone.out;
   const Result unknown = nbody("run --pipeline nope");
   EXPECT_EQ(unknown.code, 2);
   const Result parse = nbody("compare --steps many");
