@@ -1,6 +1,12 @@
 # Sourced by scripts/gpu.sh before every suite: the bundle's libraries on the loader path, the nbody binary,
 # the output folder ($OUT on the GPU machine, else /tmp) and a section header. $1 = bundle dir.
+# Where .gl/ was carried (the GL vendor-neutral runtime's .debs), it is unpacked first.
 B=${1:-bundle}
+if compgen -G ".gl/*.deb" >/dev/null; then
+  for deb in .gl/*.deb; do dpkg -x "$deb" /; done
+  ldconfig
+  unset deb
+fi
 export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 N="$B/nbody"
 O=${OUT:-/tmp}
@@ -29,7 +35,7 @@ sanitize() {
     >"$O/san_${tag}_$tool.txt" 2>&1
   echo "$tag $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$O/san_${tag}_$tool.txt" | head -n 2 | tr '\n' ' ')"
 }
-# The Nsight Compute metrics the profiles read (the profile suite, the variants suite, the tuned-profile suite):
+# The Nsight Compute metrics the profiles read (the profile and variants suites):
 # time, issue and warps, the pipes, and the stall reasons per issued instruction.
 NCU_METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum,launch__grid_size
 NCU_METRICS=$NCU_METRICS,launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active

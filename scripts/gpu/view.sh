@@ -4,7 +4,7 @@
 # context on the NVIDIA GPU, the same drawing and interop as a window), the figures; (2) a window
 # on a carried Xvfb, through NVIDIA's GLX client and, failing that, Mesa's. Carry .gl and xvfb/
 # (make-xvfb-bundle.sh; xvfb/view-bundle.tar.xz holds bundle/nbody, bundle/test_cli_view, bundle/lib).
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+# Usage: bash scripts/gpu.sh view
 tar -xJf xvfb/view-bundle.tar.xz
 g=../shared/data/galaxy_20K.bin; [ -f "$g" ] || g=xvfb/galaxy_20K.bin
 v() { section "view $*"; env -u DISPLAY "$N" view "$@"; }
