@@ -119,75 +119,106 @@ std::vector<char> encode_checkpoint(const Checkpoint& c) {
   return std::vector<char>(out.begin(), out.end());
 }
 
-Checkpoint decode_checkpoint(std::string_view bytes, const std::string& name) {
-  auto fail = [&](const std::string& why) -> InputError {
-    return InputError("checkpoint '" + name + "': " + why);
-  };
-  if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    throw fail("not an nbody checkpoint (the magic number is missing)");
-  const auto version = get<std::uint32_t>(bytes.data() + sizeof kMagic);
-  if (version != kCheckpointVersion)
-    throw fail("format version " + std::to_string(version) + "; this nbody reads version " +
-               std::to_string(kCheckpointVersion));
+namespace {
 
-  // Walk the blocks: each one's length is checked against what is left before it is used.
-  constexpr const char* kOrder[] = {"SHAPE", "META", "POS", "VEL", "END"};
-  std::string_view payload[5];
-  std::size_t at = sizeof kMagic + 4;
-  for (int b = 0; b < 5; ++b) {
-    const std::string expected = kOrder[b];
-    const std::size_t left = bytes.size() - at;
-    if (left < kBlockHead + kCrc)
-      throw fail("truncated: block " + expected + " is missing (" + std::to_string(left) +
-                 " bytes left, a block needs at least " + std::to_string(kBlockHead + kCrc) + ")");
-    const char* head = bytes.data() + at;
+struct Shape {
+  std::uint64_t n;
+  std::uint32_t bits;
+};
+
+// Reads a checkpoint's bytes; every failure names the checkpoint.
+struct Decoder {
+  const std::string& name;
+
+  InputError fail(const std::string& why) const { return InputError("checkpoint '" + name + "': " + why); }
+
+  void check_header(std::string_view bytes) const {
+    if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+      throw fail("not an nbody checkpoint (the magic number is missing)");
+    const auto version = get<std::uint32_t>(bytes.data() + sizeof kMagic);
+    if (version != kCheckpointVersion)
+      throw fail("format version " + std::to_string(version) + "; this nbody reads version " +
+                 std::to_string(kCheckpointVersion));
+  }
+
+  // The payloads of SHAPE, META, POS, VEL and END, in that order. Each block's length is checked
+  // against what is left before it is used, and nothing may follow END.
+  std::array<std::string_view, 5> blocks(std::string_view bytes) const {
+    constexpr const char* kOrder[] = {"SHAPE", "META", "POS", "VEL", "END"};
+    std::array<std::string_view, 5> payload;
+    std::size_t at = sizeof kMagic + 4;
+    for (int b = 0; b < 5; ++b) {
+      const std::string expected = kOrder[b];
+      const std::size_t left = bytes.size() - at;
+      if (left < kBlockHead + kCrc)
+        throw fail("truncated: block " + expected + " is missing (" + std::to_string(left) +
+                   " bytes left, a block needs at least " + std::to_string(kBlockHead + kCrc) + ")");
+      const char* head = bytes.data() + at;
+      const std::string tag = tag_of(head);
+      if (tag != expected)
+        throw fail("block " + std::to_string(b + 1) + " should be " + expected + " but is " +
+                   (tag.empty() ? std::string("unreadable") : tag) + " (corrupt or another format)");
+      const auto length = get<std::uint64_t>(head + kTag);
+      if (length > left - kBlockHead - kCrc)
+        throw fail("block " + tag + " claims " + std::to_string(length) + " bytes but only " +
+                   std::to_string(left - kBlockHead - kCrc) + " follow: truncated");
+      const std::uint32_t stored = get<std::uint32_t>(head + kBlockHead + length);
+      const std::uint32_t computed = crc32c(head, kBlockHead + length);
+      if (stored != computed)
+        throw fail("block " + tag + " fails its CRC32C check (stored " + hex(stored) + ", computed " +
+                   hex(computed) + "): corrupt");
+      payload[b] = bytes.substr(at + kBlockHead, length);
+      at += kBlockHead + length + kCrc;
+    }
+    if (at != bytes.size()) throw fail(std::to_string(bytes.size() - at) + " bytes after the END block");
+    return payload;
+  }
+
+  // A block's tag without its NUL padding; empty unless it is all capital letters.
+  static std::string tag_of(const char* head) {
     std::string tag(head, kTag);
     tag.resize(std::strlen(tag.c_str()));
     for (char ch : tag)
-      if (ch < 'A' || ch > 'Z') {
-        tag.clear();
-        break;
-      }
-    if (tag != expected)
-      throw fail("block " + std::to_string(b + 1) + " should be " + expected + " but is " +
-                 (tag.empty() ? std::string("unreadable") : tag) + " (corrupt or another format)");
-    const auto length = get<std::uint64_t>(head + kTag);
-    if (length > left - kBlockHead - kCrc)
-      throw fail("block " + tag + " claims " + std::to_string(length) + " bytes but only " +
-                 std::to_string(left - kBlockHead - kCrc) + " follow: truncated");
-    const std::uint32_t stored = get<std::uint32_t>(head + kBlockHead + length);
-    const std::uint32_t computed = crc32c(head, kBlockHead + length);
-    if (stored != computed)
-      throw fail("block " + tag + " fails its CRC32C check (stored " + hex(stored) + ", computed " +
-                 hex(computed) + "): corrupt");
-    payload[b] = bytes.substr(at + kBlockHead, length);
-    at += kBlockHead + length + kCrc;
+      if (ch < 'A' || ch > 'Z') return {};
+    return tag;
   }
-  if (at != bytes.size())
-    throw fail(std::to_string(bytes.size() - at) + " bytes after the END block");
 
-  if (payload[0].size() != 16) throw fail("block SHAPE has " + std::to_string(payload[0].size()) + " bytes, expected 16");
-  const auto n = get<std::uint64_t>(payload[0].data());
-  const auto bits = get<std::uint32_t>(payload[0].data() + 8);
-  if (bits != 32 && bits != 64) throw fail("block SHAPE: bits is " + std::to_string(bits) + ", expected 32 or 64");
-  if (n == 0 || n > 2147483647u) throw fail("block SHAPE: n is " + std::to_string(n) + ", expected 1..2147483647");
-  const std::size_t w = bits / 8;
-  // n <= 2^31 - 1 and w <= 8: these products fit in 64 bits.
-  if (payload[2].size() != n * 4 * w)
-    throw fail("block POS has " + std::to_string(payload[2].size()) + " bytes; " + std::to_string(n) +
-               " bodies of " + std::to_string(bits) + "-bit x, y, z, m need " + std::to_string(n * 4 * w));
-  if (payload[3].size() != n * 3 * w)
-    throw fail("block VEL has " + std::to_string(payload[3].size()) + " bytes; " + std::to_string(n) +
-               " bodies of " + std::to_string(bits) + "-bit vx, vy, vz need " + std::to_string(n * 3 * w));
+  // SHAPE's n and bits, and POS and VEL checked to hold n bodies of that precision.
+  Shape shape(const std::array<std::string_view, 5>& payload) const {
+    if (payload[0].size() != 16)
+      throw fail("block SHAPE has " + std::to_string(payload[0].size()) + " bytes, expected 16");
+    const auto n = get<std::uint64_t>(payload[0].data());
+    const auto bits = get<std::uint32_t>(payload[0].data() + 8);
+    if (bits != 32 && bits != 64) throw fail("block SHAPE: bits is " + std::to_string(bits) + ", expected 32 or 64");
+    if (n == 0 || n > 2147483647u) throw fail("block SHAPE: n is " + std::to_string(n) + ", expected 1..2147483647");
+    const std::size_t w = bits / 8;
+    // n <= 2^31 - 1 and w <= 8: these products fit in 64 bits.
+    if (payload[2].size() != n * 4 * w)
+      throw fail("block POS has " + std::to_string(payload[2].size()) + " bytes; " + std::to_string(n) +
+                 " bodies of " + std::to_string(bits) + "-bit x, y, z, m need " + std::to_string(n * 4 * w));
+    if (payload[3].size() != n * 3 * w)
+      throw fail("block VEL has " + std::to_string(payload[3].size()) + " bytes; " + std::to_string(n) +
+                 " bodies of " + std::to_string(bits) + "-bit vx, vy, vz need " + std::to_string(n * 3 * w));
+    return {n, bits};
+  }
+};
+
+}  // namespace
+
+Checkpoint decode_checkpoint(std::string_view bytes, const std::string& name) {
+  const Decoder d{name};
+  d.check_header(bytes);
+  const std::array<std::string_view, 5> payload = d.blocks(bytes);
+  const Shape shape = d.shape(payload);
 
   Checkpoint c;
-  c.bits = static_cast<int>(bits);
+  c.bits = static_cast<int>(shape.bits);
   c.meta.assign(payload[1]);
   auto value = [&](std::string_view block, std::size_t k) -> double {
-    return bits == 64 ? get<double>(block.data() + 8 * k) : get<float>(block.data() + 4 * k);
+    return shape.bits == 64 ? get<double>(block.data() + 8 * k) : get<float>(block.data() + 4 * k);
   };
-  c.state.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  c.state.resize(shape.n);
+  for (std::size_t i = 0; i < shape.n; ++i) {
     c.state.pos[i] = {value(payload[2], 4 * i), value(payload[2], 4 * i + 1), value(payload[2], 4 * i + 2),
                       value(payload[2], 4 * i + 3)};
     c.state.vel[i] = {value(payload[3], 3 * i), value(payload[3], 3 * i + 1), value(payload[3], 3 * i + 2)};

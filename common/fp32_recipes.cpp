@@ -44,17 +44,45 @@ struct Acc {  // one component's running sum
   double tiles = 0;  // Sum::Tiled: the finished tiles' partials
 };
 
+// The positions and masses as the recipe stores them: float, or fp16's precision.
+void store(const std::vector<Vec4>& pos, bool half_storage, std::vector<float>& x, std::vector<float>& y,
+           std::vector<float>& z, std::vector<float>& m) {
+  for (std::size_t i = 0; i < pos.size(); ++i) {
+    x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y);
+    z[i] = static_cast<float>(pos[i].z), m[i] = static_cast<float>(pos[i].w);
+    if (half_storage) x[i] = to_half(x[i]), y[i] = to_half(y[i]), z[i] = to_half(z[i]), m[i] = to_half(m[i]);
+  }
+}
+
+// Adds the term f = r * s to a component's sum (Sum::Sequential, Tiled or Kahan).
+void accumulate(Acc& a, float f, float r, float s, const Fp32Recipe& recipe) {
+  if (recipe.sum == Fp32Recipe::Sum::Kahan) {  // compensated: carry the lost low bits
+    const float y = f - a.c;
+    const float t = a.s + y;
+    a.c = (t - a.s) - y;
+    a.s = t;
+  } else {
+    a.s = recipe.fma ? std::fma(r, s, a.s) : a.s + f;
+  }
+}
+
+// Sums the first n terms into the first, in the GL reduction's order: row y += row y + half.
+void pairwise(std::vector<float>& tx, std::vector<float>& ty, std::vector<float>& tz, std::ptrdiff_t n) {
+  for (std::ptrdiff_t h = n; h > 1;) {
+    const std::ptrdiff_t half = (h + 1) / 2;
+    for (std::ptrdiff_t k = 0; k + half < h; ++k)
+      tx[k] += tx[k + half], ty[k] += ty[k + half], tz[k] += tz[k + half];
+    h = half;
+  }
+}
+
 }  // namespace
 
 void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32Recipe& r,
                           std::vector<Vec3>& out) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pos.size());
   std::vector<float> x(n), y(n), z(n), m(n);
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y);
-    z[i] = static_cast<float>(pos[i].z), m[i] = static_cast<float>(pos[i].w);
-    if (r.half_storage) x[i] = to_half(x[i]), y[i] = to_half(y[i]), z[i] = to_half(z[i]), m[i] = to_half(m[i]);
-  }
+  store(pos, r.half_storage, x, y, z, m);
   const float eps2 = static_cast<float>(eps2d);
   out.resize(n);
 #pragma omp parallel
@@ -80,26 +108,12 @@ void accelerations_recipe(const std::vector<Vec4>& pos, double eps2d, const Fp32
           tx[j] = f[0], ty[j] = f[1], tz[j] = f[2];
           continue;
         }
-        Acc* a[3] = {&ax, &ay, &az};
-        const float rr[3] = {rx, ry, rz};
-        for (int k = 0; k < 3; ++k) {
-          if (r.sum == Fp32Recipe::Sum::Kahan) {  // compensated: carry the lost low bits
-            const float yk = f[k] - a[k]->c;
-            const float t = a[k]->s + yk;
-            a[k]->c = (t - a[k]->s) - yk;
-            a[k]->s = t;
-          } else {
-            a[k]->s = r.fma ? std::fma(rr[k], s, a[k]->s) : a[k]->s + f[k];
-          }
-        }
+        accumulate(ax, f[0], rx, s, r);
+        accumulate(ay, f[1], ry, s, r);
+        accumulate(az, f[2], rz, s, r);
       }
-      if (r.sum == Fp32Recipe::Sum::Pairwise) {  // the GL reduction's order: row y += row y + half
-        for (std::ptrdiff_t h = n; h > 1;) {
-          const std::ptrdiff_t half = (h + 1) / 2;
-          for (std::ptrdiff_t k = 0; k + half < h; ++k)
-            tx[k] += tx[k + half], ty[k] += ty[k + half], tz[k] += tz[k + half];
-          h = half;
-        }
+      if (r.sum == Fp32Recipe::Sum::Pairwise) {
+        pairwise(tx, ty, tz, n);
         ax.s = tx[0], ay.s = ty[0], az.s = tz[0];
       }
       if (r.sum == Fp32Recipe::Sum::Tiled) {

@@ -287,17 +287,59 @@ herr_t collect(hid_t group, const char* attr, const H5A_info_t*, void* data) {
   return 0;
 }
 
+// The signature is at 0, or after a user block of 512, 1024, 2048, ... bytes.
+bool has_signature(std::string_view bytes) {
+  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  for (std::size_t at = 0; at + 8 <= bytes.size(); at = at == 0 ? 512 : 2 * at)
+    if (std::memcmp(bytes.data() + at, kSignature, 8) == 0) return true;
+  return false;
+}
+
+// Header/MassTable and Header/Time where the file has them; returns whether it had the table.
+bool read_header(const Reader& r, hid_t file, double (&mass_table)[6], double& time) {
+  if (!r.exists(file, "Header")) return false;
+  const Id header(H5Gopen2(file, "Header", H5P_DEFAULT), H5Gclose);
+  if (!header.ok()) return false;
+  const bool have_table = r.attribute_doubles(header.get(), "MassTable", mass_table, 6);
+  r.attribute_doubles(header.get(), "Time", &time, 1);
+  return have_table;
+}
+
+// The group's Masses, else the Header's MassTable[k] for each of its rows.
+std::vector<double> masses(const Reader& r, hid_t group, const std::string& g, int k, hsize_t rows,
+                           const double* mass_table) {
+  if (r.exists(group, "Masses")) return r.doubles(group, "Masses", g, 1, rows);
+  if (mass_table && mass_table[k] > 0) return std::vector<double>(rows, mass_table[k]);
+  throw r.fail(g + " has no Masses and the Header's MassTable[" + std::to_string(k) + "] is not > 0");
+}
+
+// Appends group PartType<k>'s bodies to s, if the file has it with Coordinates; returns whether it
+// did. mass_table: the Header's, or null.
+bool read_part_type(const Reader& r, hid_t file, int k, const double* mass_table, Hdf5Snapshot& s) {
+  const std::string g = "PartType" + std::to_string(k);
+  if (!r.exists(file, g) || !r.exists(file, g + "/Coordinates")) return false;
+  const Id group(H5Gopen2(file, g.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!group.ok()) throw r.fail("cannot open group " + g);
+  const std::vector<double> x = r.doubles(group.get(), "Coordinates", g, 3, 0);
+  const hsize_t rows = x.size() / 3;
+  if (s.bodies.size() + rows > 2147483647u) throw r.fail("more than 2147483647 bodies");
+  if (!r.exists(group.get(), "Velocities")) throw r.fail(g + " has Coordinates but no Velocities");
+  const std::vector<double> v = r.doubles(group.get(), "Velocities", g, 3, rows);
+  const std::vector<double> m = masses(r, group.get(), g, k, rows, mass_table);
+  for (hsize_t i = 0; i < rows; ++i) {
+    s.bodies.pos.push_back({x[3 * i], x[3 * i + 1], x[3 * i + 2], m[i]});
+    s.bodies.vel.push_back({v[3 * i], v[3 * i + 1], v[3 * i + 2]});
+  }
+  s.groups.push_back(static_cast<std::size_t>(rows));
+  return true;
+}
+
 }  // namespace
 
 Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name) {
   quiet();
   Reader r{name, bytes.size()};
-  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
-  // The signature is at 0, or after a user block of 512, 1024, 2048, ... bytes.
-  bool signed_ = false;
-  for (std::size_t at = 0; !signed_ && at + 8 <= bytes.size(); at = at == 0 ? 512 : 2 * at)
-    signed_ = std::memcmp(bytes.data() + at, kSignature, 8) == 0;
-  if (!signed_) throw r.fail("not an HDF5 file (no HDF5 signature at its start or after a user block)");
+  if (!has_signature(bytes)) throw r.fail("not an HDF5 file (no HDF5 signature at its start or after a user block)");
   // The core driver opens the image in memory (a copy: H5LTopen_file_image's no-copy mode leaks
   // its callback data in HDF5 1.10).
   const Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
@@ -309,40 +351,10 @@ Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name) {
 
   Hdf5Snapshot s;
   double mass_table[6] = {};
-  bool have_table = false;
-  if (r.exists(file.get(), "Header")) {
-    const Id header(H5Gopen2(file.get(), "Header", H5P_DEFAULT), H5Gclose);
-    if (header.ok()) {
-      have_table = r.attribute_doubles(header.get(), "MassTable", mass_table, 6);
-      r.attribute_doubles(header.get(), "Time", &s.time, 1);
-    }
-  }
+  const bool have_table = read_header(r, file.get(), mass_table, s.time);
   int groups = 0;
-  for (int k = 0; k < 6; ++k) {
-    const std::string g = "PartType" + std::to_string(k);
-    if (!r.exists(file.get(), g) || !r.exists(file.get(), g + "/Coordinates")) continue;
-    const Id group(H5Gopen2(file.get(), g.c_str(), H5P_DEFAULT), H5Gclose);
-    if (!group.ok()) throw r.fail("cannot open group " + g);
-    const std::vector<double> x = r.doubles(group.get(), "Coordinates", g, 3, 0);
-    const hsize_t rows = x.size() / 3;
-    if (s.bodies.size() + rows > 2147483647u) throw r.fail("more than 2147483647 bodies");
-    if (!r.exists(group.get(), "Velocities")) throw r.fail(g + " has Coordinates but no Velocities");
-    const std::vector<double> v = r.doubles(group.get(), "Velocities", g, 3, rows);
-    std::vector<double> m;
-    if (r.exists(group.get(), "Masses")) {
-      m = r.doubles(group.get(), "Masses", g, 1, rows);
-    } else if (have_table && mass_table[k] > 0) {
-      m.assign(rows, mass_table[k]);
-    } else {
-      throw r.fail(g + " has no Masses and the Header's MassTable[" + std::to_string(k) + "] is not > 0");
-    }
-    for (hsize_t i = 0; i < rows; ++i) {
-      s.bodies.pos.push_back({x[3 * i], x[3 * i + 1], x[3 * i + 2], m[i]});
-      s.bodies.vel.push_back({v[3 * i], v[3 * i + 1], v[3 * i + 2]});
-    }
-    ++groups;
-    s.groups.push_back(static_cast<std::size_t>(rows));
-  }
+  for (int k = 0; k < 6; ++k)
+    if (read_part_type(r, file.get(), k, have_table ? mass_table : nullptr, s)) ++groups;
   if (groups == 0) throw r.fail("no PartType0..5 group with Coordinates: not a GADGET-style snapshot");
   if (r.exists(file.get(), "nbody")) {
     const Id group(H5Gopen2(file.get(), "nbody", H5P_DEFAULT), H5Gclose);

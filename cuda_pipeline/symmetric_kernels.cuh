@@ -54,6 +54,73 @@ __device__ __forceinline__ int row_of(long long p, int T) {
   return static_cast<int>(I);
 }
 
+// The N bodies a lane holds of one tile (lane l: bodies l, l + 32, ...) and their partial sums, as
+// references to seven arrays of the kernel's own: the same arrays as members of one struct are
+// numbered in another order by the compiler, and ptxas then allocates registers and schedules
+// differently from the code measured above.
+template <int N>
+struct LaneBodies {
+  float (&x)[N], (&y)[N], (&z)[N], (&m)[N], (&ax)[N], (&ay)[N], (&az)[N];
+};
+
+// Loads bodies first, first + 1, ... of the lane's column and clears their sums.
+template <int N>
+__device__ __forceinline__ void load_bodies(LaneBodies<N>& held, const Vec4T<float>* pos, int first, int lane) {
+#pragma unroll
+  for (int a = 0; a < N; ++a) {
+    const Vec4T<float> b = pos[(first + a) * 32 + lane];
+    held.x[a] = b.x, held.y[a] = b.y, held.z[a] = b.z, held.m[a] = b.w;
+    held.ax[a] = held.ay[a] = held.az[a] = 0;
+  }
+}
+
+// Adds the bodies' sums to their accelerations in global memory.
+template <int N>
+__device__ __forceinline__ void flush_sums(const LaneBodies<N>& held, Vec4T<float>* acc, int first, int lane) {
+#pragma unroll
+  for (int a = 0; a < N; ++a) add_to(acc, (first + a) * 32 + lane, held.ax[a], held.ay[a], held.az[a]);
+}
+
+// One pair, both ways: +m_j w to I body a's sum, -m_i w to J body b's.
+template <int K, int KJ>
+__device__ __forceinline__ void symmetric_pair(LaneBodies<K>& bi, int a, LaneBodies<KJ>& bj, int b, float eps2) {
+  const float dx = bj.x[b] - bi.x[a], dy = bj.y[b] - bi.y[a], dz = bj.z[b] - bi.z[a];
+  float d2 = fmaf(dx, dx, eps2);
+  d2 = fmaf(dy, dy, d2);
+  d2 = fmaf(dz, dz, d2);
+  const float r = rsqrt_fast(d2);
+  const float r3 = r * r * r;
+  const float si = bj.m[b] * r3, sj = bi.m[a] * r3;
+  bi.ax[a] = fmaf(dx, si, bi.ax[a]);
+  bi.ay[a] = fmaf(dy, si, bi.ay[a]);
+  bi.az[a] = fmaf(dz, si, bi.az[a]);
+  bj.ax[b] = fmaf(-dx, sj, bj.ax[b]);
+  bj.ay[b] = fmaf(-dy, sj, bj.ay[b]);
+  bj.az[b] = fmaf(-dz, sj, bj.az[b]);
+}
+
+// Passes the J bodies and their sums on by one lane: lane l takes lane l + 1's.
+template <int KJ>
+__device__ __forceinline__ void pass_on(LaneBodies<KJ>& bj, int next) {
+#pragma unroll
+  for (int b = 0; b < KJ; ++b) {
+    bj.x[b] = shfl(bj.x[b], next), bj.y[b] = shfl(bj.y[b], next), bj.z[b] = shfl(bj.z[b], next);
+    bj.m[b] = shfl(bj.m[b], next);
+    bj.ax[b] = shfl(bj.ax[b], next), bj.ay[b] = shfl(bj.ay[b], next), bj.az[b] = shfl(bj.az[b], next);
+  }
+}
+
+// One rotation step: every I body of the lane against every J body now in it, then the J bodies
+// move on.
+template <int K, int KJ>
+__device__ __forceinline__ void rotation_step(LaneBodies<K>& bi, LaneBodies<KJ>& bj, float eps2, int next) {
+#pragma unroll
+  for (int a = 0; a < K; ++a)
+#pragma unroll
+    for (int b = 0; b < KJ; ++b) symmetric_pair(bi, a, bj, b, eps2);
+  pass_on(bj, next);
+}
+
 // K: I bodies per lane (a tile is 32 x K bodies). KJ (divides K): J bodies travelling at once; the
 // J tile is visited in K / KJ passes of 32 rotation steps, so the registers held are 7 (K + KJ)
 // per lane while the shuffles per pair stay 7 / K. kSteps: rotation steps unrolled together (so
@@ -76,68 +143,25 @@ __global__ void __launch_bounds__(128, kMinBlocks) symmetric_forces(const Vec4T<
   int J = I + static_cast<int>(p - row_start(I, tiles));
 
   float xi[K], yi[K], zi[K], mi[K], axi[K], ayi[K], azi[K];
-  auto load_i = [&] {
-#pragma unroll
-    for (int a = 0; a < K; ++a) {
-      const Vec4T<float> b = pos[(I * K + a) * 32 + lane];
-      xi[a] = b.x, yi[a] = b.y, zi[a] = b.z, mi[a] = b.w;
-      axi[a] = ayi[a] = azi[a] = 0;
-    }
-  };
-  auto flush_i = [&] {
-#pragma unroll
-    for (int a = 0; a < K; ++a) add_to(acc, (I * K + a) * 32 + lane, axi[a], ayi[a], azi[a]);
-  };
-  load_i();
+  LaneBodies<K> bi{xi, yi, zi, mi, axi, ayi, azi};
+  load_bodies(bi, pos, I * K, lane);
   for (; p < p_end; ++p) {
     const bool diagonal = I == J;
     const int next = (lane + 1) & 31;
     for (int q = 0; q < K; q += KJ) {  // the J tile's bodies q .. q + KJ - 1 of each lane
       float xj[KJ], yj[KJ], zj[KJ], mj[KJ], axj[KJ], ayj[KJ], azj[KJ];
-#pragma unroll
-      for (int b = 0; b < KJ; ++b) {
-        const Vec4T<float> v = pos[(J * K + q + b) * 32 + lane];
-        xj[b] = v.x, yj[b] = v.y, zj[b] = v.z, mj[b] = v.w;
-        axj[b] = ayj[b] = azj[b] = 0;
-      }
+      LaneBodies<KJ> bj{xj, yj, zj, mj, axj, ayj, azj};
+      load_bodies(bj, pos, J * K + q, lane);
 #pragma unroll(kSteps)
-      for (int k = 0; k < 32; ++k) {
-#pragma unroll
-        for (int a = 0; a < K; ++a)
-#pragma unroll
-          for (int b = 0; b < KJ; ++b) {
-            const float dx = xj[b] - xi[a], dy = yj[b] - yi[a], dz = zj[b] - zi[a];
-            float d2 = fmaf(dx, dx, eps2);
-            d2 = fmaf(dy, dy, d2);
-            d2 = fmaf(dz, dz, d2);
-            const float r = rsqrt_fast(d2);
-            const float r3 = r * r * r;
-            const float si = mj[b] * r3, sj = mi[a] * r3;
-            axi[a] = fmaf(dx, si, axi[a]);
-            ayi[a] = fmaf(dy, si, ayi[a]);
-            azi[a] = fmaf(dz, si, azi[a]);
-            axj[b] = fmaf(-dx, sj, axj[b]);
-            ayj[b] = fmaf(-dy, sj, ayj[b]);
-            azj[b] = fmaf(-dz, sj, azj[b]);
-          }
-#pragma unroll
-        for (int b = 0; b < KJ; ++b) {
-          xj[b] = shfl(xj[b], next), yj[b] = shfl(yj[b], next), zj[b] = shfl(zj[b], next);
-          mj[b] = shfl(mj[b], next);
-          axj[b] = shfl(axj[b], next), ayj[b] = shfl(ayj[b], next), azj[b] = shfl(azj[b], next);
-        }
-      }
-      if (!diagonal) {
-#pragma unroll
-        for (int b = 0; b < KJ; ++b) add_to(acc, (J * K + q + b) * 32 + lane, axj[b], ayj[b], azj[b]);
-      }
+      for (int k = 0; k < 32; ++k) rotation_step(bi, bj, eps2, next);
+      if (!diagonal) flush_sums(bj, acc, J * K + q, lane);
     }
     if (++J == tiles || p + 1 == p_end) {
-      flush_i();
+      flush_sums(bi, acc, I * K, lane);
       if (J == tiles && p + 1 < p_end) {
         ++I;
         J = I;
-        load_i();
+        load_bodies(bi, pos, I * K, lane);
       }
     }
   }

@@ -65,6 +65,8 @@ class View {
   void upload();
   void measure_distance();
   void measure_energy();
+  void measure_when_due(bool last);
+  void save_asked_screenshot();
   void change_dt(double factor);
   void reset();
   void note(const std::string& text) {
@@ -318,6 +320,35 @@ void View::summary(double wall, double after_first) const {
   if (a_.frames > 0 && !a_.screenshot.empty()) std::printf("screenshot: %s\n", a_.screenshot.c_str());
 }
 
+// The distance between the panes and their energies, each when it is due and on the last frame.
+void View::measure_when_due(bool last) {
+  // The distance between the panes: every frame while it colours the bodies, else twice a second.
+  if (sides_.size() > 1 && (mode_ == viewer::Colour::Divergence || Clock::now() >= stats_due_ || last) &&
+      stats_.step != step_) {
+    measure_distance();
+    stats_due_ = after(0.5);
+  }
+  // Energy: at most a tenth of the wall time (one float64 pass per pane), and on the last frame.
+  if ((Clock::now() >= energy_due_ || last) && sides_.front().drift_step != step_) {
+    measure_energy();
+    energy_due_ = after(std::max(1.0, 10 * energy_cost_s_));
+  }
+}
+
+// The screenshot `p` asked for: after the frame is drawn and before it is shown; a failed write is
+// noted, not fatal.
+void View::save_asked_screenshot() {
+  if (shot_.empty()) return;
+  const std::string path = !a_.screenshot.empty() ? a_.screenshot : "nbody-view-step" + std::to_string(step_) + ".png";
+  try {
+    write_output(path, window_.png());
+    note("saved " + path);
+  } catch (const std::exception& e) {
+    note(std::string("screenshot failed: ") + e.what());
+  }
+  shot_.clear();
+}
+
 int View::loop() {
   const Clock::time_point began = Clock::now();
   Clock::time_point first_shown = began;
@@ -326,29 +357,10 @@ int View::loop() {
     step(running_ ? a_.steps_per_frame : one_ ? 1 : 0);
     const bool last = scripted && frame_ + 1 == a_.frames;
     upload();
-    // The distance between the panes: every frame while it colours the bodies, else twice a second.
-    if (sides_.size() > 1 && (mode_ == viewer::Colour::Divergence || Clock::now() >= stats_due_ || last) &&
-        stats_.step != step_) {
-      measure_distance();
-      stats_due_ = after(0.5);
-    }
-    // Energy: at most a tenth of the wall time (one float64 pass per pane), and on the last frame.
-    if ((Clock::now() >= energy_due_ || last) && sides_.front().drift_step != step_) {
-      measure_energy();
-      energy_due_ = after(std::max(1.0, 10 * energy_cost_s_));
-    }
+    measure_when_due(last);
     window_.draw(panes(), mode_, help_, footer());
     if (last && !a_.screenshot.empty()) write_output(a_.screenshot, window_.png());
-    if (!shot_.empty()) {  // after the frame is drawn and before it is shown: a failed write is noted, not fatal
-      const std::string path = !a_.screenshot.empty() ? a_.screenshot : "nbody-view-step" + std::to_string(step_) + ".png";
-      try {
-        write_output(path, window_.png());
-        note("saved " + path);
-      } catch (const std::exception& e) {
-        note(std::string("screenshot failed: ") + e.what());
-      }
-      shot_.clear();
-    }
+    save_asked_screenshot();
     window_.show();
     if (frame_ == 0) first_shown = Clock::now();
     ++frame_;
