@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "options.hpp"
+
 namespace nbody {
 
 struct Vec3 {
@@ -29,8 +31,8 @@ struct Bodies {
 
 // Units: G = 1. Softening enters as eps^2 in every pair distance.
 struct Params {
-  double dt = 0.01;
-  double softening = 0.05;
+  double dt = defaults::dt;
+  double softening = defaults::softening;
   double eps2() const { return softening * softening; }
 };
 

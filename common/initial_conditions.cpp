@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "error.hpp"
+#include "options.hpp"
 #include "hdf5_io.hpp"
 #include "io.hpp"
 
@@ -232,8 +233,8 @@ Bodies read_body_file(const std::string& path, std::vector<Species>& species) {
     return std::move(s.bodies);
   }
   if (ends_with_ci(path, ".nbck"))
-    throw InputError("--ic '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
-  throw InputError("--ic '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
+    throw InputError(option("ic") + " '" + path + "' is a checkpoint: continue its run with `nbody run --resume " + path + "`");
+  throw InputError(option("ic") + " '" + path + "' is neither a generator (plummer, uniform, shell, expand, "
                    "collision) nor a .bin (Tipsy), .csv or .h5 (HDF5 snapshot) file");
 }
 
@@ -259,7 +260,7 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
                                Subset subset, std::vector<Species>* species_out) {
   const bool is_name =
       std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
-  if (is_name && n == 0) throw InputError("--bodies must be > 0 for a generated --ic");
+  if (is_name && n == 0) throw InputError(option("n") + " must be > 0 for a generated " + option("ic"));
   if (is_name && species_out) *species_out = {{"bodies", n, true}};
   if (spec == "plummer") return plummer(n, seed);
   if (spec == "uniform") return uniform(n, seed);
@@ -271,7 +272,7 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
   std::vector<Species> species;
   Bodies b = read_body_file(path, species);
   if (n > b.size())
-    throw InputError("--bodies " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
+    throw InputError(option("n") + " " + std::to_string(n) + " exceeds the " + std::to_string(b.size()) +
                      " bodies in " + path);
   if (n != 0 && n != b.size()) take_subset(b, species, n, seed, subset);
   if (species_out) *species_out = std::move(species);

@@ -1,11 +1,11 @@
-// The CUDA pipeline's factory and device queries.
+// The CUDA pipeline's device queries: what is here, and whether this binary's kernels run on it.
 #include <cstdio>
 
 #include "architectures.hpp"
 #include "cuda_check.hpp"
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
-#include "rungs.hpp"
+#include "options.hpp"
 
 namespace nbody::cuda {
 
@@ -99,7 +99,7 @@ DeviceInfo require_device(int device) {
   const auto devs = devices(reason);
   if (devs.empty()) throw Unavailable(reason);
   if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw InputError("--device " + std::to_string(device) + ": this machine has " +
+    throw InputError(option("device") + " " + std::to_string(device) + ": this machine has " +
                      std::to_string(devs.size()) + " CUDA device(s), 0.." +
                      std::to_string(devs.size() - 1));
   const DeviceInfo& d = devs[static_cast<std::size_t>(device)];
@@ -119,17 +119,6 @@ DeviceInfo require_device(int device) {
                       cudaGetErrorString(e));
   }
   return d;
-}
-
-std::unique_ptr<Pipeline> make(const std::string& variant, const Options& o) {
-  require_device(o.device);
-  const Options r = resolve(variant, o);  // the rung's defaults, checked
-  if (variant == "gems31") return make_gems31(r, false);
-  if (variant == "gems31-fp64") return make_gems31(r, true);
-  if (variant == "tuned") return make_tuned(r, false);
-  if (variant == "tuned-fp64") return make_tuned(r, true);
-  if (variant == "mixed") return make_mixed(r);
-  return make_symmetric(r);  // resolve() knows no other variant
 }
 
 }  // namespace nbody::cuda

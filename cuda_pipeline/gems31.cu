@@ -5,7 +5,7 @@
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
 #include "gems31_kernels.cuh"
-#include "rungs.hpp"
+#include "factories.hpp"
 
 namespace nbody::cuda {
 

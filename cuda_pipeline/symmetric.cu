@@ -5,7 +5,7 @@
 #include "body_system.cuh"
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
-#include "rungs.hpp"
+#include "factories.hpp"
 #include "symmetric_kernels.cuh"
 
 namespace nbody::cuda {

@@ -163,6 +163,20 @@ void add_bench_options(CLI::App& sub, BenchArgs& a) {
 
 }  // namespace
 
+namespace {
+
+// "cpu32, gl:forcequad, ..., then cuda:gems31-fp64 (its own speed-up column), ...": the ladder, bottom first.
+std::string ladder_text() {
+  std::string text;
+  for (const std::string& name : ladder_names()) {
+    const bool restart = rung(name).ladder.restart;
+    text += (text.empty() ? "" : restart ? ", then " : ", ") + name + (restart ? " (its own speed-up column)" : "");
+  }
+  return text;
+}
+
+}  // namespace
+
 Command add_bench(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "bench", "Validate against the float64 engine at the timed N and launch plan, warm up, then time each "
@@ -178,10 +192,10 @@ Command add_bench(CLI::App& app) {
 
 Command add_ladder(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "ladder", "The ladder table of docs/ladder.md on this machine: every rung that can run here (cpu32, "
-                "gl:forcequad, gl:gather, gl:compute, cuda:gems31, cuda:tuned, cuda:symmetric, then the fp64 "
-                "rungs with cuda:mixed above them, and gl:compute-ds, each starting its own speed-up column) at one N, validated, then timed: rate, bound, fraction of the bound, speed-up over "
-                "the rung below, accuracy against float64. The rungs that cannot run are listed with why");
+      "ladder", "The ladder table of docs/ladder.md on this machine: every rung that can run here (" +
+                    ladder_text() + ") at one N, validated, then timed: rate, bound, fraction of the bound, "
+                    "speed-up over the rung below, accuracy against float64. The rungs that cannot run are listed "
+                    "with why");
   auto a = std::make_shared<BenchArgs>();
   a->spec.cfg.steps = 5;
   a->spec.reps = 3;

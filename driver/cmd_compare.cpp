@@ -47,11 +47,8 @@ void echo_config(const CompareArgs& a, const Fp64Engine& engine) {
 
 void check_reference(CompareArgs& a) {
   a.reference = canonical_name(a.reference);
-  if (!is_fp64_pipeline(a.reference))
-    throw InputError("--reference " + a.reference + ": a reference must be a float64 pipeline "
-                     "(cpu64, cpu64/K, cuda:gems31-fp64, cuda:tuned-fp64)");
-  if (a.validate_n < 1)
-    throw InputError("--validate-n " + std::to_string(a.validate_n) + ": must be >= 1");
+  nbody::check_reference(a.reference);
+  check_compare_options(1, 0, a.validate_n);
 }
 
 // The comparison the arguments ask for, stopping at `stops`.
@@ -125,9 +122,7 @@ Threshold check_compare_args(CompareArgs& a) {
   resolve_body_count(a.cfg);
   check_config(a.cfg, 3);
   check_reference(a);
-  if (a.every < 1) throw InputError("--every " + std::to_string(a.every) + ": must be >= 1");
-  if (a.energy_every < 0)
-    throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
+  check_compare_options(a.every, a.energy_every, a.validate_n);
   check_output_path(a.json, "--json");
   check_output_path(a.csv, "--csv");
   check_output_path(a.plot, "--plot");
@@ -279,9 +274,9 @@ Command add_compare(CLI::App& app) {
                   "Default: every pipeline, those that cannot run here reported as skipped. The "
                   "reference is always added");
   sub->add_option("--reference", a->reference,
-                  "The float64 pipeline every other is measured against: cpu64 | cpu64/K (K substeps per step: "
-                  "the time step's error K^2 smaller) | cuda:tuned-fp64 | cuda:gems31-fp64 (a GPU one is first "
-                  "checked against cpu64)")
+                  "The float64 pipeline every other is measured against: " + reference_names() +
+                      " (cpu64/K: K substeps per step, the time step's error K^2 smaller; a GPU one is first "
+                      "checked against cpu64)")
       ->capture_default_str();
   sub->add_option("--validate-n", a->validate_n,
                   "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative "

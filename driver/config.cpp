@@ -6,7 +6,6 @@
 #include "error.hpp"
 #include "output.hpp"
 #include "world.hpp"
-#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA, option_help() always
 
 namespace nbody {
 
@@ -34,53 +33,41 @@ void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
       ->default_str(std::to_string(c.seed));
 }
 
+namespace {
+
+// An option registered from its row of the table: flag, help and default (options.hpp).
+template <typename T>
+CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::string& help = "") {
+  const OptionRow& row = option_row(key);
+  std::string flag(row.cli);
+  if (key == "n") flag = "-n," + flag;
+  return app.add_option(flag, field, help.empty() ? std::string(row.help) : help)->capture_default_str();
+}
+
+}  // namespace
+
 void add_common_options(CLI::App& app, Config& c, std::string& json) {
-  app.add_option("-n,--bodies", c.n,
-                 "Number of bodies (for a file --ic: n of its bodies by --subset; default all)")
-      ->capture_default_str()
-      ->each([&c](const std::string&) { c.n_given = true; });
-  app.add_option("--steps", c.steps, "Leapfrog steps")->capture_default_str();
-  app.add_option("--dt", c.dt, "Time step")->capture_default_str();
-  app.add_option("--softening", c.softening, "Softening length eps (> 0)")->capture_default_str();
-  app.add_option("--ic", c.ic,
-                 "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin "
-                 "(Tipsy) | FILE.csv (x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)")
-      ->capture_default_str();
-  add_seed_option(app, c, "Random seed for generated initial conditions and --subset random");
-  app.add_option("--subset", c.subset,
-                 "With -n below a file's count: first (the first n bodies, file order) | random "
-                 "(n drawn with --seed, each species in proportion, masses scaled to the file's total)")
-      ->capture_default_str();
+  add_row(app, "n", c.n)->each([&c](const std::string&) { c.n_given = true; });
+  add_row(app, "steps", c.steps);
+  add_row(app, "dt", c.dt);
+  add_row(app, "softening", c.softening, "Softening length eps (> 0)");
+  add_row(app, "ic", c.ic);
+  add_seed_option(app, c, std::string(option_row("seed").help));
+  add_row(app, "subset", c.subset);
   app.add_option("--json", json, "Write the results as JSON to FILE (- for stdout)");
-  app.add_flag("--force", c.force,
-               "Start even when the estimated time is above the limit (1 hour)");
+  app.add_flag("--force", c.force, std::string(option_row("force").help));
 }
 
 void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
-  app.add_option("--gl-chunk", o.gl_chunk,
-                 "GL force-quad chunk size in bodies per side (0: the largest the device allows)")
-      ->capture_default_str();
-  app.add_option("--gl-precision", o.gl_precision,
-                 "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)")
-      ->capture_default_str();
-  auto help = [](const char* option) { return cuda::option_help(option); };  // the rungs' own rules
-  app.add_option("--cuda-block", o.cuda_block, help("block"))->capture_default_str();
-  app.add_option("--cuda-unroll", o.cuda_unroll, help("unroll"))->capture_default_str();
-  app.add_option("--cuda-q", o.cuda_q, help("q"))->capture_default_str();
-  app.add_option("--cuda-bodies", o.cuda_bodies, help("bodies"))->capture_default_str();
-  app.add_option("--cuda-split", o.cuda_split, help("split"))->capture_default_str();
-  app.add_option("--device", o.device,
-                 "CUDA device index, and the EGL device tried first for gl:* (under mpirun: "
-                 "default local rank mod the device count)")
-      ->capture_default_str()
-      ->each([&o](const std::string&) { o.device_given = true; });
-  app.add_option("--balance", o.balance,
-                 "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | "
-                 "rate (in proportion to each rank's rate, measured by a probe of about half a second at the start) | "
-                 "auto (rate where the measured rates differ by more than 10%, else equal) | W0:W1:... "
-                 "(fixed weights, one per rank). Every choice gives the same bits; only the speed differs. One "
-                 "process has no blocks: the value is checked and changes nothing")
-      ->capture_default_str();
+  add_row(app, "gl_chunk", o.gl_chunk, rung_option_help("gl_chunk"));
+  add_row(app, "gl_precision", o.gl_precision);
+  add_row(app, "cuda_block", o.cuda_block, rung_option_help("cuda_block"));
+  add_row(app, "cuda_unroll", o.cuda_unroll, rung_option_help("cuda_unroll"));
+  add_row(app, "cuda_q", o.cuda_q, rung_option_help("cuda_q") + " (block x q <= 1024)");
+  add_row(app, "cuda_bodies", o.cuda_bodies, rung_option_help("cuda_bodies"));
+  add_row(app, "cuda_split", o.cuda_split, rung_option_help("cuda_split"));
+  add_row(app, "device", o.device)->each([&o](const std::string&) { o.device_given = true; });
+  add_row(app, "balance", o.balance);
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

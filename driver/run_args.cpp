@@ -295,8 +295,8 @@ Command add_run(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Run one pipeline and report its energy drift");
   auto a = std::make_shared<RunArgs>();
   sub->add_option("-p,--pipeline", a->pipeline,
-                  "Pipeline: cpu64 | cpu32 | gl[:forcequad|gather|compute|compute-ds] | cuda[:tuned|tuned-fp64|"
-                  "gems31|gems31-fp64|symmetric|mixed]")
+                  "Pipeline: " + joined_names(pipeline_names(), " | ") + " | cpu64/K (gl: " +
+                      canonical_name("gl") + ", cuda: " + canonical_name("cuda") + ")")
       ->capture_default_str();
   add_common_options(*sub, a->cfg, a->json);
   add_pipeline_options(*sub, a->cfg.pipeline);

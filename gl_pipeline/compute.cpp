@@ -3,7 +3,7 @@
 // barrier() = __syncthreads(), imageStore = the global write.
 #include "context.hpp"
 #include "error.hpp"
-#include "rungs.hpp"
+#include "factories.hpp"
 
 namespace nbody::gl {
 

@@ -9,7 +9,8 @@
 
 #include "context.hpp"
 #include "error.hpp"
-#include "rungs.hpp"
+#include "options.hpp"
+#include "factories.hpp"
 
 namespace nbody::gl {
 
@@ -135,7 +136,7 @@ class ComputeDs final : public Pipeline {
 }  // namespace
 
 std::unique_ptr<Pipeline> make_compute_ds(const Options& o) {
-  if (o.half) throw InputError("gl:compute-ds holds double-single state: --gl-precision half does not apply");
+  if (o.half) throw InputError("gl:compute-ds holds double-single state: " + option("gl_precision") + " half does not apply");
   return std::make_unique<ComputeDs>();
 }
 

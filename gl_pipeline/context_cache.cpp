@@ -5,6 +5,7 @@
 
 #include "context.hpp"
 #include "error.hpp"
+#include "gl_pipeline.hpp"
 
 namespace nbody::gl {
 
@@ -31,6 +32,13 @@ const ContextInfo& adopt_current_context(const std::string& platform) {
   if (g_info) throw std::logic_error("adopt_current_context: a GL context is already in use");
   g_info = std::make_unique<ContextInfo>(describe_current(platform));
   return *g_info;
+}
+
+std::string describe_context() {
+  const ContextInfo& c = context();
+  const bool named = c.version.rfind("OpenGL", 0) == 0;  // WebGL2: "OpenGL ES 3.0 (WebGL 2.0 ...)"
+  return c.renderer + (named ? ", " : ", OpenGL ") + c.version + ", " + c.platform + ", max texture " +
+         std::to_string(c.max_texture);
 }
 
 }  // namespace nbody::gl

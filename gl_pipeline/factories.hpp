@@ -1,5 +1,5 @@
-// The GL rungs of the ladder: each a TexturedPipeline with its own acceleration stage, but for
-// gl:compute-ds, whose double-single state lives in storage buffers.
+// The GL rungs' factories, one per rung (registry.cpp lists them): each a TexturedPipeline with its
+// own acceleration stage, but for gl:compute-ds, whose double-single state lives in storage buffers.
 #pragma once
 #include <memory>
 

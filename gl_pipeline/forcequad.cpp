@@ -6,7 +6,8 @@
 
 #include "context.hpp"
 #include "error.hpp"
-#include "rungs.hpp"
+#include "options.hpp"
+#include "factories.hpp"
 
 namespace nbody::gl {
 
@@ -67,15 +68,15 @@ class ForceQuad final : public TexturedPipeline {
     if (opt_.chunk > 0) {
       chunk_ = std::min(opt_.chunk, n);
       if (chunk_ > ctx.max_texture)
-        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " needs a " +
+        throw InputError(option("gl_chunk") + " " + std::to_string(opt_.chunk) + " needs a " +
                          std::to_string(chunk_) + "x" + std::to_string(chunk_) +
                          " force quad; this GL allows " + std::to_string(ctx.max_texture) +
-                         " per side — use a smaller --gl-chunk");
+                         " per side — use a smaller " + option("gl_chunk"));
       if (quad_bytes(chunk_) > static_cast<double>(ctx.memory_budget))
-        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " needs " +
+        throw InputError(option("gl_chunk") + " " + std::to_string(opt_.chunk) + " needs " +
                          gib(quad_bytes(chunk_)) + " for the force quad and its reduction; the "
                          "budget is " + gib(static_cast<double>(ctx.memory_budget)) +
-                         " — use a smaller --gl-chunk");
+                         " — use a smaller " + option("gl_chunk"));
     } else {
       chunk_ = std::min(n, largest_quad(ctx));
       // Distributed: the chunk (and so each column's reduction) must be the same on every rank,
@@ -87,8 +88,8 @@ class ForceQuad final : public TexturedPipeline {
       const std::string why = " chunks of the force quad, added by blending into an RGBA32F texture, which this GL "
                               "cannot (no EXT_float_blend)";
       if (opt_.chunk > 0)
-        throw InputError("--gl-chunk " + std::to_string(opt_.chunk) + " makes " + std::to_string(chunks_) + why +
-                         ": use --gl-chunk 0 (one quad of up to " + std::to_string(largest_quad(ctx)) +
+        throw InputError(option("gl_chunk") + " " + std::to_string(opt_.chunk) + " makes " + std::to_string(chunks_) + why +
+                         ": use " + option("gl_chunk") + " 0 (one quad of up to " + std::to_string(largest_quad(ctx)) +
                          " bodies here)");
       throw InputError(std::to_string(n) + " bodies need " + std::to_string(chunks_) + why + ": at most " +
                        std::to_string(chunk_) + " bodies here");
@@ -96,7 +97,7 @@ class ForceQuad final : public TexturedPipeline {
     if (chunks_ > ctx.max_texture)
       throw InputError(std::to_string(n) + " bodies in chunks of " + std::to_string(chunk_) +
                        " make " + std::to_string(chunks_) + " chunks; the accumulator texture "
-                       "allows " + std::to_string(ctx.max_texture) + " — use a larger --gl-chunk");
+                       "allows " + std::to_string(ctx.max_texture) + " — use a larger " + option("gl_chunk"));
 
     // Lookup texture (TR04-032 §3): texel (k, c) holds the body-texture texel of body c*C + k.
     std::vector<float> lookup(2 * static_cast<std::size_t>(chunk_) * chunks_, 0.0f);

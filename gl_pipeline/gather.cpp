@@ -1,7 +1,7 @@
 // gl:gather — the step GPGPU programmers took once shaders had loops: one fragment per body, an
 // n x 1 (here: body-texture-shaped) target, and the sum over j inside the fragment shader. No
 // n x n memory, no reduction passes; the sum runs in registers, as in one CUDA thread.
-#include "rungs.hpp"
+#include "factories.hpp"
 
 namespace nbody::gl {
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
+#include "placement.hpp"
 #include "estimate.hpp"
 #include "world.hpp"
 
@@ -17,30 +18,6 @@ namespace {
 constexpr double kWindowSeconds = 0.25;  // every rank steps the probe bodies this long, all at once
 
 }  // namespace
-
-std::vector<double> balance_weights(const std::string& mode) {
-  if (mode == "equal" || mode == "rate" || mode == "auto") return {};
-  const std::string usage = "--balance '" + mode + "': must be equal, rate, auto or weights W0:W1:... (one per rank, each > 0)";
-  std::vector<double> w;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t colon = std::min(mode.find(':', at), mode.size());
-    const std::string part = mode.substr(at, colon - at);
-    // Decimal numbers only (strtod alone would take spaces, hex and "inf").
-    const bool decimal = !part.empty() && part.find_first_not_of("0123456789.eE+-") == std::string::npos;
-    char* end = nullptr;
-    const double v = decimal ? std::strtod(part.c_str(), &end) : 0;
-    if (!decimal || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0)) throw InputError(usage);
-    w.push_back(v);
-    if (colon == mode.size()) break;
-    at = colon + 1;
-  }
-  if (w.size() < 2) throw InputError(usage);
-  if (World::size() > 1 && static_cast<int>(w.size()) != World::size())
-    throw InputError("--balance " + mode + ": " + std::to_string(w.size()) + " weights for " +
-                     std::to_string(World::size()) + " ranks (give one per rank)");
-  return w;
-}
 
 std::vector<double> measure_rank_rates(Pipeline& p, const Params& params, long long n) {
   Exchange* ex = p.exchange();

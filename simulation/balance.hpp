@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "pipeline.hpp"
-#include "catalogue.hpp"
+#include "rung.hpp"
 
 namespace nbody {
 
@@ -15,9 +15,7 @@ namespace nbody {
 // rate is above kBalanceSpread times the slowest's, else equal) | W0:W1:... (fixed weights, one per
 // rank, e.g. 3:1 for a node three times as fast).
 constexpr double kBalanceSpread = 1.10;
-// The weights of a W0:W1:... value; empty for equal, rate and auto. Throws InputError for anything
-// else, and under mpirun for a number of weights other than the number of ranks.
-std::vector<double> balance_weights(const std::string& mode);
+// The weights of W0:W1:... are read beside the other placement options (placement.hpp).
 
 // Each rank's rate (interactions per second) of `p` stepped alone, not distributed: probe bodies
 // of the size measure_step_rate stops at (a step of the slowest rank takes 20 ms, or n), stepped

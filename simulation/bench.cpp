@@ -260,7 +260,7 @@ BenchTable bench_table(const BenchSpec& spec, const std::vector<std::string>& na
       if (const int signal = static_cast<int>(World::max(report.interrupted()))) throw Interrupted(signal);
       t.rows.push_back(bench_one(spec, name, n, engine, report));
       const BenchRow& r = t.rows.back();
-      const double speedup = ladder && below > 0 && !rung(name).ladder_restart && r.rate > 0 ? r.rate / below : 0;
+      const double speedup = ladder && below > 0 && !rung(name).ladder.restart && r.rate > 0 ? r.rate / below : 0;
       if (r.rate > 0) below = r.rate;
       t.speedups.push_back(speedup);
       if (row) row(r, speedup);

@@ -68,7 +68,7 @@ BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, 
                    Reporter& report = silent());
 
 // The bench's table: every rung that runs at every size, in order. The ladder's speed-up is over
-// the rung below, restarting where the catalogue says (Rung::ladder_restart).
+// the rung below, restarting where the catalogue says (Rung::ladder.restart).
 struct BenchTable {
   std::string device;  // device_line()
   bool ladder = false;

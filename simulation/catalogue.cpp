@@ -1,48 +1,52 @@
 #include "catalogue.hpp"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
+#include <stdexcept>
 
-#include "balance.hpp"
+#include "cuda_pipeline.hpp"  // plain C++: cuda::rungs() in every build
 #include "error.hpp"
+#include "options.hpp"
+#include "gl_pipeline.hpp"    // plain C++: gl::rungs() in every build
 #include "reference.hpp"
-#ifdef NBODY_HAVE_GL
-#include "gl_pipeline.hpp"
-#endif
-#include "cuda_pipeline.hpp"  // plain C++: make() is linked only with CUDA, resolve() always
 
 namespace nbody {
 
 namespace {
 
-// Bounds: 13 FP32 issue slots per interaction (12 FP32 + 1 MUFU), 12 DP operations in float64
-// (the rsqrt uncounted: there is no full-precision hardware one), cuda:mixed 19 (6 more FADD for
-// r_ij from double-single pairs: mixed_kernels.cuh). Tolerances: float storage 1e-6 / 1e-4,
-// float64 1e-12 / 1e-10.
-constexpr Tolerance kFloat{1e-6, 1e-4}, kDouble{1e-12, 1e-10};
-using F = Family;
-using B = BoundModel;
-using S = StateHome;
-
-const std::vector<Rung> kRungs{
-    // name              family  variant        bits fp64   distr  ladder restart tolerance bound          slots state          flops
-    {"cpu64",            F::Cpu,  "cpu64",       64, true,  true,  -1, false, kDouble, B::None,          0,  S::Host,       30},
-    {"cpu32",            F::Cpu,  "cpu32",       32, false, true,   0, false, kFloat,  B::None,          0,  S::Host,       20},
-    {"gl:forcequad",     F::Gl,   "forcequad",   32, false, true,   1, false, kFloat,  B::Fill,          0,  S::GlTexture,  20},
-    {"gl:gather",        F::Gl,   "gather",      32, false, true,   2, false, kFloat,  B::Fetch,         0,  S::GlTexture,  20},
-    {"gl:compute",       F::Gl,   "compute",     32, false, true,   3, false, kFloat,  B::IssueIfCudaGl, 13, S::GlTexture,  20},
-    {"gl:compute-ds",    F::Gl,   "compute-ds",  64, false, false, 10, true,  kFloat,  B::None,          0,  S::GlBuffer,   20},
-    {"cuda:gems31",      F::Cuda, "gems31",      32, false, true,   4, false, kFloat,  B::Issue,         13, S::CudaDevice, 20},
-    {"cuda:gems31-fp64", F::Cuda, "gems31-fp64", 64, true,  true,   7, true,  kDouble, B::Issue,         12, S::CudaDevice, 30},
-    {"cuda:tuned",       F::Cuda, "tuned",       32, false, true,   5, false, kFloat,  B::Issue,         13, S::CudaDevice, 20},
-    {"cuda:tuned-fp64",  F::Cuda, "tuned-fp64",  64, true,  true,   8, false, kDouble, B::Issue,         12, S::CudaDevice, 30},
-    {"cuda:symmetric",   F::Cuda, "symmetric",   32, false, false,  6, false, kFloat,  B::IssuePairs,    0,  S::CudaDevice, 20},
-    {"cuda:mixed",       F::Cuda, "mixed",       64, false, true,   9, false, kFloat,  B::Issue,         19, S::CudaDevice, 20, " (r_ij from double-single pairs)"},
-};
+// Every family's entries, checked once: each whole, each name once, the ladder one chain.
+std::vector<Rung> joined_registries() {
+  std::vector<Rung> all;
+  for (const auto* family : {&cpu_rungs(), &gl::rungs(), &cuda::rungs()}) all.insert(all.end(), family->begin(), family->end());
+  std::map<std::string, int> names;
+  for (const Rung& r : all) {
+    for (const std::string& m : missing_facts(r))
+      throw std::logic_error("the rung registry's entry " + (r.name.empty() ? "(unnamed)" : r.name) + ": " + m);
+    if (names[r.name]++) throw std::logic_error("the rung registry names " + r.name + " twice");
+  }
+  std::map<std::string_view, int> above;
+  int bottoms = 0;
+  for (const Rung& r : all) {
+    if (!r.ladder.on) continue;
+    if (r.ladder.above.empty()) ++bottoms;
+    else if (!names.count(std::string(r.ladder.above)))
+      throw std::logic_error(r.name + " stands on " + std::string(r.ladder.above) + ", which is not a rung");
+    if (above[r.ladder.above]++) throw std::logic_error("two rungs stand on " + std::string(r.ladder.above));
+  }
+  if (bottoms != 1) throw std::logic_error("the ladder has " + std::to_string(bottoms) + " bottom rungs, not one");
+  return all;
+}
 
 // cpu64/K (reference.hpp): cpu64 with K substeps per step, a converged reference; not a rung of
 // the default set or the ladder, and one process only (it converts the state with all bodies).
-const Rung kSubstepped{"cpu64/K", F::Cpu, "cpu64/K", 64, true, false, -1, false, kDouble, B::None, 0, S::Host, 30};
+Rung substepped() {
+  Rung r = cpu_rungs().front();
+  r.name = "cpu64/K";
+  r.summary = "cpu64 with K substeps of dt/K per step: a converged reference";
+  r.distributable = false;
+  return r;
+}
 constexpr int kMaxSubsteps = 4096;
 
 // K of "cpu64/K" (2..kMaxSubsteps), or 0 for any other name; throws InputError for a bad K.
@@ -59,27 +63,37 @@ int substeps_of(const std::string& name) {
 
 }  // namespace
 
-const std::vector<Rung>& rungs() { return kRungs; }
+const std::vector<Rung>& rungs() {
+  static const std::vector<Rung> all = joined_registries();
+  return all;
+}
 
 std::vector<std::string> pipeline_names() {
   std::vector<std::string> names;
-  for (const Rung& r : kRungs) names.push_back(r.name);
+  for (const Rung& r : rungs()) names.push_back(r.name);
   return names;
 }
 
 std::vector<std::string> ladder_names() {
-  std::vector<const Rung*> on;
-  for (const Rung& r : kRungs)
-    if (r.ladder >= 0) on.push_back(&r);
-  std::sort(on.begin(), on.end(), [](const Rung* a, const Rung* b) { return a->ladder < b->ladder; });
   std::vector<std::string> names;
-  for (const Rung* r : on) names.push_back(r->name);
+  std::string_view below = "";  // the bottom rung stands on nothing
+  for (bool found = true; found;) {
+    found = false;
+    for (const Rung& r : rungs())
+      if (r.ladder.on && r.ladder.above == below) {
+        names.push_back(r.name);
+        below = r.name;
+        found = true;
+        break;
+      }
+  }
   return names;
 }
 
 const Rung& rung(const std::string& name) {
-  for (const Rung& r : kRungs)
+  for (const Rung& r : rungs())
     if (r.name == name) return r;
+  static const Rung kSubstepped = substepped();
   if (substeps_of(name) > 0) return kSubstepped;
   return rung(canonical_name(name));  // throws for an unknown name; an alias resolves
 }
@@ -87,13 +101,17 @@ const Rung& rung(const std::string& name) {
 std::string canonical_name(const std::string& name) {
   if (name == "gl") return "gl:forcequad";
   if (name == "cuda") return "cuda:tuned";
-  for (const Rung& r : kRungs)
+  for (const Rung& r : rungs())
     if (r.name == name) return name;
   if (const int k = substeps_of(name)) return "cpu64/" + std::to_string(k);
-  std::string known;
-  for (const Rung& r : kRungs) known += (known.empty() ? "" : ", ") + r.name;
-  throw InputError("unknown pipeline '" + name + "' (known: " + known + ", gl, cuda, and cpu64/K: cpu64 with K "
-                   "substeps per step)");
+  throw InputError("unknown pipeline '" + name + "' (known: " + joined_names(pipeline_names(), ", ") +
+                   ", gl, cuda, and cpu64/K: cpu64 with K substeps per step)");
+}
+
+std::string joined_names(const std::vector<std::string>& names, const std::string& separator) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : separator) + n;
+  return out;
 }
 
 std::vector<std::string> parse_pipeline_list(const std::string& list) {
@@ -101,58 +119,21 @@ std::vector<std::string> parse_pipeline_list(const std::string& list) {
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw InputError("--pipelines '" + list + "' has an empty name");
+    if (item.empty()) throw InputError(option("pipelines") + " '" + list + "' has an empty name");
     const std::string c = canonical_name(item);
     if (std::find(out.begin(), out.end(), c) != out.end())
-      throw InputError("--pipelines names '" + c + "' twice");
+      throw InputError(option("pipelines") + " names '" + c + "' twice");
     out.push_back(c);
   }
-  if (out.empty()) throw InputError("--pipelines is empty");
-  if (list.back() == ',') throw InputError("--pipelines '" + list + "' has an empty name");
+  if (out.empty()) throw InputError(option("pipelines") + " is empty");
+  if (list.back() == ',') throw InputError(option("pipelines") + " '" + list + "' has an empty name");
   return out;
 }
 
-namespace {
-cuda::Options to_cuda(const PipelineOptions& o) {
-  cuda::Options c;
-  c.block = o.cuda_block;
-  c.unroll = o.cuda_unroll;
-  c.q = o.cuda_q;
-  c.device = o.device;
-  c.bodies = o.cuda_bodies;
-  c.split = o.cuda_split;
-  return c;
-}
-}  // namespace
-
-std::unique_ptr<Pipeline> make_pipeline(const std::string& name,
-                                        [[maybe_unused]] const PipelineOptions& o) {
+std::unique_ptr<Pipeline> make_pipeline(const std::string& name, const PipelineOptions& o) {
   const Rung& r = rung(name);
-  switch (r.family) {
-    case Family::Cpu:
-      if (r.fp64_forces) return std::make_unique<Cpu64>(std::max(1, substeps_of(canonical_name(name))));
-      return std::make_unique<Cpu32>();
-    case Family::Gl: {
-#ifdef NBODY_HAVE_GL
-      gl::Options g;
-      g.chunk = o.gl_chunk;
-      g.half = o.gl_precision == "half";
-      gl::prefer_device(o.device);  // the EGL device of the same index as the CUDA one
-      return gl::make(r.variant, g);
-#else
-      throw Unavailable("GL pipeline not built (OpenGL, EGL, GLEW or stb missing at configure time)");
-#endif
-    }
-    case Family::Cuda:
-#ifdef NBODY_HAVE_CUDA
-      return cuda::make(r.variant, to_cuda(o));
-#elif defined(__EMSCRIPTEN__)
-      throw Unavailable("CUDA does not run in a browser (the page has WebAssembly and WebGL2)");
-#else
-      throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
-#endif
-  }
-  throw InputError("unknown pipeline '" + name + "'");
+  if (const int k = substeps_of(canonical_name(name))) return std::make_unique<Cpu64>(k);
+  return r.make(resolve_options(r, o));
 }
 
 std::string unavailable_reason(const std::string& name, const PipelineOptions& options) {
@@ -174,6 +155,19 @@ std::unique_ptr<Pipeline> make_named(const std::string& name, const PipelineOpti
 
 bool is_fp64_pipeline(const std::string& name) { return rung(name).fp64_forces; }
 
+std::string reference_names() {
+  std::string names;
+  for (const Rung& r : rungs())
+    if (r.fp64_forces) names += (names.empty() ? "" : ", ") + r.name + (r.name == "cpu64" ? ", cpu64/K" : "");
+  return names;
+}
+
+void check_reference(const std::string& name) {
+  if (!is_fp64_pipeline(name))
+    throw InputError(option("reference") + " " + name + ": a reference must be a float64 pipeline (" +
+                     reference_names() + ")");
+}
+
 int state_bits(const std::string& name) { return rung(name).state_bits; }
 
 Tolerance tolerance_for(const std::string& name, const PipelineOptions& o) {
@@ -182,52 +176,96 @@ Tolerance tolerance_for(const std::string& name, const PipelineOptions& o) {
   return r.tolerance;
 }
 
-void check_pipeline_options(const PipelineOptions& o) {
-  if (o.gl_chunk < 0) throw InputError("--gl-chunk " + std::to_string(o.gl_chunk) + ": must be >= 0");
+namespace {
+
+// "(0: 256)", "(0: chosen by N, 16, 8 or 4)", or "" where 0 is not accepted.
+std::string zero_text(const RungOption& o) {
+  if (o.zero_is != 0) return " (0: " + std::to_string(o.zero_is) + ")";
+  if (!o.zero_note.empty()) return " (0: " + std::string(o.zero_note) + ")";
+  return "";
+}
+
+}  // namespace
+
+PipelineOptions resolve_options(const Rung& r, const PipelineOptions& given) {
+  PipelineOptions o = given;
+  for (const RungOption& opt : r.options) {
+    int& v = o.*opt.field;
+    if (v == 0 && (opt.zero_is != 0 || !opt.zero_note.empty())) {
+      v = opt.zero_is;
+      continue;
+    }
+    if (!opt.accepts.contains(v))
+      throw InputError(option(opt.key) + " " + std::to_string(v) + ": " + r.name + " takes " + opt.accepts.describe() +
+                       zero_text(opt));
+  }
+  if (r.check) r.check(o, given);
+  return o;
+}
+
+namespace {
+
+void check_precision_and_placement(const PipelineOptions& o) {
   if (o.gl_precision != "float" && o.gl_precision != "half")
-    throw InputError("--gl-precision '" + o.gl_precision + "': must be float or half");
+    throw InputError(option("gl_precision") + " '" + o.gl_precision + "': must be float or half");
   check_placement(o);
 }
 
-void check_placement(const PipelineOptions& o) {
-  if (o.device < 0) throw InputError("--device " + std::to_string(o.device) + ": must be >= 0");
-  balance_weights(o.balance);  // throws for anything but equal, rate, auto and one weight per rank
+void check_each_option_alone(const PipelineOptions& o) {
+  // Each rung option alone, against the rungs that take it (named or not): accepted if one of them
+  // takes it (a rung with rules across its options, with all of its options as given), so that an
+  // option no rung would take is never silently ignored.
+  const auto refusal = [](const Rung& r, const PipelineOptions& trial) -> std::string {
+    try {
+      resolve_options(r, trial);
+      return "";
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  };
+  std::map<std::string_view, std::string> refused;  // option key -> the first rung's message
+  std::map<std::string_view, bool> taken;
+  for (const Rung& r : rungs()) {
+    PipelineOptions together;
+    for (const RungOption& opt : r.options) together.*opt.field = o.*opt.field;
+    const std::string across = r.check ? refusal(r, together) : "";
+    for (const RungOption& opt : r.options) {
+      PipelineOptions alone;
+      alone.*opt.field = o.*opt.field;
+      std::string why = refusal(r, alone);
+      if (why.empty()) why = across;
+      if (why.empty()) taken[opt.key] = true;
+      else refused.emplace(opt.key, why);
+    }
+  }
+  for (const auto& [key, why] : refused)
+    if (!taken[key]) throw InputError(why);
 }
 
+}  // namespace
+
+void check_pipeline_options(const PipelineOptions& o) { check_precision_and_placement(o); }
+
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {
-  check_pipeline_options(o);
-  // The rungs' own rules (cuda_pipeline/options.cpp, in every build): each named cuda:* rung's.
-  for (const auto& name : names)
-    if (rung(name).family == Family::Cuda) cuda::resolve(rung(name).variant, to_cuda(o));
-  // And each option alone, against the rungs that use it (named or not): accepted if one of them
-  // takes it, so that an option no rung would take is never silently ignored.
-  const cuda::Options d = to_cuda(PipelineOptions{});
-  const auto only = [&](auto set) {
-    cuda::Options one = d;
-    set(one);
-    return one;
-  };
-  const std::pair<cuda::Options, std::vector<const char*>> options[] = {
-      {only([&](cuda::Options& x) { x.block = o.cuda_block; }), {"gems31", "tuned", "mixed"}},
-      {only([&](cuda::Options& x) { x.unroll = o.cuda_unroll; }), {"gems31"}},
-      {only([&](cuda::Options& x) { x.q = o.cuda_q; }), {"gems31"}},
-      {only([&](cuda::Options& x) { x.block = o.cuda_block; x.q = o.cuda_q; }), {"gems31"}},
-      {only([&](cuda::Options& x) { x.bodies = o.cuda_bodies; }), {"tuned", "mixed", "symmetric"}},
-      {only([&](cuda::Options& x) { x.split = o.cuda_split; }), {"tuned", "mixed"}}};
-  for (const auto& [one, users] : options) {
-    std::string first;
-    bool taken = false;
-    for (const char* variant : users) {
-      try {
-        cuda::resolve(variant, one);
-        taken = true;
-        break;
-      } catch (const InputError& e) {
-        if (first.empty()) first = e.what();
-      }
+  check_precision_and_placement(o);
+  for (const auto& name : names) resolve_options(rung(name), o);  // a named rung's own message first
+  check_each_option_alone(o);
+}
+
+std::string rung_option_help(std::string_view key) {
+  std::vector<std::pair<std::string, std::string>> rules;  // what a rung accepts, the rungs that do
+  for (const Rung& r : rungs())
+    for (const RungOption& opt : r.options) {
+      if (opt.key != key) continue;
+      const std::string rule = opt.accepts.describe() + zero_text(opt);
+      auto same = std::find_if(rules.begin(), rules.end(), [&](const auto& p) { return p.first == rule; });
+      if (same == rules.end()) rules.emplace_back(rule, r.name);
+      else same->second += ", " + r.name;
     }
-    if (!taken) throw InputError(first);
-  }
+  std::string help(option_row(key).help);
+  for (std::size_t k = 0; k < rules.size(); ++k)
+    help += (k == 0 ? ": " : "; ") + rules[k].second + " " + rules[k].first;
+  return help;
 }
 
 nlohmann::json options_json(const PipelineOptions& o) {
@@ -236,12 +274,6 @@ nlohmann::json options_json(const PipelineOptions& o) {
           {"cuda_split", o.cuda_split}};
 }
 
-PipelineOptions with_placement(PipelineOptions from_file, const PipelineOptions& given) {
-  from_file.device = given.device;
-  from_file.device_given = given.device_given;
-  from_file.balance = given.balance;
-  return from_file;
-}
 
 PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where) {
   PipelineOptions o;

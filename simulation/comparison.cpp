@@ -6,6 +6,7 @@
 
 #include "balance.hpp"
 #include "estimate.hpp"
+#include "options.hpp"
 #include "initial_conditions.hpp"
 #include "leapfrog.hpp"
 #include "reference.hpp"
@@ -41,8 +42,8 @@ double validate_reference(Pipeline& ref, const Comparison& c) {
   const double e = accel_error(got, want).rms_rel;
   if (!(e <= kReferenceTolerance)) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "--reference %s: acceleration error against cpu64 at %zu bodies "
-                  "is %.3e rms relative; a reference must be within %.0e", ref.name().c_str(),
+    std::snprintf(buf, sizeof buf, "%s %s: acceleration error against cpu64 at %zu bodies "
+                  "is %.3e rms relative; a reference must be within %.0e", option("reference").c_str(), ref.name().c_str(),
                   small.size(), e, kReferenceTolerance);
     throw std::runtime_error(buf);
   }
@@ -100,6 +101,12 @@ StepRecord record(const Comparison& c, const std::vector<std::string>& names, st
 }
 
 }  // namespace
+
+void check_compare_options(long long every, long long energy_every, long long validate_n) {
+  if (every < 1) throw InputError(option("every") + " " + std::to_string(every) + ": must be >= 1");
+  if (energy_every < 0) throw InputError(option("energy_every") + " " + std::to_string(energy_every) + ": must be >= 0");
+  if (validate_n < 1) throw InputError(option("validate_n") + " " + std::to_string(validate_n) + ": must be >= 1");
+}
 
 CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report) {
   const Params params = c.cfg.params();

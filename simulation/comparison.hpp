@@ -60,6 +60,10 @@ struct Comparison {
   bool estimated = false;
 };
 
+// The comparison's own options, checked once for every front end (the reference: check_reference()):
+// every >= 1, energy_every >= 0, validate_n >= 1. Throws InputError naming the option.
+void check_compare_options(long long every, long long energy_every, long long validate_n);
+
 // Stops at every multiple of `every` and of `energy_every` (0: none), at `also` (0: none) and at
 // the last step.
 std::vector<long long> compared_steps(long long steps, long long every, long long also, long long energy_every = 0);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "error.hpp"
+#include "options.hpp"
 #include "initial_conditions.hpp"
 #include "world.hpp"
 
@@ -101,7 +102,7 @@ void check_cost(const std::vector<CostItem>& items, bool force) {
   char head[96];
   std::snprintf(head, sizeof head, "this would take about %.3g hours (", seconds / 3600);
   throw InputError(head + parts + ", measured here); the limit is 1 hour: use fewer bodies or "
-                   "steps, or --force to run it anyway");
+                   "steps, or " + option("force") + " to run it anyway");
 }
 
 void Deadline::check(double elapsed_s, long long done) const {
@@ -111,7 +112,8 @@ void Deadline::check(double elapsed_s, long long done) const {
   char buf[256];
   std::snprintf(buf, sizeof buf, "stopped after %lld of %lld steps: at the measured %.3g s per step "
                 "the steps would take about %.3g hours; the limit is 1 hour (use fewer bodies or "
-                "steps, or --force)", done, steps_, elapsed_s / static_cast<double>(done), total / 3600);
+                "steps, or %s)", done, steps_, elapsed_s / static_cast<double>(done), total / 3600,
+                option("force").c_str());
   throw InputError(buf);
 }
 

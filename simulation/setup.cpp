@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "error.hpp"
+#include "options.hpp"
 #include "hdf5_io.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
@@ -45,46 +46,46 @@ void resolve_body_count(Config& c) {
     // The reader names what is wrong with the file (truncated, a folder, ...); one it reads
     // without complaint but finds empty holds no bodies. Never "--bodies 0", an option not given.
     make_initial_conditions(c.ic, 0, c.seed, Subset::First, nullptr);
-    throw InputError("--ic '" + c.ic + "': the file holds no bodies");
+    throw InputError(option("ic") + " '" + c.ic + "': the file holds no bodies");
   }
 }
 
 void check_config(const Config& c, int pipelines) {
   if (c.n <= 0)
-    throw InputError("--bodies " + std::to_string(c.n) + ": must be > 0");
+    throw InputError(option("n") + " " + std::to_string(c.n) + ": must be > 0");
   // int32 indices on the GPUs; and the state must fit in memory, with room to spare.
   constexpr long long kMaxBodies = 2147483647LL;
   if (c.n > kMaxBodies)
-    throw InputError("--bodies " + std::to_string(c.n) + ": the limit is " +
+    throw InputError(option("n") + " " + std::to_string(c.n) + ": the limit is " +
                      std::to_string(kMaxBodies) + " (32-bit body indices)");
   // The host's share: the state, its synchronised and staged copies, and each pipeline's own.
   const long long bytes_per_body = 56 /* Bodies */ + 64LL * std::max(pipelines, 1);
   const long long need = c.n * bytes_per_body;
   const long long avail = available_host_memory();
   if (avail > 0 && need > avail)
-    throw InputError("--bodies " + std::to_string(c.n) + " needs about " + std::to_string(need >> 20) +
+    throw InputError(option("n") + " " + std::to_string(c.n) + " needs about " + std::to_string(need >> 20) +
                      " MiB of host memory; this machine has " + std::to_string(avail >> 20) +
                      " MiB available (MemAvailable)");
-  if (c.steps < 0) throw InputError("--steps " + std::to_string(c.steps) + ": must be >= 0");
+  if (c.steps < 0) throw InputError(option("steps") + " " + std::to_string(c.steps) + ": must be >= 0");
   if (c.steps > 100000000)
-    throw InputError("--steps " + std::to_string(c.steps) + ": the limit is 100000000");
+    throw InputError(option("steps") + " " + std::to_string(c.steps) + ": the limit is 100000000");
   if (!std::isfinite(c.dt) || c.dt <= 0)
-    throw InputError("--dt " + number_text(c.dt) + ": must be finite and > 0");
+    throw InputError(option("dt") + " " + number_text(c.dt) + ": must be finite and > 0");
   if (!std::isfinite(c.softening) || c.softening < 0)
-    throw InputError("--softening " + number_text(c.softening) + ": must be finite and > 0");
+    throw InputError(option("softening") + " " + number_text(c.softening) + ": must be finite and > 0");
   if (c.softening == 0)
-    throw InputError("--softening 0: must be > 0; the all-pairs sum includes j = i, whose term "
+    throw InputError(option("softening") + " 0: must be > 0; the all-pairs sum includes j = i, whose term "
                      "is 0/0 without softening");
   if (!std::isnormal(c.params().eps2())) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "--softening %g: eps^2 = %g is out of double precision's range; "
-                  "usable eps are about 1.5e-154 to 1e154", c.softening, c.params().eps2());
+    std::snprintf(buf, sizeof buf, "%s %g: eps^2 = %g is out of double precision's range; "
+                  "usable eps are about 1.5e-154 to 1e154", option("softening").c_str(), c.softening, c.params().eps2());
     throw InputError(buf);
   }
   if (c.subset != "first" && c.subset != "random")
-    throw InputError("--subset '" + c.subset + "': must be first or random");
+    throw InputError(option("subset") + " '" + c.subset + "': must be first or random");
   if (c.subset == "random" && !c.ic_is_file())
-    throw InputError("--subset random takes n bodies from a file --ic; --ic " + c.ic +
+    throw InputError(option("subset") + " random takes n bodies from a file " + option("ic") + "; " + option("ic") + " " + c.ic +
                      " generates exactly n");
   check_pipeline_options(c.pipeline);
 }
@@ -172,47 +173,80 @@ std::vector<Pipeline*> Made::pointers() const {
   return out;
 }
 
-Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
-                const std::string& must, const std::function<void(const Made&)>& check) {
-  const auto strict = [&](const std::string& name) { return policy == IfUnavailable::Fail || name == must; };
-  std::vector<std::unique_ptr<Pipeline>> made(names.size());
-  std::vector<std::string> why(names.size());
+namespace {
+
+// Every rung under IfUnavailable::Fail, else only `must`: one that cannot run is an error.
+bool must_run(IfUnavailable policy, const std::string& must, const std::string& name) {
+  return policy == IfUnavailable::Fail || name == must;
+}
+
+// Each rung made, or why it cannot be (why[k] empty where made[k] is).
+struct Attempts {
+  std::vector<std::unique_ptr<Pipeline>> made;
+  std::vector<std::string> why;
   std::exception_ptr must_failed;  // Skip: thrown once the ranks have agreed (no rank leaves them waiting)
+};
+
+Attempts make_each(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
+                   const std::string& must) {
+  Attempts a;
+  a.made.resize(names.size());
+  a.why.resize(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) {
     try {
-      if (!strict(names[k])) check_pipeline_options({names[k]}, options);
-      made[k] = make_pipeline(names[k], options);
+      if (!must_run(policy, must, names[k])) check_pipeline_options({names[k]}, options);
+      a.made[k] = make_pipeline(names[k], options);
     } catch (const Unavailable& e) {
-      why[k] = e.what();
+      a.why[k] = e.what();
     } catch (const InputError& e) {  // skipped only: a rung that cannot take the options
       if (policy == IfUnavailable::Fail) throw;
-      if (strict(names[k])) must_failed = std::current_exception();
-      why[k] = e.what();
+      if (must_run(policy, must, names[k])) a.must_failed = std::current_exception();
+      a.why[k] = e.what();
     }
   }
-  // Distributed, a rung that may be skipped runs only if every rank could make it (the ranks must
-  // step the same list), so the ranks agree first and only then throw or skip. Where every rung
-  // must run, the rank that cannot throws its own reason (World::fail() agrees on the exit).
-  for (std::size_t k = 0; policy == IfUnavailable::Skip && World::size() > 1 && k < names.size(); ++k)
+  return a;
+}
+
+// Distributed, a rung that may be skipped runs only if every rank could make it (the ranks must
+// step the same list), so the ranks agree first and only then throw or skip. Where every rung
+// must run, the rank that cannot throws its own reason (World::fail() agrees on the exit).
+void agree_across_ranks(IfUnavailable policy, std::vector<std::string>& why) {
+  for (std::size_t k = 0; policy == IfUnavailable::Skip && World::size() > 1 && k < why.size(); ++k)
     if (World::min(why[k].empty() ? 1 : 0) == 0 && why[k].empty())
       why[k] = "cannot run on every rank (another rank reports it unavailable)";
-  if (must_failed) std::rethrow_exception(must_failed);
+}
+
+// The rungs made, distributed, in the order asked; those that may be skipped and cannot run are
+// listed with the reason.
+Made keep_runnable(const std::vector<std::string>& names, IfUnavailable policy, const std::string& must,
+                   Attempts& a) {
   Made out;
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::string& name = names[k];
-    if (!why[k].empty()) {
-      if (strict(name)) throw Unavailable(name + " cannot run here: " + why[k]);
-      out.skipped.emplace_back(name, why[k]);
+    if (!a.why[k].empty()) {
+      if (must_run(policy, must, name)) throw Unavailable(name + " cannot run here: " + a.why[k]);
+      out.skipped.emplace_back(name, a.why[k]);
       continue;
     }
-    if (World::size() > 1 && !rung(name).distributable && !strict(name)) {
+    if (World::size() > 1 && !rung(name).distributable && !must_run(policy, must, name)) {
       out.skipped.emplace_back(name, "does not run distributed (one process only)");
       continue;
     }
-    made[k]->distribute(World::exchange());  // throws InputError for one that does not
-    out.pipelines.push_back(std::move(made[k]));
+    a.made[k]->distribute(World::exchange());  // throws InputError for one that does not
+    out.pipelines.push_back(std::move(a.made[k]));
     out.names.push_back(name);
   }
+  return out;
+}
+
+}  // namespace
+
+Made make_rungs(const std::vector<std::string>& names, const PipelineOptions& options, IfUnavailable policy,
+                const std::string& must, const std::function<void(const Made&)>& check) {
+  Attempts tried = make_each(names, options, policy, must);
+  agree_across_ranks(policy, tried.why);
+  if (tried.must_failed) std::rethrow_exception(tried.must_failed);
+  Made out = keep_runnable(names, policy, must, tried);
   if (check) check(out);
   World::validated();
   return out;
@@ -223,7 +257,7 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   const auto n = static_cast<std::size_t>(!c.ic_is_file() || c.n_given ? c.n : 0);
   Bodies b = make_initial_conditions(c.ic, n, c.seed,
                                      c.subset == "random" ? Subset::Random : Subset::First, species);
-  validate_bodies(b, "--ic " + c.ic);
+  validate_bodies(b, option("ic") + " " + c.ic);
   return b;
 }
 
@@ -246,9 +280,11 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
     const bool subset = c.ic_is_file() && c.n_given;
     if (subset && s.energy.total() > 0) {
       char buf[300];
-      std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by --subset %s are unbound (E_0 = %+.4g > 0)%s",
-                    s.bodies.size(), c.ic.c_str(), c.subset.c_str(), s.energy.total(),
-                    c.subset == "first" ? "; --subset random keeps the file's mix of species" : "");
+      const std::string subset_option = option("subset");
+      const std::string hint = c.subset == "first" ? "; " + subset_option + " random keeps the file's mix of species" : "";
+      std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by %s %s are unbound (E_0 = %+.4g > 0)%s",
+                    s.bodies.size(), c.ic.c_str(), subset_option.c_str(), c.subset.c_str(), s.energy.total(),
+                    hint.c_str());
       report.warn(buf);
     }
   }
@@ -274,8 +310,8 @@ void check_finite(const Bodies& b, const std::string& what, long long step) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "at step %lld: body %zu is not finite (x = %g %g %g, v = %g %g %g)",
                   step, i, p.x, p.y, p.z, v.x, v.y, v.z);
-    throw NonFinite(what + " " + buf + "; the integration is unstable (a smaller --dt or a larger "
-                    "--softening may help)");
+    throw NonFinite(what + " " + buf + "; the integration is unstable (a smaller " + option("dt") + " or a larger " +
+                    option("softening") + " may help)");
   }
 }
 

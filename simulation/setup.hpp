@@ -16,14 +16,14 @@
 namespace nbody {
 
 struct Config {
-  long long n = 4096;  // bodies (long long so that negative input reaches our own check)
+  long long n = defaults::n;  // bodies (long long so that negative input reaches our own check)
   bool n_given = false;
-  long long steps = 100;
-  double dt = 0.01;
-  double softening = 0.05;
-  std::string ic = "plummer";
-  std::uint64_t seed = 1;
-  std::string subset = "first";  // first | random (a file ic with fewer bodies asked for)
+  long long steps = defaults::steps;
+  double dt = defaults::dt;
+  double softening = defaults::softening;
+  std::string ic = defaults::ic;
+  std::uint64_t seed = defaults::seed;
+  std::string subset = defaults::subset;  // first | random (a file ic with fewer bodies asked for)
   bool force = false;  // run even when the time estimate is above the limit (estimate.hpp)
   PipelineOptions pipeline;
 

@@ -5,16 +5,17 @@
 
 #include "checkpoint.hpp"
 #include "error.hpp"
+#include "options.hpp"
 #include "io.hpp"
 
 namespace nbody {
 
 void check_snapshot_format(const std::string& format) {
   if (format != "hdf5" && format != "tipsy" && format != "csv")
-    throw InputError("--snapshot-format '" + format + "': must be hdf5, tipsy or csv");
+    throw InputError(option("snapshot_format") + " '" + format + "': must be hdf5, tipsy or csv");
   if (format == "hdf5" && !have_hdf5())
-    throw Unavailable("--snapshot-format hdf5: this nbody was built without HDF5 (scripts/install-deps.sh "
-                      "installs libhdf5-dev; then rebuild), or use --snapshot-format tipsy or csv");
+    throw Unavailable(option("snapshot_format") + " hdf5: this nbody was built without HDF5 (scripts/install-deps.sh "
+                      "installs libhdf5-dev; then rebuild), or use " + option("snapshot_format") + " tipsy or csv");
 }
 
 Hdf5Attributes snapshot_attributes(const Config& c, const std::string& pipeline, std::size_t n, long long step) {

@@ -471,9 +471,9 @@ TEST(Cli, CudaAliasIsTheTunedRung) {
 
 namespace {
 
-// The CUDA rungs' option rules live in one place (cuda_pipeline/options.cpp) and apply before any
-// work, with or without a device (exit 2, never "unavailable"); a value that one rung takes is
-// fine when another is run.
+// The CUDA rungs' option rules live in their registry entries (cuda_pipeline/registry.cpp) and
+// apply before any work, with or without a device (exit 2, never "unavailable"); a value that one
+// rung takes is fine when another is run. --help is written from the same entries.
 TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
   expect_bad_input({
       {"run -p cuda:tuned -n 10 --cuda-block 512", "cuda:tuned takes a multiple of 32 in 32..256"},
@@ -488,7 +488,10 @@ TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
   const Result r = nbody("compare -n 50 --steps 1 --cuda-block 512");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("cuda:tuned takes a multiple of 32 in 32..256"), std::string::npos) << r.out;
-  EXPECT_NE(nbody("run --help").out.find("cuda:tuned and cuda:mixed 32..256 (0: 128)"), std::string::npos);
+  const std::string help = nbody("run --help").out;
+  EXPECT_NE(help.find("cuda:tuned, cuda:tuned-fp64, cuda:mixed a multiple of 32 in 32..256 (0: 128)"),
+            std::string::npos) << help;
+  EXPECT_NE(help.find("cuda:symmetric 1, 2, 4, 8 or 16 (0: chosen by N, 16, 8 or 4)"), std::string::npos) << help;
 }
 
 }  // namespace

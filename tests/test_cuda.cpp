@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "catalogue.hpp"
 #include "cuda_pipeline.hpp"
 #include "split_plan.hpp"
 #include "error.hpp"
@@ -27,6 +28,25 @@ std::string cuda_unavailable() {
   }
 }
 #define REQUIRE_CUDA() NBODY_SKIP_UNLESS_AVAILABLE(cuda_unavailable())
+
+// A CUDA rung by its variant ("tuned"), made through the catalogue as every front end makes it.
+std::unique_ptr<Pipeline> make(const std::string& variant, const PipelineOptions& o = {}) {
+  return make_pipeline("cuda:" + variant, o);
+}
+
+// Every CUDA rung's variant, from the registry: a rung registered there is tested here.
+std::vector<std::string> variants() {
+  std::vector<std::string> out;
+  for (const Rung& r : cuda::rungs()) out.push_back(r.name.substr(5));
+  return out;
+}
+
+// Whether the rung `variant` takes the option `key` (its registry entry).
+bool takes(const std::string& variant, std::string_view key) {
+  for (const RungOption& o : rung("cuda:" + variant).options)
+    if (o.key == key) return true;
+  return false;
+}
 
 // cuda:mixed: float forces from double-single differences and double tile sums. Its rms error is
 // set by MUFU's rsqrt (~2^-22.9 relative, cubed) where N is small: 1.4e-7 at n = 31 and 8.6e-8 at
@@ -52,7 +72,7 @@ TEST_P(CudaVariant, AccelerationsMatchCpu64) {
     const Bodies b = test::random_bodies(n, 100 + n);
     std::vector<Vec3> ref, a = test::poisoned(n);
     accelerations_fp64(b.pos, kParams.eps2(), ref);
-    auto p = cuda::make(GetParam(), {});
+    auto p = make(GetParam(), {});
     p->load(b, kParams);
     p->accelerations(a);
     const AccelError e = accel_error(a, ref);
@@ -65,19 +85,19 @@ TEST_P(CudaVariant, AccelerationsMatchCpu64) {
 }
 
 // Every launch shape the rung accepts gives the same answer, to the rung's tolerance.
-std::vector<cuda::Options> launch_shapes(const std::string& variant) {
-  std::vector<cuda::Options> out;
+std::vector<PipelineOptions> launch_shapes(const std::string& variant) {
+  std::vector<PipelineOptions> out;
   auto with = [](int block, int unroll, int q, int bodies, int split) {
-    cuda::Options o;
-    o.block = block, o.unroll = unroll, o.q = q, o.bodies = bodies, o.split = split;
+    PipelineOptions o;
+    o.cuda_block = block, o.cuda_unroll = unroll, o.cuda_q = q, o.cuda_bodies = bodies, o.cuda_split = split;
     return o;
   };
-  if (variant.starts_with("gems31")) {
+  if (takes(variant, "cuda_q")) {
     for (int p : {64, 128, 256, 512})
       for (int unroll : {1, 4, 16})
         for (int q : {1, 2, 4})
           if (p * q <= 1024) out.push_back(with(p, unroll, q, 0, 0));
-  } else if (variant.starts_with("tuned") || variant == "mixed") {
+  } else if (takes(variant, "cuda_split")) {
     for (int block : {32, 128, 256})
       for (int bodies : {1, 2, 4, 8})
         for (int split : {0, 1, 3, 7}) out.push_back(with(block, 4, 1, bodies, split));
@@ -92,17 +112,18 @@ TEST_P(CudaVariant, IndependentOfLaunchShape) {
   const Bodies b = test::random_bodies(4097, 200);  // not a multiple of any block or tile
   std::vector<Vec3> ref, a;
   accelerations_fp64(b.pos, kParams.eps2(), ref);
-  for (const cuda::Options& o : launch_shapes(GetParam())) {
-    auto k = cuda::make(GetParam(), o);
+  for (const PipelineOptions& o : launch_shapes(GetParam())) {
+    auto k = make(GetParam(), o);
     k->load(b, kParams);
     a = test::poisoned(b.size());
     k->accelerations(a);
     const AccelError e = accel_error(a, ref);
     EXPECT_LE(e.rms_rel, tolerance(GetParam()))
-        << "worst " << e.worst << " block=" << o.block << " unroll=" << o.unroll << " q=" << o.q << " bodies=" << o.bodies
-        << " split=" << o.split;
+        << "worst " << e.worst << " block=" << o.cuda_block << " unroll=" << o.cuda_unroll << " q=" << o.cuda_q
+        << " bodies=" << o.cuda_bodies << " split=" << o.cuda_split;
     EXPECT_TRUE(every_body_close(a, ref, GetParam()))
-        << "block=" << o.block << " unroll=" << o.unroll << " q=" << o.q << " bodies=" << o.bodies << " split=" << o.split;
+        << "block=" << o.cuda_block << " unroll=" << o.cuda_unroll << " q=" << o.cuda_q << " bodies=" << o.cuda_bodies
+        << " split=" << o.cuda_split;
   }
 }
 
@@ -117,7 +138,7 @@ TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeat) {
   Bodies ref, r[2];
   cpu.read(ref);
   for (auto& out : r) {
-    auto p = cuda::make(GetParam(), {});
+    auto p = make(GetParam(), {});
     p->load(b, kParams);
     p->step(20);
     p->read(out);
@@ -132,7 +153,7 @@ TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeat) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rungs, CudaVariant,
-                         ::testing::Values("gems31", "gems31-fp64", "tuned", "tuned-fp64", "symmetric", "mixed"));
+                         ::testing::ValuesIn(variants()));
 
 // cuda:mixed removes the float32 floor: float64 state, r_ij from double-single pairs, tile partials
 // summed in double. After 15 steps it stays 100x closer to cpu64 than cuda:tuned, whose distance is
@@ -145,8 +166,8 @@ TEST(CudaMixed, StaysAHundredTimesCloserToCpu64ThanFloat) {
   cpu.step(15);
   Bodies ref;
   cpu.read(ref);
-  const Distance tuned = test::distance_after(*cuda::make("tuned", {}), b, kParams, 15, ref);
-  const Distance mixed = test::distance_after(*cuda::make("mixed", {}), b, kParams, 15, ref);
+  const Distance tuned = test::distance_after(*make("tuned", {}), b, kParams, 15, ref);
+  const Distance mixed = test::distance_after(*make("mixed", {}), b, kParams, 15, ref);
   EXPECT_GT(tuned.max, 1e-8) << "cuda:tuned is expected at the float32 floor";
   EXPECT_LT(mixed.max * 100, tuned.max) << "cuda:tuned " << tuned.max << " (body " << tuned.worst << "), cuda:mixed "
                                         << mixed.max << " (body " << mixed.worst << ")";
@@ -156,7 +177,7 @@ TEST(CudaMixed, StaysAHundredTimesCloserToCpu64ThanFloat) {
 TEST(CudaMixed, KeepsTheStateInDouble) {
   REQUIRE_CUDA();
   const Bodies b = test::random_bodies(300, 5);
-  auto p = cuda::make("mixed", {});
+  auto p = make("mixed", {});
   p->load(b, kParams);
   Bodies out;
   p->read(out);
@@ -176,7 +197,7 @@ TEST(CudaRungs, LargeNMatchesCpu64) {
     accelerations_fp64(b.pos, kParams.eps2(), ref);
     for (const char* v : {"tuned", "tuned-fp64", "symmetric", "mixed"}) {
       std::vector<Vec3> a = test::poisoned(n);
-      auto p = cuda::make(v, {});
+      auto p = make(v, {});
       p->load(b, kParams);
       p->accelerations(a);
       const AccelError e = accel_error(a, ref);
@@ -276,15 +297,15 @@ TEST(Cuda, NoDeviceIsReportedWithTheReason) {
   const auto devs = cuda::devices(reason);
   if (!devs.empty()) {
     EXPECT_GT(devs[0].sms, 0);
-    cuda::Options bad;
+    PipelineOptions bad;
     bad.device = static_cast<int>(devs.size());
-    EXPECT_THROW(cuda::make("gems31", bad), InputError);
+    EXPECT_THROW(make("gems31", bad), InputError);
     GTEST_SKIP() << "a device exists (" << devs[0].describe() << "): the no-device path is not testable here";
   }
   // Plain words first, then the runtime's own code and text.
   EXPECT_TRUE(reason.starts_with("no NVIDIA")) << reason;
   EXPECT_NE(reason.find("(cudaGetDeviceCount: cudaError"), std::string::npos) << reason;
-  EXPECT_THROW(cuda::make("gems31", {}), Unavailable);
+  EXPECT_THROW(make("gems31", {}), Unavailable);
 }
 
 // The float64 engine (fp64_engine.hpp) against cpu64's: one pass gives acc and phi, bit for bit
@@ -388,7 +409,7 @@ TEST(CudaMemory, RefusesWhatTheDeviceCannotHoldBeforeAllocating) {
   b.resize(std::size_t{1} << 26);
   for (std::size_t i = 0; i < b.size(); ++i) b.pos[i] = {static_cast<double>(i % 1000), 0, 0, 1e-6};
   for (const char* variant : {"tuned", "gems31-fp64"}) {
-    auto p = cuda::make(variant, {});
+    auto p = make(variant, {});
     try {
       p->load(b, kParams);
       ADD_FAILURE() << variant << ": loaded 2^26 bodies into about 1 GiB";

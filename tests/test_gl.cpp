@@ -22,7 +22,7 @@ TEST_P(GlVariant, AccelerationsMatchCpu64) {
     const Bodies b = test::random_bodies(n, 10 + n);
     std::vector<Vec3> ref, a = test::poisoned(n);
     accelerations_fp64(b.pos, kParams.eps2(), ref);
-    auto p = gl::make(GetParam(), {});
+    auto p = test::gl_rung(GetParam(), {});
     p->load(b, kParams);
     p->accelerations(a);
     const AccelError e = accel_error(a, ref);
@@ -39,7 +39,7 @@ TEST_P(GlVariant, TwentyStepsFollowCpu64) {
   REQUIRE_GL();
   const Bodies b = test::random_bodies(1023, 20);
   Cpu64 cpu;
-  auto gpu = gl::make(GetParam(), {});
+  auto gpu = test::gl_rung(GetParam(), {});
   cpu.load(b, kParams);
   gpu->load(b, kParams);
   cpu.step(20);
@@ -58,7 +58,7 @@ TEST_P(GlVariant, TwoRunsAreBitIdentical) {
   const Bodies b = test::random_bodies(777, 30);
   Bodies r[2];
   for (auto& out : r) {
-    auto p = gl::make(GetParam(), {});
+    auto p = test::gl_rung(GetParam(), {});
     p->load(b, kParams);
     p->step(7);  // odd: ends on the other texture of each ping-pong pair
     p->read(out);
@@ -69,7 +69,7 @@ TEST_P(GlVariant, TwoRunsAreBitIdentical) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, GlVariant, ::testing::Values("forcequad", "gather", "compute", "compute-ds"));
+INSTANTIATE_TEST_SUITE_P(Rungs, GlVariant, ::testing::ValuesIn(test::gl_variants()));
 
 // gl:compute-ds removes the float32 floor: positions and velocities in double-single, r_ij from both
 // halves, a compensated sum, a double-single leapfrog. After 15 steps it stays 100x closer to cpu64
@@ -82,12 +82,12 @@ TEST(GlComputeDs, StaysAHundredTimesCloserToCpu64ThanFloat) {
   cpu.step(15);
   Bodies ref;
   cpu.read(ref);
-  const Distance fl = test::distance_after(*gl::make("compute", {}), b, kParams, 15, ref);
-  const Distance ds = test::distance_after(*gl::make("compute-ds", {}), b, kParams, 15, ref);
+  const Distance fl = test::distance_after(*test::gl_rung("compute", {}), b, kParams, 15, ref);
+  const Distance ds = test::distance_after(*test::gl_rung("compute-ds", {}), b, kParams, 15, ref);
   EXPECT_GT(fl.max, 1e-8) << "gl:compute is expected at the float32 floor";
   EXPECT_LT(ds.max * 100, fl.max) << "gl:compute " << fl.max << " (body " << fl.worst << "), gl:compute-ds " << ds.max
                                   << " (body " << ds.worst << ")";
-  EXPECT_THROW(gl::make("compute-ds", {0, true}), InputError) << "--gl-precision half does not apply";
+  EXPECT_THROW(test::gl_rung("compute-ds", {0, true}), InputError) << "--gl-precision half does not apply";
 }
 
 TEST(GlForceQuad, ChunkedAgreesWithUnchunked) {
@@ -95,11 +95,11 @@ TEST(GlForceQuad, ChunkedAgreesWithUnchunked) {
   const Bodies b = test::random_bodies(1001, 40);
   std::vector<Vec3> whole, chunked = test::poisoned(b.size()), ref;
   accelerations_fp64(b.pos, kParams.eps2(), ref);
-  auto p = gl::make("forcequad", {});
+  auto p = test::gl_rung("forcequad", {});
   p->load(b, kParams);
   p->accelerations(whole);
   for (int chunk : {1000, 333, 256, 1}) {  // uneven last chunk, many chunks, one body per chunk
-    auto c = gl::make("forcequad", {chunk, false});
+    auto c = test::gl_rung("forcequad", {chunk, false});
     c->load(b, kParams);
     c->accelerations(chunked);
     // Two float sums of 1001 terms in different orders (chunk 1 reduces each body's row apart):
@@ -109,7 +109,7 @@ TEST(GlForceQuad, ChunkedAgreesWithUnchunked) {
     EXPECT_LE(accel_error(chunked, ref).rms_rel, 1e-5) << "chunk " << chunk;
   }
   // and chunked stepping follows cpu64
-  auto c = gl::make("forcequad", {300, false});
+  auto c = test::gl_rung("forcequad", {300, false});
   Cpu64 cpu;
   c->load(b, kParams);
   cpu.load(b, kParams);
@@ -126,7 +126,7 @@ TEST(GlForceQuad, ChunkBeyondTheTextureLimitIsRefused) {
   Bodies big;  // not staggered: the refusal comes before any arithmetic (and O(N^2) float64 took 50 s)
   big.resize(70000);
   for (std::size_t i = 0; i < big.size(); ++i) big.pos[i] = {static_cast<double>(i), 0, 0, 1.0 / 70000};
-  auto p = gl::make("forcequad", {1 << 20, false});
+  auto p = test::gl_rung("forcequad", {1 << 20, false});
   try {
     p->load(big, kParams);
     ADD_FAILURE() << "a 70000-body force quad loaded";
@@ -140,8 +140,8 @@ TEST(GlForceQuad, HalfPrecisionIsWorseButBounded) {
   const Bodies b = test::random_bodies(1000, 50);
   std::vector<Vec3> ref, full, half;
   accelerations_fp64(b.pos, kParams.eps2(), ref);
-  auto f = gl::make("forcequad", {0, false});
-  auto h = gl::make("forcequad", {0, true});
+  auto f = test::gl_rung("forcequad", {0, false});
+  auto h = test::gl_rung("forcequad", {0, true});
   f->load(b, kParams);
   h->load(b, kParams);
   f->accelerations(full);
@@ -171,7 +171,7 @@ TEST(GlForceQuad, StagesAreTheQuadAndItsHalvingPasses) {
   REQUIRE_GL();
   const int n = 1000;
   const Bodies b = test::random_bodies(n, 70);
-  auto p = gl::make("forcequad", {});
+  auto p = test::gl_rung("forcequad", {});
   p->load(b, kParams);
   const std::vector<gl::Stage> stages = gl::forcequad_stages(*p);
   ASSERT_GE(stages.size(), 2u);
@@ -191,11 +191,11 @@ TEST(GlForceQuad, StagesAreTheQuadAndItsHalvingPasses) {
   }
   Bodies before, after;
   p->read(after);
-  auto q = gl::make("forcequad", {});
+  auto q = test::gl_rung("forcequad", {});
   q->load(b, kParams);
   q->read(before);
   EXPECT_EQ(after.pos[7].x, before.pos[7].x) << "the stages step nothing";
-  auto g = gl::make("gather", {});
+  auto g = test::gl_rung("gather", {});
   g->load(b, kParams);
   EXPECT_THROW(gl::forcequad_stages(*g), InputError);
 }
@@ -214,10 +214,10 @@ TEST(GlFillBound, FragmentsPerStepFollowTheMethod) {
     const int w = static_cast<int>(std::ceil(std::sqrt(n)));
     const long long body_texels = static_cast<long long>(w) * ((n + w - 1) / w);
     expect += 2 * body_texels;
-    auto p = gl::make("forcequad", {});
+    auto p = test::gl_rung("forcequad", {});
     p->load(test::random_bodies(static_cast<std::size_t>(n), 70), kParams);
     EXPECT_EQ(gl::fragments_per_step(*p), expect) << "n=" << n;
-    auto g = gl::make("gather", {});
+    auto g = test::gl_rung("gather", {});
     g->load(test::random_bodies(static_cast<std::size_t>(n), 71), kParams);
     EXPECT_EQ(gl::fragments_per_step(*g), 3 * body_texels) << "gather, n=" << n;
   }
@@ -247,7 +247,7 @@ namespace {
 TEST(GlForceQuad, DefaultChunkFitsTheLargestTexture) {
   REQUIRE_GL();
   const Bodies b = test::random_bodies(12000, 71);
-  auto p = gl::make("forcequad", {});
+  auto p = test::gl_rung("forcequad", {});
   p->load(b, {0.01, 0.05});
   std::vector<Vec3> a = test::poisoned(b.size());
   ASSERT_NO_THROW(p->accelerations(a));

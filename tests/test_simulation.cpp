@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -35,7 +36,8 @@ TEST(Catalogue, DescribesEveryRungOnce) {
       EXPECT_EQ(r.state_bits, 64) << r.name << ": float64 forces keep float64 state";
     }
     EXPECT_EQ(is_fp64_pipeline(r.name), r.fp64_forces);
-    EXPECT_EQ(r.ladder < 0, r.name == "cpu64") << r.name;
+    EXPECT_EQ(r.ladder.on, r.name != "cpu64") << r.name;
+    EXPECT_TRUE(missing_facts(r).empty()) << r.name << ": " << missing_facts(r).front();
   }
   const std::vector<std::string> ladder = ladder_names();
   EXPECT_EQ(ladder.size() + 1, rungs().size());
@@ -43,6 +45,95 @@ TEST(Catalogue, DescribesEveryRungOnce) {
   EXPECT_EQ(canonical_name("gl"), "gl:forcequad");
   EXPECT_EQ(canonical_name("cuda"), "cuda:tuned");
   EXPECT_THROW(rung("cuda:nonesuch"), InputError);
+}
+
+// A registration that lacks any one fact is refused: the check the catalogue runs on its registry
+// before first use. Each fact of a whole entry, blanked in turn, is reported.
+TEST(Catalogue, AnEntryWithAMissingFactIsRefused) {
+  const Rung whole = rung("cuda:tuned");
+  ASSERT_TRUE(missing_facts(whole).empty());
+  const std::vector<std::pair<const char*, void (*)(Rung&)>> blanks{
+      {"name", [](Rung& r) { r.name.clear(); }},
+      {"summary", [](Rung& r) { r.summary = {}; }},
+      {"state bits", [](Rung& r) { r.state_bits = 0; }},
+      {"tolerance", [](Rung& r) { r.tolerance = {}; }},
+      {"flops", [](Rung& r) { r.flops = 0; }},
+      {"factory", [](Rung& r) { r.make = nullptr; }},
+      {"issue slots", [](Rung& r) { r.slots = 0; }},
+      {"float64 forces with float state", [](Rung& r) { r.fp64_forces = true, r.state_bits = 32; }},
+      {"an option's field", [](Rung& r) { r.options.front().field = nullptr; }},
+      {"an option's range", [](Rung& r) { r.options.front().accepts = {Accepts::Interval, 2, 1}; }},
+      {"an option's 0", [](Rung& r) { r.options.front().zero_is = 33; }},
+      {"its place", [](Rung& r) { r.ladder = ladder_above(r.name); }}};
+  for (const auto& [what, blank] : blanks) {
+    Rung r = whole;
+    blank(r);
+    EXPECT_FALSE(missing_facts(r).empty()) << "an entry without its " << what << " passed";
+  }
+}
+
+// Everything that lists rungs lists the registry's: the option help names each rung that takes
+// the option and what it accepts; docs/ladder.md's table holds the ladder's GPU rungs, no other.
+TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
+  for (const Rung& r : rungs())
+    for (const RungOption& o : r.options) {
+      const std::string help = rung_option_help(o.key);
+      EXPECT_NE(help.find(r.name), std::string::npos) << o.key << " help lacks " << r.name << ": " << help;
+      EXPECT_NE(help.find(o.accepts.describe()), std::string::npos) << o.key << ": " << help;
+    }
+  std::ifstream doc(NBODY_SOURCE_DIR "/docs/ladder.md");
+  ASSERT_TRUE(doc) << "docs/ladder.md";
+  std::set<std::string> table, ladder;
+  for (std::string line; std::getline(doc, line);) {
+    if (!line.starts_with("| `")) continue;
+    const std::string first = line.substr(2, line.find(" | ", 2) - 2);  // the rung column
+    for (std::size_t at = first.find('`'); at != std::string::npos;) {
+      const std::size_t end = first.find('`', at + 1);
+      table.insert(first.substr(at + 1, end - at - 1));
+      at = first.find('`', end + 1);
+    }
+  }
+  for (const std::string& name : ladder_names())
+    if (rung(name).family != Family::Cpu) ladder.insert(name);
+  EXPECT_EQ(table, ladder) << "docs/ladder.md's table and the registry's ladder differ";
+}
+
+// The ladder is read from each rung's place: cpu32 at the bottom, each rung on the one it names.
+TEST(Catalogue, TheLadderFollowsEachRungsPlace) {
+  const std::vector<std::string> ladder = ladder_names();
+  ASSERT_FALSE(ladder.empty());
+  EXPECT_TRUE(rung(ladder.front()).ladder.above.empty());
+  for (std::size_t k = 1; k < ladder.size(); ++k) EXPECT_EQ(rung(ladder[k]).ladder.above, ladder[k - 1]);
+  EXPECT_EQ(ladder, (std::vector<std::string>{"cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
+                                               "cuda:tuned", "cuda:symmetric", "cuda:gems31-fp64", "cuda:tuned-fp64",
+                                               "cuda:mixed", "gl:compute-ds"}));
+}
+
+// A rung option given is checked against the rungs that take it, with each rung's own message.
+TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
+  PipelineOptions o;
+  o.cuda_block = 512;
+  EXPECT_NO_THROW(check_pipeline_options({}, o)) << "cuda:gems31 takes 512";
+  EXPECT_THROW(check_pipeline_options({"cuda:tuned"}, o), InputError);
+  EXPECT_EQ(resolve_options(rung("cuda:gems31"), o).cuda_block, 512);
+  EXPECT_EQ(resolve_options(rung("cuda:tuned"), PipelineOptions{}).cuda_block, 128) << "0: the rung's default";
+  EXPECT_EQ(resolve_options(rung("cuda:tuned-fp64"), PipelineOptions{}).cuda_bodies, 2);
+  EXPECT_EQ(resolve_options(rung("cuda:symmetric"), PipelineOptions{}).cuda_bodies, 0) << "0: chosen by N";
+  o = {};
+  o.cuda_bodies = 16;
+  EXPECT_NO_THROW(check_pipeline_options({}, o)) << "cuda:symmetric takes 16";
+  try {
+    check_pipeline_options({"cuda:tuned"}, o);
+    ADD_FAILURE() << "cuda:tuned took 16 bodies per thread";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--cuda-bodies 16: cuda:tuned takes 1, 2, 4 or 8 (0: 8)");
+  }
+  o = {};
+  o.cuda_q = 8;  // 256 x 8 threads: no rung takes it
+  EXPECT_THROW(check_pipeline_options({}, o), InputError);
+  o = {};
+  o.gl_chunk = -1;
+  EXPECT_THROW(check_pipeline_options({}, o), InputError);
 }
 
 // What the catalogue says of a rung is what the rung made from it does: its name, and whether it

@@ -40,7 +40,7 @@ Image decode(const std::string& png) {
 TEST(ViewerFrames, PngDecodesAndIsNotBlank) {
   REQUIRE_GL();
   const Bodies b = test::random_bodies(2000, 60);
-  auto p = gl::make("forcequad", {});
+  auto p = test::gl_rung("forcequad", {});
   p->load(b, kParams);
   p->step(2);
   viewer::FrameWriter frames(viewer::make_scene(b, {}, {}), viewer::Colour::Speed, 256);
@@ -121,7 +121,7 @@ TEST(ViewerFrames, SceneFramesTheLuminousBodies) {
 TEST(ViewerFrames, TextureAndBufferPathsAgreeAndTheLabelIsDrawn) {
   REQUIRE_GL();
   const Bodies b = test::random_bodies(1500, 61);
-  auto p = gl::make("forcequad", {});
+  auto p = test::gl_rung("forcequad", {});
   p->load(b, kParams);
   Cpu64 cpu;
   cpu.load(b, kParams);

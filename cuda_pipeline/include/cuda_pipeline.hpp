@@ -7,32 +7,13 @@
 
 #include "fp64_engine.hpp"
 #include "pipeline.hpp"
+#include "rung.hpp"
 
 namespace nbody::cuda {
 
-struct Options {
-  int block = 0;    // threads per block (one tile of that many bodies); 0 = the rung's default
-                    // (gems31: p = 256, tuned: 128)
-  int unroll = 4;   // gems31: inner-loop unroll factor (GPU Gems 3 §31.4.1, Figure 31-5)
-  int q = 1;        // gems31: threads per body, each row in q segments (§31.4.1, Figure 31-8)
-  int device = 0;
-  int bodies = 0;   // tuned, mixed, symmetric: bodies per thread K; 0 = the rung's default
-  int split = 0;    // tuned, mixed: blocks per row (the j range in S parts); 0 = chosen for the device
-};
-
-// Each rung's defaults and the values it accepts, in one place (options.cpp): make() resolves its
-// options here, and the driver checks a command line here before any work. No device needed.
-// Returns the options with the rung's defaults filled in; throws InputError naming the option and
-// what the rung takes.
-Options resolve(const std::string& variant, const Options& given);
-// --help's text for "block", "unroll", "q", "bodies" and "split", from the same rules.
-std::string option_help(const std::string& option);
-
-// "gems31" (listing 31-3, float), "gems31-fp64" (the same kernel templated on double), "tuned",
-// "tuned-fp64" (tuned_kernels.cuh), "symmetric" (symmetric_kernels.cuh) and "mixed" (float64
-// state, float forces from double-single differences: mixed_kernels.cuh): the variants make()
-// takes. Throws like require_device(), and InputError for options the rung does not take.
-std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+// The CUDA rungs, each described once with its options, defaults and ranges (registry.cpp; rung.hpp).
+// Listed in every build: without nvcc each is unavailable with the reason.
+const std::vector<Rung>& rungs();
 
 // The K a loaded cuda:symmetric runs with (chosen by N unless --cuda-bodies gave it); 0 for any
 // other pipeline or before load().
@@ -57,11 +38,12 @@ std::vector<DeviceInfo> devices(std::string& reason);
 // The device `device`, when this binary's kernels can run on it. Throws Unavailable when there
 // is no device or no kernel image for its architecture (the reason names its compute capability,
 // the architectures built and the cmake option: architectures.hpp), InputError for an index out
-// of range. make() and make_fp64_engine() start here.
+// of range. Every rung's factory and make_fp64_engine() start here.
 DeviceInfo require_device(int device);
 
 // The float64 engine on `device` (fp64_engine_kernels.cuh: one fused pass for acc and phi,
-// deterministic). name() "cuda:tuned-fp64", where() the device's describe(). Throws like make().
+// deterministic). name() "cuda:tuned-fp64", where() the device's describe(). Throws like
+// require_device().
 std::unique_ptr<Fp64Engine> make_fp64_engine(int device);
 
 // A cuda:* rung's device, or -1 for any other pipeline.

@@ -7,6 +7,7 @@
 #include "bodies.hpp"
 #include "initial_conditions.hpp"
 #include "pipeline.hpp"
+#include "rung.hpp"
 
 namespace nbody::gl {
 
@@ -15,9 +16,10 @@ struct Options {
   bool half = false;  // RGBA16F bodies and force quad (TR04-032's 16-bit option)
 };
 
-// "forcequad", "gather", "compute", "compute-ds". Throws Unavailable when no GL context can be made (the message names the EGL call and error)
-// or the context lacks what the variant needs.
-std::unique_ptr<Pipeline> make(const std::string& variant, const Options& options);
+// The GL rungs, each described once with its options (registry.cpp; rung.hpp). Listed in every
+// build; a rung's factory throws Unavailable when no GL context can be made (the message names the
+// EGL call and error), the context lacks what it needs, or GL was not built.
+const std::vector<Rung>& rungs();
 // TR04-032 §3 made visible (for teaching): one evaluation of a loaded gl:forcequad's
 // accelerations, with the n x n force quad (RGBA: f_ij in xyz) and each halving reduction pass
 // read back as drawn, in order. One chunk only (n up to the force quad's side); throws InputError

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from . import _core
-from ._args import _bool, _float, _int, _path, _python_names, _str
+from ._args import _bool, _float, _int, _path, _str
 from ._core import InputError, NonFinite, OutputError, Unavailable
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 __version__ = _core.version()
+_D = _core.option_defaults()  # every default, from the library's option table (the CLI's --help shows the same)
 
 def info() -> dict:
     """What this build has: devices, the GL renderer, the float64 engine, HDF5, and each pipeline
@@ -89,22 +90,22 @@ class Bodies:
         return len(self.m)
 
 
-@_python_names
-def initial_conditions(ic: str = "plummer", n: Optional[int] = None, seed: int = 1, subset: str = "first") -> Bodies:
+def initial_conditions(ic: str = _D["ic"], n: Optional[int] = None, seed: int = _D["seed"],
+                       subset: str = _D["subset"]) -> Bodies:
     """A generator (plummer, uniform, shell, expand, collision; ``n`` bodies) or a file (Tipsy .bin,
     .csv, HDF5 .h5; all its bodies, or ``n`` of them by ``subset``: first | random), the same bodies
     as ``nbody run --ic IC -n N --seed SEED``."""
     ic, subset = _str("ic", ic), _str("subset", subset)
     n = None if n is None else _int("n", n, 1)
     seed = _int("seed", seed, 0)
-    x, v, m, species = _core.initial_conditions(ic, 4096 if n is None else n, n is not None, seed, subset)
+    x, v, m, species = _core.initial_conditions(ic, _D["n"] if n is None else n, n is not None, seed, subset)
     return Bodies(np.array(x), np.array(v), m, list(species), ic)
 
 
 class Simulation:
     """One rung stepping one state, as ``nbody run`` does (the same bits for the same run).
 
-    ``Simulation(pipeline, bodies, dt=0.01, softening=0.05, **rung_options)``: the bodies'
+    ``Simulation(pipeline, bodies, dt, softening, **rung_options)`` (defaults as ``nbody run``'s): the bodies'
     velocities are staggered by one float64 pass (which gives E_0), then loaded. Rung options:
     gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, device.
     A context manager: leaving it frees the rung's GPU resources. One call at a time per
@@ -112,8 +113,8 @@ class Simulation:
     GL in this process (the GL context is current there); CPU and CUDA ones on any.
     """
 
-    @_python_names
-    def __init__(self, pipeline: str, bodies: Bodies, dt: float = 0.01, softening: float = 0.05, **rung_options):
+    def __init__(self, pipeline: str, bodies: Bodies, dt: float = _D["dt"], softening: float = _D["softening"],
+                 **rung_options):
         if not isinstance(bodies, Bodies):
             raise InputError("bodies must be nbody.Bodies (nbody.initial_conditions(), or Bodies(x, v, m))")
         bodies = Bodies(bodies.x, bodies.v, bodies.m, bodies.species, bodies.ic)  # checked again: fields may have changed
@@ -121,7 +122,6 @@ class Simulation:
                                      _float("softening", softening), dict(rung_options), bodies.ic)
 
     @classmethod
-    @_python_names
     def resume(cls, path) -> "Simulation":
         """The state a checkpoint holds (``save_checkpoint`` or ``nbody run --checkpoint-every``), bit
         for bit, on the rung it was written from."""
@@ -129,14 +129,12 @@ class Simulation:
         self._sim = _core.Simulation(_path("path", path))
         return self
 
-    @_python_names
     def step(self, k: int = 1) -> "Simulation":
         """Advance k leapfrog steps (the GIL released; Ctrl-C stops between batches)."""
         self._sim.step(_int("k", k, 0))
         return self
 
     @property
-    @_python_names
     def positions(self) -> np.ndarray:
         """x_n, (n, 3) float64, a read-only view of the state read back (once per step count)."""
         return self._sim.positions()
@@ -158,12 +156,10 @@ class Simulation:
         """Kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
         return self._sim.energy()
 
-    @_python_names
     def save_checkpoint(self, path) -> None:
         """The exact state, as ``nbody run`` writes it: ``Simulation.resume`` or ``nbody run --resume`` go on."""
         self._sim.save_checkpoint(_path("path", path))
 
-    @_python_names
     def snapshot(self, path, format: Optional[str] = None) -> None:
         """A snapshot other tools read, synchronised velocities: hdf5 (GADGET-style) | tipsy | csv; by
         default the path's extension says which (.h5/.hdf5, .bin/.tipsy/.std, .csv)."""
@@ -301,26 +297,25 @@ def _names(pipelines: Optional[Sequence[str]], reference: str) -> tuple:
     return [ref] + [p for p in names if p != ref], skip
 
 
-@_python_names
-def compare(pipelines: Optional[Sequence[str]] = None, reference: str = "cpu64", n: Optional[int] = None,
-            steps: int = 100, dt: float = 0.01, softening: float = 0.05, ic: str = "plummer", seed: int = 1,
-            subset: str = "first", every: int = 1, energy_every: int = 0, validate_n: int = 1000,
-            force: bool = False, **rung_options) -> CompareResult:
+def compare(pipelines: Optional[Sequence[str]] = None, reference: str = _D["reference"], n: Optional[int] = None,
+            steps: int = _D["steps"], dt: float = _D["dt"], softening: float = _D["softening"], ic: str = _D["ic"],
+            seed: int = _D["seed"], subset: str = _D["subset"], every: int = _D["every"],
+            energy_every: int = _D["energy_every"], validate_n: int = _D["validate_n"], force: bool = False,
+            **rung_options) -> CompareResult:
     """Pipelines in lock step from identical initial conditions against a float64 reference (as
     ``nbody compare``). Named pipelines must run here (Unavailable otherwise); ``pipelines=None``
     runs every one that can, the others in ``result.skipped`` with the reason."""
     names, skip = _names(pipelines, reference)
     n = None if n is None else _int("n", n, 1)
-    doc = _core.compare(names, skip, 4096 if n is None else n, n is not None, _int("steps", steps, 0), _float("dt", dt),
+    doc = _core.compare(names, skip, _D["n"] if n is None else n, n is not None, _int("steps", steps, 0), _float("dt", dt),
                         _float("softening", softening), _str("ic", ic), _int("seed", seed, 0), _str("subset", subset),
                         _int("every", every, 1), _int("energy_every", energy_every, 0), _int("validate_n", validate_n, 1),
                         _bool("force", force), dict(rung_options))
     return CompareResult.from_document(_json.loads(doc))
 
 
-@_python_names
-def explain(n: Optional[int] = None, steps: int = 100, dt: float = 0.01, softening: float = 0.05,
-            ic: str = "plummer", seed: int = 1, subset: str = "first", force: bool = False) -> Table:
+def explain(n: Optional[int] = None, steps: int = _D["steps"], dt: float = _D["dt"], softening: float = _D["softening"],
+            ic: str = _D["ic"], seed: int = _D["seed"], subset: str = _D["subset"], force: bool = False) -> Table:
     """``compare --explain``: what each float32 factor (summation order, rsqrt, FMA, storage
     precision) contributes to the divergence from cpu64; the time step's own error in the same
     units (cpu64 at dt against dt/2 and dt/4, the measured order, the Richardson estimate) and a
@@ -333,10 +328,9 @@ def explain(n: Optional[int] = None, steps: int = 100, dt: float = 0.01, softeni
     return Table(rows)
 
 
-@_python_names
-def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096), steps: int = 10, reps: int = 5,
-          validate_n: int = 1000, seed: int = 1, dt: float = 0.01, softening: float = 0.05, force: bool = False,
-          **rung_options) -> Table:
+def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096), steps: int = 10,
+          reps: int = _D["reps"], validate_n: int = _D["validate_n"], seed: int = _D["seed"], dt: float = _D["dt"],
+          softening: float = _D["softening"], force: bool = False, **rung_options) -> Table:
     """``nbody bench``: each pipeline validated against float64 at the timed N, then timed; the rows
     of the CLI's JSON (rate, bound, spread, ...). Every pipeline named must run here."""
     names = _pipeline_list(pipelines)
@@ -353,12 +347,11 @@ def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096)
     return Table(doc["results"], doc)
 
 
-@_python_names
-def ladder(n: int = 4096, steps: int = 5, reps: int = 3, validate_n: int = 1000, seed: int = 1,
+def ladder(n: int = _D["n"], steps: int = 5, reps: int = 3, validate_n: int = _D["validate_n"], seed: int = _D["seed"],
            force: bool = False, **rung_options) -> Table:
     """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below;
     ``table.document["unavailable"]`` lists the others with the reason."""
     doc = _json.loads(_core.bench(list(_core.ladder_names()), [_int("n", n, 1)], _int("steps", steps, 1),
                                   _int("reps", reps, 1), _int("validate_n", validate_n, 1), _int("seed", seed, 0),
-                                  0.01, 0.05, _bool("force", force), dict(rung_options), True))
+                                  _D["dt"], _D["softening"], _bool("force", force), dict(rung_options), True))
     return Table(doc["results"], doc)

@@ -63,7 +63,7 @@ PipelineOptions options_from(const nb::dict& options) {
     }
     if (!known)
       throw InputError("unknown rung option '" + k + "' (known: gl_chunk, gl_precision, cuda_block, cuda_unroll, "
-                       "cuda_q, cuda_bodies, cuda_split, device)");
+                       "cuda_q, cuda_bodies, cuda_split, device)");  // the keys of PipelineOptions' rows
   }
   return o;
 }
@@ -106,6 +106,7 @@ void claim_gl_thread(const std::string& what) {
 NB_MODULE(_core, m) {
   namespace nb = nanobind;
   m.doc() = "nbody's C++ core: the library under the nbody CLI (use the nbody package, not this module)";
+  nbody::set_front_end(nbody::FrontEnd::Python);  // the library's messages name the keyword arguments
   nb::exception<nbody::InputError>(m, "InputError", PyExc_ValueError);
   nb::exception<nbody::Unavailable>(m, "Unavailable", PyExc_RuntimeError);
   nb::exception<nbody::NonFinite>(m, "NonFinite", PyExc_FloatingPointError);

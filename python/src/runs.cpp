@@ -68,7 +68,7 @@ Config config(long long n, bool n_given, long long steps, double dt, double soft
 // x, v (synchronised), m and the species (name, count, luminous) of a generator or a file.
 nb::tuple initial_conditions(const std::string& ic, long long n, bool n_given, std::uint64_t seed,
                              const std::string& subset) {
-  Config c = config(n, n_given, 0, 0.01, 0.05, ic, seed, subset, false, nb::dict());
+  Config c = config(n, n_given, 0, defaults::dt, defaults::softening, ic, seed, subset, false, nb::dict());
   check_config(c, 1);
   std::vector<Species> species;
   Bodies b = initial_bodies(c, &species);
@@ -85,13 +85,9 @@ std::string compare(const std::vector<std::string>& names, bool skip, long long 
   Comparison c;
   c.cfg = config(n, n_given, steps, dt, softening, ic, seed, subset, force, options);
   check_config(c.cfg, 3);
-  if (every < 1) throw InputError("every=" + std::to_string(every) + ": must be >= 1");
-  if (energy_every < 0) throw InputError("energy_every=" + std::to_string(energy_every) + ": must be >= 0");
-  if (validate_n < 1) throw InputError("validate_n=" + std::to_string(validate_n) + ": must be >= 1");
+  check_compare_options(every, energy_every, validate_n);
   c.names = names;
-  if (!is_fp64_pipeline(c.names.front()))
-    throw InputError("reference " + c.names.front() + ": a reference must be a float64 pipeline (cpu64, "
-                     "cuda:gems31-fp64, cuda:tuned-fp64)");
+  check_reference(c.names.front());
   check_pipeline_options(skip ? std::vector<std::string>{c.names.front()} : c.names, c.cfg.pipeline);
   c.policy = skip ? IfUnavailable::Skip : IfUnavailable::Fail;
   c.validate_n = validate_n;
@@ -146,6 +142,17 @@ void register_runs(nb::module_& m) {
   m.def("version", [] { return std::string(NBODY_VERSION); });
   m.def("pipeline_names", [] { return pipeline_names(); });
   m.def("ladder_names", [] { return ladder_names(); });
+  m.def("option_defaults", [] {  // Python's keyword -> default, from the option table
+    nb::dict d;
+    for (const OptionRow& row : option_table()) {
+      if (row.python.empty()) continue;
+      std::visit([&](auto v) {
+        if constexpr (std::is_same_v<decltype(v), std::string_view>) d[std::string(row.python).c_str()] = std::string(v);
+        else d[std::string(row.python).c_str()] = v;
+      }, row.fallback);
+    }
+    return d;
+  });
   m.def("canonical_name", &canonical_name, nb::arg("name"));
   m.def("initial_conditions", &initial_conditions, nb::arg("ic"), nb::arg("n"), nb::arg("n_given"), nb::arg("seed"),
         nb::arg("subset"));

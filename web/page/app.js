@@ -238,6 +238,8 @@ function fillForm(info) {
   const gl = info.rungs.find(r => r.name === 'gl:forcequad');
   $('pipeline').value = gl && gl.available ? 'gl:forcequad' : 'cpu32';
   for (const g of info.generators) $('ic').add(new Option(g, g));
+  // Every default from the library's option table (the command line's), n the page's own.
+  for (const k of ['n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) $(k).value = info.defaults[k];
   $('n').max = info.max_bodies;
 }
 

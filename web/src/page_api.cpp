@@ -5,16 +5,31 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "catalogue.hpp"
 #include "comparison.hpp"
 #include "error.hpp"
 #include "gl_pipeline.hpp"
 #include "initial_conditions.hpp"
+#include "options.hpp"
 #include "session.hpp"
 
 namespace nbody::web {
 
 namespace {
+
+// The page's form fields' defaults, from the library's option table (n: the page's own).
+nlohmann::json page_defaults() {
+  nlohmann::json d;
+  for (const OptionRow& row : option_table()) {
+    if (row.page.empty() || d.contains(row.page)) continue;
+    std::visit([&](auto v) { d[std::string(row.page)] = v; }, row.fallback);
+  }
+  d["n"] = kPageBodies;
+  d["pipeline"] = canonical_name("gl");
+  return d;
+}
 
 // Every rung of the catalogue, and whether it runs here (and if not, why), as `nbody info` says.
 std::string info() {
@@ -23,6 +38,7 @@ std::string info() {
   j["max_bodies"] = kMaxBodies;
   j["max_stage_bodies"] = kMaxStageBodies;
   j["generators"] = generator_names();
+  j["defaults"] = page_defaults();
   auto bounds = [](const auto& steps) {
     nlohmann::json out = nlohmann::json::array();
     for (const Fig9Bound& b : steps) out.push_back({b.until_step, b.distance});
@@ -35,8 +51,11 @@ std::string info() {
     j["gl_error"] = current_error()["error"];
   }
   j["rungs"] = nlohmann::json::array();
+  const std::vector<std::string> ladder = ladder_names();
   for (const Rung& r : rungs()) {
-    nlohmann::json row{{"name", r.name}, {"state_bits", r.state_bits}, {"ladder", r.ladder}};
+    const auto place = std::find(ladder.begin(), ladder.end(), r.name);
+    nlohmann::json row{{"name", r.name}, {"summary", r.summary}, {"state_bits", r.state_bits},
+                       {"ladder", place == ladder.end() ? -1 : place - ladder.begin()}};
     const std::string why = unavailable_reason(r.name);
     row["available"] = why.empty();
     if (!why.empty()) row["reason"] = why;
@@ -56,6 +75,7 @@ emscripten::val view(std::vector<T>& v) {
 
 EMSCRIPTEN_BINDINGS(nbody) {
   using namespace emscripten;
+  nbody::set_front_end(nbody::FrontEnd::Page);  // the library's messages name the page's fields
   using nbody::web::Session;
   using nbody::web::view;
   function("info", &nbody::web::info);

@@ -1,7 +1,6 @@
 #include "session.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 
@@ -17,31 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-// The library's messages name the CLI's options; the page's fields have the spec's names. Only the
-// options the page has are renamed (a message about --resume or a file name stays as it is).
-std::string in_page_names(const std::string& text) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"--bodies", "n"},       {"--dt", "dt"},       {"--softening", "softening"}, {"--ic", "ic"},
-      {"--seed", "seed"},      {"--subset", "subset"}, {"--gl-chunk", "gl_chunk"}, {"--pipelines", "pipeline"},
-      {"--pipeline", "pipeline"}, {"--steps", "steps"}, {"--reps", "reps"}};
-  const auto name_char = [](char c) { return std::islower(static_cast<unsigned char>(c)) || c == '-'; };
-  std::string out;
-  for (std::size_t i = 0; i < text.size();) {
-    std::size_t end = i + 2;
-    while (text.compare(i, 2, "--") == 0 && end < text.size() && name_char(text[end])) ++end;
-    const std::string word = text.substr(i, end - i);
-    const auto* hit = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& p) { return word == p.first; });
-    const bool own = (i == 0 || !name_char(text[i - 1])) && hit != std::end(kNames);
-    out += own ? hit->second : text.substr(i, 1);
-    i = own ? end : i + 1;
-  }
-  return out;
-}
-
 // The library's warnings (an unbound subset of a file, ...), for the page's banner.
 class Collect final : public Reporter {
  public:
-  void warn(const std::string& text) override { warnings.push_back(in_page_names(text)); }
+  void warn(const std::string& text) override { warnings.push_back(text); }
   std::vector<std::string> warnings;
 };
 
@@ -101,14 +79,14 @@ void check_chunk(long long chunk, long long n) {
 Config config_from(const json& spec) {
   Config c;
   c.n_given = spec.contains("n") && !spec["n"].is_null();
-  c.n = integer(spec, "n", 1000);
+  c.n = integer(spec, "n", kPageBodies);
   c.dt = number(spec, "dt", c.dt);
   c.softening = number(spec, "softening", c.softening);
-  const long long seed = integer(spec, "seed", 1);
+  const long long seed = integer(spec, "seed", static_cast<long long>(c.seed));
   if (seed < 0) throw InputError("seed " + std::to_string(seed) + ": must be >= 0");
   c.seed = static_cast<std::uint64_t>(seed);
-  c.ic = word(spec, "ic", "plummer");
-  c.subset = word(spec, "subset", "first");
+  c.ic = word(spec, "ic", c.ic);
+  c.subset = word(spec, "subset", c.subset);
   if (c.ic_is_file() && !c.n_given) {
     c.n = 0;
     resolve_body_count(c);  // a body file without n: all of its bodies
@@ -118,7 +96,7 @@ Config config_from(const json& spec) {
     throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodies) +
                      " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
                      "thread); the command line has no such limit");
-  const long long chunk = integer(spec, "gl_chunk", 0);
+  const long long chunk = integer(spec, "gl_chunk", c.pipeline.gl_chunk);
   check_chunk(chunk, c.n);
   c.pipeline.gl_chunk = static_cast<int>(chunk);
   check_config(c, 2);
@@ -133,11 +111,11 @@ json current_error() {
   try {
     throw;
   } catch (const InputError& e) {
-    return {{"error", in_page_names(e.what())}, {"kind", "InputError"}};
+    return {{"error", e.what()}, {"kind", "InputError"}};
   } catch (const Unavailable& e) {
     return {{"error", e.what()}, {"kind", "Unavailable"}};
   } catch (const NonFinite& e) {
-    return {{"error", in_page_names(e.what())}, {"kind", "NonFinite"}};
+    return {{"error", e.what()}, {"kind", "NonFinite"}};
   } catch (const std::exception& e) {
     return {{"error", e.what()}, {"kind", "Error"}};
   }
@@ -294,7 +272,7 @@ std::string Session::bench(int steps, int reps) {
     spec.validate_n = std::min<long long>(cfg_.n, 1000);
     const BenchRow row = bench_one(spec, name_, cfg_.n, *engine_);
     json out = to_json(row, false, 0);
-    out["failure"] = in_page_names(row.failure);  // what failed, for a status other than ok
+    out["failure"] = row.failure;  // what failed, for a status other than ok
     return reply(out);
   } catch (...) {
     return error_reply();

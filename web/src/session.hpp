@@ -22,6 +22,9 @@ namespace nbody::web {
 constexpr long long kMaxBodies = 16384;
 // The largest force quad whose stages the page reads back and draws (1024^2 texels, 16 MiB).
 constexpr long long kMaxStageBodies = 1024;
+// The page's n when none is given: the largest whose force quad's stages it can draw. Every other
+// default is the library's (options.hpp), the same as the command line's.
+constexpr long long kPageBodies = kMaxStageBodies;
 
 // {"error": what, "kind": "InputError" | "Unavailable" | "NonFinite" | "Error"} from the exception
 // in flight, its message in the page's field names (n, not --bodies); call only inside a catch block.

@@ -1,0 +1,124 @@
+// A rung: one way of computing the same all-pairs accelerations (cpu64, gl:forcequad, cuda:tuned,
+// ...), described once, next to its code. Each family lists its rungs in its own registry.cpp
+// (common/cpu_rungs.cpp, gl_pipeline/registry.cpp, cuda_pipeline/registry.cpp); the catalogue
+// (simulation/catalogue.hpp) joins the lists, and everything that speaks of a rung reads it there:
+// --help, `nbody info`, the option checks, the bench's bounds, the ladder, the tests' lists, the
+// page's list of rungs and docs/ladder.md's table (checked against it by a test).
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "options.hpp"
+#include "pipeline.hpp"
+
+namespace nbody {
+
+// Options the front ends pass down to the rungs that take them (options.hpp has their rows).
+struct PipelineOptions {
+  int gl_chunk = defaults::gl_chunk;
+  std::string gl_precision = defaults::gl_precision;  // float | half
+  int cuda_block = defaults::cuda_block;
+  int cuda_unroll = defaults::cuda_unroll;
+  int cuda_q = defaults::cuda_q;
+  int cuda_bodies = defaults::cuda_bodies;
+  int cuda_split = defaults::cuda_split;
+  int device = defaults::device;    // CUDA device index
+  bool device_given = false;        // --device was on the command line
+  std::string balance = defaults::balance;  // under mpirun, each rank's block (placement.hpp)
+};
+
+enum class Family { Cpu, Gl, Cuda };
+
+// What bounds a rung's rate in the bench (simulation/bounds.hpp).
+enum class BoundModel {
+  None,
+  Issue,          // CUDA FP32 or FP64 issue slots per interaction (Rung::slots)
+  IssuePairs,     // cuda:symmetric: (17 + 7/K) slots per pair of interactions
+  IssueIfCudaGl,  // gl:compute: the FP32 issue bound when the GL renderer is that CUDA device
+  Fill,           // gl:forcequad: the texels a step draws at the RGBA32F fill rate
+  Fetch,          // gl:gather: one texel fetch per interaction at the fetch rate
+};
+
+// Where a rung's state lives, which decides how a picture reaches it.
+enum class StateHome {
+  Host,        // read back and uploaded
+  GlTexture,   // drawn straight from its position texture, no copy
+  GlBuffer,    // GL storage buffers, read back
+  CudaDevice,  // copied on the device into GL buffers where CUDA-GL interop works
+};
+
+// Accuracy a rung must reach against float64 before a time counts: every checked body within
+// atol x rms|a_ref| + rtol x |a_ref| (the bounds of the GL and CUDA tests, tests/helpers.hpp).
+struct Tolerance {
+  double atol = 0, rtol = 0;
+};
+inline constexpr Tolerance kFloatTolerance{1e-6, 1e-4}, kDoubleTolerance{1e-12, 1e-10};
+
+// The values an integer option of a rung accepts: powers of two in lo..hi, multiples of `step` in
+// lo..hi, or every integer in lo..hi.
+struct Accepts {
+  enum Kind { PowersOfTwo, MultiplesOf, Interval } kind = Interval;
+  int lo = 0, hi = 0, step = 1;
+  bool contains(int v) const;
+  std::string describe() const;  // "1, 2, 4 or 8", "a multiple of 32 in 32..1024", "1..65535"
+};
+
+// One integer option a rung takes: its row in the option table, its field, what 0 stands for, and
+// the values it accepts otherwise.
+using IntOption = int PipelineOptions::*;
+struct RungOption {
+  std::string_view key;           // the option table's key: "cuda_block"
+  IntOption field;
+  Accepts accepts;
+  int zero_is = 0;                // the value 0 stands for ("0: 256"); 0 with zero_note: the rung chooses
+  std::string_view zero_note{};   // how the rung chooses for 0 ("chosen by N, 16, 8 or 4"); empty and
+                                  // zero_is 0: 0 is not accepted
+};
+
+// Its place in docs/ladder.md's table: on it or not, the rung it stands on ("" for the bottom rung),
+// and whether it starts a speed-up column of its own (the fp64 rungs, double-single GL).
+struct LadderPlace {
+  bool on = false;
+  std::string_view above{};
+  bool restart = false;
+};
+inline constexpr LadderPlace kOffLadder{};
+inline constexpr LadderPlace ladder_bottom() { return {true, "", false}; }
+inline constexpr LadderPlace ladder_above(std::string_view below, bool restart = false) {
+  return {true, below, restart};
+}
+
+using RungFactory = std::unique_ptr<Pipeline> (*)(const PipelineOptions& resolved);
+// Rules across a rung's options, on the values resolved (given: as the user gave them); throws
+// InputError.
+using RungCheck = void (*)(const PipelineOptions& resolved, const PipelineOptions& given);
+
+struct Rung {
+  std::string name;      // "cuda:tuned"
+  Family family;
+  std::string_view summary;  // one line: what it is ("GPU Gems 3 listing 31-3: p bodies per tile ...")
+  int state_bits;        // 64 for float64 state (cpu64, *-fp64, cuda:mixed, gl:compute-ds), else 32
+  bool fp64_forces;      // float64 accelerations: may serve as a reference
+  bool distributable;    // runs under mpirun -np P > 1, bit-identical to one process
+  LadderPlace ladder;
+  Tolerance tolerance;   // float storage (gl:* half precision: tolerance_for())
+  BoundModel bound;
+  double slots;          // BoundModel::Issue: issue slots (fp32) or DP operations (fp64) per interaction
+  StateHome state;
+  int flops;             // counted per interaction for GFLOP/s (GPU Gems 3 §31.4: 20; fp64 30)
+  RungFactory make;      // made from resolved options; throws Unavailable where it cannot run
+  std::vector<RungOption> options = {};  // the integer options it takes, with its defaults and ranges
+  RungCheck check = nullptr;
+  std::string bound_note = "";  // why `slots` is not the plain 13 or 12, for the bound's detail
+};
+
+// The facts a rung's entry lacks or gets wrong, each in a few words ("no factory", "flops 0"); empty
+// when the entry is whole. The catalogue refuses a registry with an incomplete entry.
+std::vector<std::string> missing_facts(const Rung& r);
+
+// The CPU rungs (cpu64, cpu32): common/cpu_rungs.cpp.
+const std::vector<Rung>& cpu_rungs();
+
+}  // namespace nbody
