@@ -32,7 +32,7 @@ ForceKernel<T> force_kernel(int unroll) {
 template <typename T>
 class Gems31 final : public BodySystem<T> {
  public:
-  // `o` comes resolved (options.cpp: the defaults and the checks).
+  // `o` comes resolved (its entry in registry.cpp: the defaults and the checks).
   explicit Gems31(const Options& o)
       : BodySystem<T>(o.device), p_(o.block), q_(o.q), kernel_(force_kernel<T>(o.unroll)) {}
 

@@ -29,7 +29,7 @@ SymmetricKernel symmetric_kernel(int k) {
 
 class Symmetric final : public BodySystem<float> {
  public:
-  // `o` comes resolved (options.cpp): K = 0 chooses by N (prepare()).
+  // `o` comes resolved (its entry in registry.cpp): K = 0 chooses by N (prepare()).
   explicit Symmetric(const Options& o) : BodySystem<float>(o.device), fixed_k_(o.bodies) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
   }

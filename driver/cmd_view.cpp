@@ -44,8 +44,10 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (World::size() > 1) throw InputError("view runs in one process (not under mpirun -np > 1)");
   parse_size(a.size, width, height);
   if (a.steps_per_frame < 1) throw InputError("--steps-per-frame " + std::to_string(a.steps_per_frame) + ": must be >= 1");
-  if (a.frames < 0) throw InputError("--frames " + std::to_string(a.frames) + ": must be >= 0");
-  if (a.offscreen && a.frames == 0) throw InputError("--offscreen is for the scripted mode: give --frames K");
+  if (a.old_frames_given) a.frames = a.old_frames;  // the earlier name, warned of once the checks pass
+  const std::string count = a.old_frames_given ? "--frames" : "--frame-count";
+  if (a.frames < 0) throw InputError(count + " " + std::to_string(a.frames) + ": must be >= 0");
+  if (a.offscreen && a.frames == 0) throw InputError("--offscreen is for the scripted mode: give --frame-count K");
   if (!a.screenshot.empty()) {
     if (!a.screenshot.ends_with(".png")) throw InputError("--screenshot '" + a.screenshot + "': must end in .png");
     check_output_path(a.screenshot, "--screenshot");
@@ -67,6 +69,9 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
 int view(ViewArgs& a) {
   int width = 0, height = 0;
   const std::vector<std::string> names = check_args(a, width, height);
+  if (a.old_frames_given)  // a count here, an interval in `run --frames K`: the name says which now
+    std::fprintf(stderr, "nbody view: --frames is --frame-count now (a number of frames; `run --frames K` is an "
+                         "interval): taken as --frame-count %lld\n", a.frames);
   place_on_device(a.cfg.pipeline);
   return run_view(a, names, width, height);
 }
@@ -92,10 +97,13 @@ Command add_view(CLI::App& app) {
                   "auto | plain | speed | species | divergence (each body's distance to its twin, log "
                   "scale); auto: species for a file with several, else speed")
       ->capture_default_str();
-  sub->add_option("--frames", a->frames,
+  sub->add_option("--frame-count", a->frames,
                   "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)")
       ->capture_default_str();
-  sub->add_option("--screenshot", a->screenshot, "PNG file for --frames' last frame and for the p key");
+  sub->add_option("--frames", a->old_frames, "The earlier name of --frame-count (taken as it, with a warning)")
+      ->excludes(sub->get_option("--frame-count"))
+      ->each([a](const std::string&) { a->old_frames_given = true; });
+  sub->add_option("--screenshot", a->screenshot, "PNG file for --frame-count's last frame and for the p key");
   sub->add_option("--size", a->size, "Window size WxH in pixels")->capture_default_str();
   sub->add_option("--view-radius", a->radius,
                   "Half the view's height in world units (0: fit 90% of the luminous bodies)")
@@ -105,12 +113,12 @@ Command add_view(CLI::App& app) {
   sub->add_flag("--no-interop", a->no_interop,
                 "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)");
   sub->add_flag("--offscreen", a->offscreen,
-                "With --frames: no window; draw the same frames in the headless EGL context (no display "
+                "With --frame-count: no window; draw the same frames in the headless EGL context (no display "
                 "needed; frames/s then counts drawing finished by glFinish, no presentation)");
   sub->add_flag("--vsync", a->vsync, "Wait for the display's refresh between frames (off: as fast as it steps)");
   sub->footer(
       "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, "
-      "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`--frames K "
+      "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`--frame-count K "
       "--offscreen` and `nbody run --frames K --out DIR` render headless). The set-up's float64 pass "
       "(and a scripted run's steps) past an hour is refused without --force. Exit codes: 0 ok, 2 bad "
       "input, 3 no window or a pipeline failed.");

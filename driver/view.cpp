@@ -311,7 +311,7 @@ void View::summary(double wall, double after_first) const {
     std::printf("  %.1f frames/s after the first frame (%lld frames in %.3f s)\n",
                 static_cast<double>(frame_ - 1) / std::max(after_first, 1e-9), frame_ - 1, after_first);
   else
-    std::printf("  one frame: no frames/s (the first frame carries the start-up; give --frames 2 or more)\n");
+    std::printf("  one frame: no frames/s (the first frame carries the start-up; give --frame-count 2 or more)\n");
   for (const Side& s : sides_)
     std::printf("  %-16s %.3f ms/step  path: %s%s\n", s.name.c_str(), s.ms_per_step, s.path.c_str(),
                 std::isnan(s.drift) ? "" : ("  energy drift " + format("%.2e", s.drift)).c_str());

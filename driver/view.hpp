@@ -13,7 +13,9 @@ struct ViewArgs {
   std::string json;  // not an option of view (add_common_options registers it; view removes it)
   std::string pipelines;
   int steps_per_frame = 1;
-  long long frames = 0;  // scripted: draw this many frames, save the last (--screenshot), exit
+  long long frames = 0;  // --frame-count: draw this many frames, save the last (--screenshot), exit
+  long long old_frames = 0;  // --frames, its earlier name
+  bool old_frames_given = false;
   std::string screenshot;
   std::string colour = "auto";  // auto: species where the file has several, else speed
   std::string size = "1280x640";
@@ -23,7 +25,7 @@ struct ViewArgs {
   bool offscreen = false;   // scripted only: the headless EGL context, no window
 };
 
-// Opens the window and runs the view until Esc (or --frames K); returns the exit code.
+// Opens the window and runs the view until Esc (or --frame-count K); returns the exit code.
 int run_view(const ViewArgs& a, const std::vector<std::string>& names, int width, int height);
 
 }  // namespace nbody

@@ -52,7 +52,7 @@ ContextInfo describe_current(const std::string& platform) {
     throw Unavailable("this browser's WebGL2 cannot render into float textures (no EXT_color_buffer_float): "
                       "the texture method needs RGBA32F render targets");
   info.float_blend = emscripten_webgl_enable_extension(ctx, "EXT_float_blend");
-  info.major = 3;  // OpenGL ES 3.0: below the 4.3 of the compute rungs (factory.cpp)
+  info.major = 3;  // OpenGL ES 3.0: below the 4.3 of the compute rungs (registry.cpp)
   info.minor = 0;
   char* renderer = nbody_webgl_renderer();
   info.renderer = renderer;

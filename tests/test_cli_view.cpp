@@ -1,5 +1,5 @@
 // nbody view as a user runs it: in a real window on a private X server (Xvfb; Mesa llvmpipe draws
-// it here, the NVIDIA driver on the GPU machine), scripted with --frames K --screenshot FILE.
+// it here, the NVIDIA driver on the GPU machine), scripted with --frame-count K --screenshot FILE.
 #include <fcntl.h>
 #include <signal.h>
 
@@ -116,7 +116,7 @@ constexpr int kW = 800, kH = 400, kHud = 100, kFooter = 30;  // the HUD band and
 // Runs a scripted view of gl:forcequad beside cpu32 at N = 2048 and loads its screenshot.
 Image scripted(const std::string& name, const std::string& extra, Result* out = nullptr) {
   const fs::path png = scratch() / (name + ".png");
-  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frames 4 --size " + std::to_string(kW) + "x" +
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frame-count 4 --size " + std::to_string(kW) + "x" +
                              std::to_string(kH) + " --screenshot '" + png.string() + "' " + extra,
                          xvfb().env());
   EXPECT_EQ(r.code, 0) << r.err;
@@ -141,7 +141,8 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --size 10x10", "--size '10x10'"},
       {"view --size big", "--size 'big'"},
       {"view --steps-per-frame 0", "--steps-per-frame 0"},
-      {"view --frames -1", "--frames -1"},
+      {"view --frame-count -1", "--frame-count -1"},
+      {"view --frames -1", "--frames -1"},  // the earlier name of --frame-count, still taken
       {"view --screenshot shot.jpg", "must end in .png"},
       {"view --view-radius -1", "--view-radius"},
       {"view --steps 10", "--steps"},
@@ -210,7 +211,7 @@ TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
   REQUIRE_DISPLAY();
   const Image window = scripted("window", "--colour speed");
   const fs::path png = scratch() / "offscreen.png";
-  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frames 4 --size " + std::to_string(kW) + "x" +
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 2048 --frame-count 4 --size " + std::to_string(kW) + "x" +
                              std::to_string(kH) + " --colour speed --offscreen --screenshot '" + png.string() + "'",
                          "env -u DISPLAY -u WAYLAND_DISPLAY ");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -226,14 +227,14 @@ TEST(View, OffscreenDrawsTheWindowsPictureWithoutADisplay) {
   EXPECT_LT(differ, 20) << "pixels that differ between the window and --offscreen";
   const Result interactive = nbody("view --offscreen", "env -u DISPLAY ");
   EXPECT_EQ(interactive.code, 2) << interactive.err;
-  EXPECT_NE(interactive.err.find("--frames"), std::string::npos) << interactive.err;
+  EXPECT_NE(interactive.err.find("--frame-count"), std::string::npos) << interactive.err;
 }
 
 // The panes' ms/step are the steps' own times: no more than the whole scripted view took (the GL
 // timer query in the offscreen context once read 10^5 times the wall clock, and the HUD showed it).
 TEST(View, OffscreenTimingsAreNoLongerThanTheRun) {
   REQUIRE_GL_CLI();
-  const Result r = nbody("view -p gl:forcequad,cpu32 -n 1024 --frames 5 --size 320x160 --offscreen", "env -u DISPLAY ");
+  const Result r = nbody("view -p gl:forcequad,cpu32 -n 1024 --frame-count 5 --size 320x160 --offscreen", "env -u DISPLAY ");
   ASSERT_EQ(r.code, 0) << r.err;
   double frames = 0, seconds = 0;
   ASSERT_EQ(std::sscanf(r.out.c_str(), "view: %lf frames in %lf s", &frames, &seconds), 2) << r.out;
@@ -251,7 +252,7 @@ TEST(View, OffscreenTimingsAreNoLongerThanTheRun) {
 TEST(View, ARungWithoutTexturesIsReadBackAndDrawn) {
   REQUIRE_GL_CLI();
   const fs::path png = scratch() / "ds.png";
-  const Result r = nbody("view -p gl:compute-ds,cpu32 -n 512 --frames 2 --size 400x200 --offscreen --screenshot '" +
+  const Result r = nbody("view -p gl:compute-ds,cpu32 -n 512 --frame-count 2 --size 400x200 --offscreen --screenshot '" +
                          png.string() + "'", "env -u DISPLAY ");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("gl:compute-ds    "), std::string::npos) << r.out;

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -96,6 +98,22 @@ TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
   for (const std::string& name : ladder_names())
     if (rung(name).family != Family::Cpu) ladder.insert(name);
   EXPECT_EQ(table, ladder) << "docs/ladder.md's table and the registry's ladder differ";
+}
+
+// docs/measurements/README.md indexes every log in its folder, each named in backticks.
+TEST(Docs, EveryMeasurementIsIndexed) {
+  const std::filesystem::path dir = NBODY_SOURCE_DIR "/docs/measurements";
+  std::ifstream in(dir / "README.md");
+  ASSERT_TRUE(in) << dir / "README.md";
+  const std::string index((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int logs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "README.md") continue;
+    ++logs;
+    EXPECT_NE(index.find("`" + name + "`"), std::string::npos) << name << " is not in docs/measurements/README.md";
+  }
+  EXPECT_GT(logs, 0);
 }
 
 // The ladder is read from each rung's place: cpu32 at the bottom, each rung on the one it names.

@@ -346,3 +346,35 @@ def test_forcequad_stages_show_the_quad_and_its_passes():
     with nbody.Simulation("cpu32", nbody.initial_conditions(n=n)) as sim:
         with pytest.raises(nbody.InputError):
             sim.forcequad_stages()
+
+
+# ---- one option table ------------------------------------------------------------------------
+
+def _help_defaults(command):
+    """--FLAG -> the default `nbody COMMAND --help` shows (CLI11's "--dt FLOAT=0.01")."""
+    import re
+    text = cli(command, "--help").stdout
+    return {m.group(1): m.group(2) for m in re.finditer(r"(--[a-z][a-z0-9-]*) [A-Z0-9]+=(\S+)", text)}
+
+
+def _same(python_default, shown):
+    if isinstance(python_default, str):
+        return python_default == shown
+    return float(python_default) == float(shown)
+
+
+def test_python_defaults_are_the_clis():
+    import inspect
+    flags = {"steps": "--steps", "dt": "--dt", "softening": "--softening", "ic": "--ic", "seed": "--seed",
+             "subset": "--subset", "reference": "--reference", "every": "--every", "energy_every": "--energy-every",
+             "validate_n": "--validate-n"}
+    shown = _help_defaults("compare")
+    compare = inspect.signature(nbody.compare).parameters
+    for keyword, flag in flags.items():
+        assert flag in shown, f"compare --help shows no default for {flag}"
+        assert _same(compare[keyword].default, shown[flag]), (keyword, compare[keyword].default, shown[flag])
+    run = _help_defaults("run")
+    sim = inspect.signature(nbody.Simulation.__init__).parameters
+    for keyword in ("dt", "softening"):
+        assert _same(sim[keyword].default, run["--" + keyword]), keyword
+    assert _same(nbody._D["n"], run["--bodies"]), "initial_conditions' n when none is given"

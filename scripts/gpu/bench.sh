@@ -118,7 +118,7 @@ for a, b in zip(now, before):
           f"  ratio {a['interactions_per_s'] / b['interactions_per_s']:.4f}  ({a['status']}, {b['status']})")
 PY
   section "view --offscreen: gl:forcequad beside cuda:tuned, N = 65536"
-  "$N" view -n 65536 --frames 30 --offscreen --steps-per-frame 2 2>&1 | tail -n 6
+  "$N" view -n 65536 --frame-count 30 --offscreen --steps-per-frame 2 2>&1 | tail -n 6
 }
 
 [ $# -gt 0 ] || { echo "bench: name a preset, a run or a sweep (scripts/gpu/bench.sh says how)" >&2; exit 2; }

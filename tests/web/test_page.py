@@ -9,6 +9,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -309,6 +310,19 @@ class Page(unittest.TestCase):
             tab.evaluate("nbodyPage.step(7)")  # 56 steps: past 50 without landing on it
         self.assertIn("at step 56", tab.evaluate("document.getElementById('energy').textContent"))
         self.assertEqual(tab.console(), [])
+
+    def test_the_forms_defaults_are_the_command_lines(self):
+        help_text = native("run", "--help").stdout
+        shown = dict(re.findall(r"(--[a-z][a-z0-9-]*) [A-Z0-9]+=(\S+)", help_text))
+        tab = open_page()
+        form = tab.evaluate("Object.fromEntries(['dt', 'softening', 'seed', 'ic', 'subset', 'gl_chunk']"
+                            ".map(k => [k, document.getElementById(k).value]))")
+        for field, flag in [("dt", "--dt"), ("softening", "--softening"), ("seed", "--seed"), ("ic", "--ic"),
+                            ("subset", "--subset"), ("gl_chunk", "--gl-chunk")]:
+            if field in ("ic", "subset"):
+                self.assertEqual(form[field], shown[flag], field)
+            else:
+                self.assertEqual(float(form[field]), float(shown[flag]), field)
 
     def test_url_parameters_reach_the_library_as_given(self):
         tab = open_page("?run=0&pipeline=gl:gather&n=300&ic=shell&seed=4")
