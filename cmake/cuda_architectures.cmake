@@ -4,9 +4,9 @@
 #   it is; `every` is the list below, and `native` is read here from nvidia-smi, so that the binary
 #   can name what it holds (cuda_pipeline/include/architectures.hpp reads the list).
 # - Not given and a GPU visible (nvidia-smi): that GPU's architecture only, a quick developer build.
-# - Not given and no GPU visible: every GPU the CUDA 13 toolkit supports, Turing to Blackwell, as
-#   native code, plus PTX of the newest for GPUs after it (the driver compiles it at first load).
-#   scripts/package.sh always builds this list (`every`).
+# - Not given and no GPU visible: PTX only (compute_75), which the driver compiles for any GPU from
+#   Turing on at first load: a quick build for a machine that runs no kernel itself. The ci and
+#   package presets, and scripts/package.sh, build every GPU's native code (`every`).
 set(NBODY_CUDA_EVERY_GPU "75-real;80-real;86-real;89-real;90-real;100-real;120"
     CACHE INTERNAL "Turing (7.5) to Blackwell (12.0) as SASS, and compute_120 as PTX")
 
@@ -68,7 +68,7 @@ else()
   if(nbody_visible)
     nbody_set_cuda_architectures("${nbody_visible}" "the GPU(s) nvidia-smi sees here; the binary runs on these only")
   else()
-    nbody_set_cuda_architectures("${NBODY_CUDA_EVERY_GPU}" "every GPU from Turing to Blackwell, PTX for newer ones")
+    nbody_set_cuda_architectures("75-virtual" "no GPU visible: PTX only, compiled by the driver for whatever GPU runs it")
   endif()
 endif()
 message(STATUS "nbody: CUDA kernels for ${CMAKE_CUDA_ARCHITECTURES} (${nbody_arch_why}); change with "

@@ -110,6 +110,10 @@ void validate_bodies(const Bodies& b, const std::string& where) {
                        std::to_string(b.pos[i].w));
   }
   if (b.size() == 0) throw InputError(where + ": no bodies");
+  double total = 0;
+  for (const Vec4& p : b.pos) total += p.w;
+  // Nothing attracts anything, and every relative measure (the energy's drift) is 0/0.
+  if (!(total > 0)) throw InputError(where + ": the masses add up to 0 (at least one body needs mass > 0)");
 }
 
 Bodies read_tipsy(const std::string& path, TipsyCounts* counts) {
@@ -117,20 +121,21 @@ Bodies read_tipsy(const std::string& path, TipsyCounts* counts) {
   return parse_tipsy(std::string_view(data.data(), data.size()), path, counts);
 }
 
-Bodies parse_tipsy(std::string_view data, const std::string& path, TipsyCounts* counts_out) {
-  constexpr std::size_t kHeader = 32, kGas = 48, kDark = 36, kStar = 44;
-  if (data.size() < kHeader)
-    throw InputError("'" + path + "' is truncated: " + std::to_string(data.size()) +
-                     " bytes, a Tipsy header needs 32");
+namespace {
+
+constexpr std::size_t kTipsyHeader = 32, kTipsyGas = 48, kTipsyDark = 36, kTipsyStar = 44;
+
+// The 32-byte header `h` of a Tipsy file of `size` bytes, checked against the size before anything
+// is allocated: ndim 3, counts that add up, and exactly the bytes they need.
+TipsyCounts tipsy_header(const char* h, std::size_t size, const std::string& path) {
   TipsyCounts c;
-  c.big_endian = load<std::int32_t>(data.data() + 12, false) != 3 &&
-                 load<std::int32_t>(data.data() + 12, true) == 3;
+  c.big_endian = load<std::int32_t>(h + 12, false) != 3 && load<std::int32_t>(h + 12, true) == 3;
   const bool sw = c.big_endian;
-  c.nbodies = load<std::int32_t>(data.data() + 8, sw);
-  c.ndim = load<std::int32_t>(data.data() + 12, sw);
-  c.nsph = load<std::int32_t>(data.data() + 16, sw);
-  c.ndark = load<std::int32_t>(data.data() + 20, sw);
-  c.nstar = load<std::int32_t>(data.data() + 24, sw);
+  c.nbodies = load<std::int32_t>(h + 8, sw);
+  c.ndim = load<std::int32_t>(h + 12, sw);
+  c.nsph = load<std::int32_t>(h + 16, sw);
+  c.ndark = load<std::int32_t>(h + 20, sw);
+  c.nstar = load<std::int32_t>(h + 24, sw);
   if (c.ndim != 3)
     throw InputError("'" + path + "' is not a Tipsy file: ndim is " + std::to_string(c.ndim) +
                      ", expected 3");
@@ -139,19 +144,31 @@ Bodies parse_tipsy(std::string_view data, const std::string& path, TipsyCounts* 
     throw InputError("'" + path + "': Tipsy counts disagree: nbodies " + std::to_string(c.nbodies) +
                      " != nsph " + std::to_string(c.nsph) + " + ndark " + std::to_string(c.ndark) +
                      " + nstar " + std::to_string(c.nstar));
-  // Counts are non-negative int32s: the size fits in 64 bits, and nothing is allocated before
-  // the file is known to hold every particle its header claims.
-  const std::size_t expected = kHeader + kGas * static_cast<std::size_t>(c.nsph) +
-                               kDark * static_cast<std::size_t>(c.ndark) + kStar * static_cast<std::size_t>(c.nstar);
-  if (data.size() != expected)
-    throw InputError("'" + path + "' is " + std::to_string(data.size()) + " bytes but its header (" +
+  // Counts are non-negative int32s: the size fits in 64 bits.
+  const std::size_t expected = kTipsyHeader + kTipsyGas * static_cast<std::size_t>(c.nsph) +
+                               kTipsyDark * static_cast<std::size_t>(c.ndark) +
+                               kTipsyStar * static_cast<std::size_t>(c.nstar);
+  if (size != expected)
+    throw InputError("'" + path + "' is " + std::to_string(size) + " bytes but its header (" +
                      std::to_string(c.nsph) + " gas, " + std::to_string(c.ndark) + " dark, " +
                      std::to_string(c.nstar) + " star) needs " + std::to_string(expected) +
-                     (data.size() < expected ? ": truncated" : ": trailing data"));
+                     (size < expected ? ": truncated" : ": trailing data"));
+  return c;
+}
+
+}  // namespace
+
+Bodies parse_tipsy(std::string_view data, const std::string& path, TipsyCounts* counts_out) {
+  constexpr std::size_t kGas = kTipsyGas, kDark = kTipsyDark, kStar = kTipsyStar;
+  if (data.size() < kTipsyHeader)
+    throw InputError("'" + path + "' is truncated: " + std::to_string(data.size()) +
+                     " bytes, a Tipsy header needs 32");
+  const TipsyCounts c = tipsy_header(data.data(), data.size(), path);
+  const bool sw = c.big_endian;
+  std::size_t off = kTipsyHeader;
   Bodies b;
   b.pos.reserve(c.nbodies);
   b.vel.reserve(c.nbodies);
-  std::size_t off = kHeader;
   auto take = [&](int count, std::size_t stride) {
     for (int k = 0; k < count; ++k, off += stride) {
       const char* p = data.data() + off;  // mass, pos[3], vel[3] lead every particle type
@@ -169,13 +186,13 @@ Bodies parse_tipsy(std::string_view data, const std::string& path, TipsyCounts* 
 }
 
 std::size_t count_bodies(const std::string& path) {
-  if (!ends_with_ci(path, ".csv")) {  // Tipsy: nbodies in the header (read_tipsy checks the rest)
+  if (!ends_with_ci(path, ".csv")) {  // Tipsy: nbodies in the header, checked against the file's size
     std::ifstream f(path, std::ios::binary);
     if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
-    char h[32];
-    if (!f.read(h, sizeof h)) return 0;
-    const bool swap = load<std::int32_t>(h + 12, false) != 3 && load<std::int32_t>(h + 12, true) == 3;
-    return static_cast<std::size_t>(std::max(0, load<std::int32_t>(h + 8, swap)));
+    char h[kTipsyHeader];
+    if (!f.read(h, sizeof h)) return 0;  // the reader names a truncated file
+    f.seekg(0, std::ios::end);
+    return static_cast<std::size_t>(tipsy_header(h, static_cast<std::size_t>(f.tellg()), path).nbodies);
   }
   const std::vector<char> data = read_file(path);
   std::size_t lines = 0;

@@ -135,6 +135,7 @@ int run_against(CompareArgs& a) {
   }
   const std::vector<std::string> names = rungs_to_run(a, at, where);
   check_pipeline_options(names, a.cfg.pipeline);
+  check_softening(names, a.cfg.softening);
   if (names_stdout(a.json) || names_stdout(a.junit)) summary_to_stderr();
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);

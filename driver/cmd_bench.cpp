@@ -50,6 +50,7 @@ std::vector<long long> parse_sizes(const std::string& s) {
 
 void check_args(BenchArgs& a, const std::vector<std::string>& names, const std::vector<long long>& sizes) {
   check_pipeline_options(names, a.spec.cfg.pipeline);
+  check_softening(names, a.spec.cfg.softening);
   for (long long n : sizes) {
     a.spec.cfg.n = n;
     check_config(a.spec.cfg, 1);
@@ -154,7 +155,7 @@ void add_bench_options(CLI::App& sub, BenchArgs& a) {
                  "the timed N and launch plan (four runs spread over the N)")
       ->capture_default_str();
   sub.add_option("--dt", a.spec.cfg.dt, "Time step")->capture_default_str();
-  sub.add_option("--softening", a.spec.cfg.softening, "Softening length eps (> 0)")->capture_default_str();
+  sub.add_option("--softening", a.spec.cfg.softening, softening_help())->capture_default_str();
   add_seed_option(sub, a.spec.cfg, "Random seed for the Plummer spheres");
   sub.add_option("--json", a.json, "Write the results as JSON to FILE (- for stdout)");
   sub.add_flag("--force", a.spec.cfg.force, "Start even when the estimated time is above the limit (1 hour)");

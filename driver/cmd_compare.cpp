@@ -69,6 +69,7 @@ Comparison comparison(const CompareArgs& a, const std::vector<long long>& stops)
 void check_named_options(const CompareArgs& a) {
   check_pipeline_options(a.given("--pipelines") ? resolve_names(a) : std::vector<std::string>{a.reference},
                          a.cfg.pipeline);
+  check_softening(resolve_names(a), a.cfg.softening);  // the default set too: its float rungs would be 0/0
 }
 
 void print_fig9(const CompareArgs& a, const CompareResult& r) {
@@ -222,7 +223,7 @@ int run_compare_once(CompareArgs& a) {
   Terminal terminal;
   const Comparison c = comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every));
   const CompareResult r = compare(c, *engine, terminal);
-  print_summary(r, a.reference);
+  print_summary(r, a.reference, a.cfg.dt);
 
   nlohmann::json j = to_json(c, r, engine->name());
   if (a.explain) {

@@ -62,6 +62,7 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   resolve_body_count(a.cfg);
   check_config(a.cfg, static_cast<int>(names.size()));
   check_pipeline_options(names, a.cfg.pipeline);
+  check_softening(names, a.cfg.softening);
   if (const std::string why = viewer::window_unavailable(); !why.empty()) throw Unavailable(why);
   return names;
 }

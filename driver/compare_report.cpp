@@ -16,10 +16,11 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "output.hpp"
+#include "verdict.hpp"
 
 namespace nbody {
 
-void print_summary(const CompareResult& r, const std::string& reference) {
+void print_summary(const CompareResult& r, const std::string& reference, double dt) {
   for (const auto& [name, why] : r.skipped) std::printf("skipped %-18s %s\n", name.c_str(), why.c_str());
   std::printf("\n%-18s %12s %12s %14s %12s %12s\n", "pipeline", "acc rms_rel", "acc max_rel",
               "energy drift", "|dP|", "|dL|");
@@ -42,6 +43,9 @@ void print_summary(const CompareResult& r, const std::string& reference) {
               "pair", "max", "rms", "worst body");
   for (const auto& p : last.pairs)
     std::printf("%-32s %12.3e %12.3e %10zu\n", pair_name(p).c_str(), p.d.max, p.d.rms, p.d.worst);
+  const std::vector<std::string> lines = verdict(r, reference, dt);
+  if (!lines.empty()) std::printf("\n");
+  for (const std::string& line : lines) std::printf("%s\n", line.c_str());
 }
 
 std::string to_csv(const CompareResult& r) {

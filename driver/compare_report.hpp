@@ -41,7 +41,7 @@ int report_checks(const CompareArgs& a, CheckReport report, const std::string& p
                   std::chrono::steady_clock::time_point began);
 
 // Prints the summary table to stdout.
-void print_summary(const CompareResult& r, const std::string& reference);
+void print_summary(const CompareResult& r, const std::string& reference, double dt);
 std::string to_csv(const CompareResult& r);
 // --explain's table to stdout.
 void print_explanation(const Explanation& e);

@@ -1,7 +1,9 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 #include "error.hpp"
 #include "output.hpp"
@@ -21,6 +23,19 @@ std::uint64_t parse_seed(const std::string& s) {
   const unsigned long long v = digits ? std::strtoull(t.c_str(), nullptr, 10) : 0;
   if (!digits || errno == ERANGE)
     throw CLI::ValidationError("--seed '" + s + "': must be an integer in 0..18446744073709551615");
+  return v;
+}
+
+// A count as typed: an optional sign and decimal digits ("1.5", "1e3" and "ten" are refused naming
+// `limit`); one past what a long long holds is refused as typed, never echoed as another number.
+// The range itself is the library's check (check_config()).
+long long parse_count(const std::string& s, const std::string& flag, const std::string& limit) {
+  const std::size_t first = s.starts_with('-') ? 1 : 0;
+  const bool digits = s.size() > first && s.find_first_not_of("0123456789", first) == std::string::npos;
+  if (!digits) throw CLI::ValidationError(flag + " '" + s + "': must be a whole number in " + limit);
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), nullptr, 10);
+  if (errno == ERANGE) throw CLI::ValidationError(flag + " " + s + ": the limit is " + limit.substr(limit.find("..") + 2));
   return v;
 }
 
@@ -46,11 +61,27 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
 
 }  // namespace
 
+std::string softening_help() {
+  return std::string(option_row("softening").help) + " (> 0; the rungs with float forces: >= " +
+         number_text(kFloatSmallestSoftening) + ")";
+}
+
 void add_common_options(CLI::App& app, Config& c, std::string& json) {
-  add_row(app, "n", c.n)->each([&c](const std::string&) { c.n_given = true; });
-  add_row(app, "steps", c.steps);
+  app.add_option_function<std::string>(
+         "-n,--bodies", [&c](const std::string& s) {
+           c.n = parse_count(s, "--bodies", "1..2147483647");
+           c.n_given = true;
+         },
+         std::string(option_row("n").help))
+      ->type_name("INT")
+      ->default_str(std::to_string(c.n));
+  app.add_option_function<std::string>(
+         "--steps", [&c](const std::string& s) { c.steps = parse_count(s, "--steps", "0..100000000"); },
+         std::string(option_row("steps").help))
+      ->type_name("INT")
+      ->default_str(std::to_string(c.steps));
   add_row(app, "dt", c.dt);
-  add_row(app, "softening", c.softening, "Softening length eps (> 0)");
+  add_row(app, "softening", c.softening, softening_help());
   add_row(app, "ic", c.ic);
   add_seed_option(app, c, std::string(option_row("seed").help));
   add_row(app, "subset", c.subset);

@@ -255,6 +255,7 @@ void check_args(RunArgs& a, const std::string& name) {
     if (a.resume.empty()) resolve_body_count(a.cfg);
     check_config(a.cfg, 1);
     check_pipeline_options({name}, a.cfg.pipeline);
+    check_softening({name}, a.cfg.softening);
   } catch (const InputError& e) {  // on a resume, a value from the checkpoint
     if (a.resume.empty()) throw;
     throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());

@@ -252,6 +252,15 @@ void check_pipeline_options(const std::vector<std::string>& names, const Pipelin
   check_each_option_alone(o);
 }
 
+void check_softening(const std::vector<std::string>& names, double softening) {
+  if (!(softening < kFloatSmallestSoftening)) return;
+  for (const std::string& name : names)
+    if (!rung(name).fp64_forces)
+      throw InputError(option("softening") + " " + number_text(softening) + ": " + name + " and every rung with float "
+                       "forces need >= " + number_text(kFloatSmallestSoftening) + " (eps^6 a normal float: a body's own "
+                       "term is 0/0 below it); the float64 rungs (" + reference_names() + ") take smaller");
+}
+
 std::string rung_option_help(std::string_view key) {
   std::vector<std::pair<std::string, std::string>> rules;  // what a rung accepts, the rungs that do
   for (const Rung& r : rungs())

@@ -54,6 +54,14 @@ void check_pipeline_options(const PipelineOptions& options);
 // The same, every option against the entry of each rung in `names`, then each rung option alone
 // against every rung that takes it (accepted when one of them does). Throws InputError.
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& options);
+// A rung with float forces forms (r^2 + eps^2)^3 in float (GPU Gems 3's rsqrtf(d^6)); at r = 0, a
+// body's own term, it must stay a normal float: eps^6 >= FLT_MIN, eps >= 4.8e-7. Below, the self
+// term is 0/0. The float64 rungs take any eps with a normal eps^2 (check_config()).
+inline constexpr double kFloatSmallestSoftening = 5e-7;
+// Throws InputError naming --softening, the limit and the first rung of `names` with float forces
+// when `softening` is below kFloatSmallestSoftening.
+void check_softening(const std::vector<std::string>& names, double softening);
+
 // --help's text for one rung option ("cuda_block"): the table's line, then each rung that takes it
 // and what it accepts ("cuda:gems31, cuda:gems31-fp64: a multiple of 32 in 32..1024 (0: 256); ...").
 std::string rung_option_help(std::string_view key);

@@ -65,11 +65,17 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
     check_estimate(work, s.cfg.force);
   }
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
+  // Many short runs, each too short for its own progress: the sweep's, run by run.
+  const long long runs = 1 + static_cast<long long>(s.dts.size() * made.pipelines.size());
+  const std::unique_ptr<Task> sweep = report.begin("dt-sweep (runs)", runs);
+  long long done = 0;
   const std::vector<Vec4> x_true = positions_at(*truth, s.cfg, r.truth_dt, truth_steps, engine, report);
+  sweep->update(++done);
   for (double dt : s.dts)
     for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
       const std::vector<Vec4> x = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
       r.distance[made.names[k]].push_back(position_distance(x, x_true).max);
+      sweep->update(++done);
     }
   const auto own = r.distance.find(s.reference);
   for (const auto& name : r.rungs) {

@@ -50,6 +50,15 @@ void resolve_body_count(Config& c) {
   }
 }
 
+void check_chunk(long long chunk, long long n) {
+  const long long chunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
+  if (chunks > kMaxChunksPerSide)
+    throw InputError(option("gl_chunk") + " " + std::to_string(chunk) + " cuts " + std::to_string(n) +
+                     " bodies into " + std::to_string(chunks) + " chunks a side; the limit is " +
+                     std::to_string(kMaxChunksPerSide) + " (" + option("gl_chunk") + " " +
+                     std::to_string((n + kMaxChunksPerSide - 1) / kMaxChunksPerSide) + " or more, or 0)");
+}
+
 void check_config(const Config& c, int pipelines) {
   if (c.n <= 0)
     throw InputError(option("n") + " " + std::to_string(c.n) + ": must be > 0");
@@ -67,8 +76,8 @@ void check_config(const Config& c, int pipelines) {
                      " MiB of host memory; this machine has " + std::to_string(avail >> 20) +
                      " MiB available (MemAvailable)");
   if (c.steps < 0) throw InputError(option("steps") + " " + std::to_string(c.steps) + ": must be >= 0");
-  if (c.steps > 100000000)
-    throw InputError(option("steps") + " " + std::to_string(c.steps) + ": the limit is 100000000");
+  if (c.steps > kMaxSteps)
+    throw InputError(option("steps") + " " + std::to_string(c.steps) + ": the limit is " + std::to_string(kMaxSteps));
   if (!std::isfinite(c.dt) || c.dt <= 0)
     throw InputError(option("dt") + " " + number_text(c.dt) + ": must be finite and > 0");
   if (!std::isfinite(c.softening) || c.softening < 0)
@@ -87,6 +96,7 @@ void check_config(const Config& c, int pipelines) {
   if (c.subset == "random" && !c.ic_is_file())
     throw InputError(option("subset") + " random takes n bodies from a file " + option("ic") + "; " + option("ic") + " " + c.ic +
                      " generates exactly n");
+  check_chunk(c.pipeline.gl_chunk, c.n);
   check_pipeline_options(c.pipeline);
 }
 

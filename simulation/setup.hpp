@@ -38,6 +38,16 @@ void resolve_body_count(Config& c);
 // Bytes of host memory available now (MemAvailable), or 0 when unknown.
 long long available_host_memory();
 
+// Steps one command (or one Python step() call) takes at most.
+constexpr long long kMaxSteps = 100000000;
+
+// Force-quad chunks a side past which a step is thousands of draws (--gl-chunk 1 at n = 5000: 25
+// million), refused before they cost minutes: --gl-chunk at least n / 64.
+constexpr long long kMaxChunksPerSide = 64;
+// Throws InputError unless `chunk` (0: as large as the device allows) cuts n bodies into at most
+// kMaxChunksPerSide chunks a side. check_config() calls it.
+void check_chunk(long long chunk, long long n);
+
 // Throws InputError naming the value and the limit. `pipelines` is how many copies of the state
 // will be held (for the memory check against available_host_memory()).
 void check_config(const Config& c, int pipelines);

@@ -210,14 +210,18 @@ TEST(Honest, NotANumberIsAFailureWithNoResult) {
   for (const std::string& args :
        {std::string("run -p cpu64 -n 100 --steps 5 --dt 1e300"),
         "run -p cpu64 --steps 3 --ic '" + (d / "fast.csv").string() + "'",
-        "run -p cpu32 --steps 3 --softening 1e-30 --ic '" + (d / "same.csv").string() + "'",
-        "compare --pipelines cpu32 --steps 3 --softening 1e-30 --ic '" + (d / "same.csv").string() + "'"}) {
+        std::string("run -p cpu32 -n 100 --steps 5 --dt 1e30"),
+        std::string("compare --pipelines cpu32 -n 100 --steps 5 --dt 1e30")}) {
     const Result r = nbody(args + json);
     EXPECT_EQ(r.code, 3) << args << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find("not a number"), std::string::npos) << args << "\n" << r.err;
     EXPECT_FALSE(fs::exists(d / "r.json")) << args;
   }
-  // An eps whose square underflows is refused as input (it would give W = 0 exactly).
+  // Coincident bodies with a softening the float rungs cannot square are refused as input (their
+  // self term would be 0/0); an eps whose square underflows even a double likewise (W = 0 exactly).
+  const Result coincident = nbody("run -p cpu32 --steps 3 --softening 1e-30 --ic '" + (d / "same.csv").string() + "'" + json);
+  EXPECT_EQ(coincident.code, 2) << coincident.err;
+  EXPECT_FALSE(fs::exists(d / "r.json"));
   const Result tiny = nbody("run -p cpu64 --steps 1 --softening 1e-200 --ic '" + (d / "same.csv").string() + "'" + json);
   EXPECT_EQ(tiny.code, 2) << tiny.err;
   EXPECT_NE(tiny.err.find("out of double precision's range"), std::string::npos) << tiny.err;
@@ -258,6 +262,14 @@ TEST(Honest, SubsetOfAFileWarnsWhenUnboundAndRandomKeepsTheMix) {
 TEST(Honest, SmallUntruthsAreRefused) {
   const fs::path d = fresh_dir("small");
   write_file(d / "file", "x");
+  // Random bytes whose header claims 1492691782 bodies: the header is checked against the file's
+  // length before anything is allocated (never "--bodies N needs ... MiB", an option not given).
+  std::string noise(4096, '\0');
+  std::uint32_t x = 12345;
+  for (char& ch : noise) ch = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  noise.replace(8, 8, std::string("\x46\x0f\x8e\x59\x03\x00\x00\x00", 8));  // nbodies 1492(...), ndim 3
+  write_file(d / "random.bin", noise);
+  write_file(d / "massless.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0\n1,0,0,0,0,0,0\n");
   const std::vector<std::pair<std::string, std::string>> cases{
       {"run -p cpu32 -n 10 --steps 1 --seed -1", "--seed '-1'"},
       {"run -p cpu32 -n 10 --steps 1 --seed 18446744073709551616", "0..18446744073709551615"},
@@ -269,12 +281,28 @@ TEST(Honest, SmallUntruthsAreRefused) {
       {"run -p cpu32 -n 10 --steps 1 --subset random", "from a file --ic"},
       {"compare --pipelines cpu32, -n 10 --steps 1", "empty name"},
       {"run -p cpu32 --steps 1 --ic galaxy", "neither a generator"},
+      // Each value named with its limit, before any work.
+      {"run -p cpu32 -n 1.5 --steps 1", "--bodies '1.5': must be a whole number in 1..2147483647"},
+      {"run -p cpu32 -n 99999999999999999999 --steps 1", "--bodies 99999999999999999999: the limit is 2147483647"},
+      {"run -p cpu32 -n 10 --steps 1e3", "--steps '1e3': must be a whole number in 0..100000000"},
+      {"run -p cpu32 -n 10 --steps 1 --softening 1e-30", "--softening 1e-30: cpu32 and every rung with float forces "
+                                                         "need >= 5e-07"},
+      {"compare -n 10 --steps 1 --softening 1e-8", "need >= 5e-07"},
+      {"run -p gl:forcequad -n 4096 --steps 1 --gl-chunk 3", "--gl-chunk 3 cuts 4096 bodies into 1366 chunks a side; "
+                                                             "the limit is 64 (--gl-chunk 64 or more, or 0)"},
+      {"run -p cpu32 --steps 1 --ic '" + (d / "random.bin").string() + "'", "random.bin'"},
+      {"run -p cpu32 --steps 1 --ic '" + (d / "massless.csv").string() + "'", "the masses add up to 0"},
   };
   expect_bad_input(cases);
   EXPECT_FALSE(fs::exists(d / "o")) << "bad input created the --out folder";
   // The largest seed is a seed, and leading zeros do not count against the 20 digits.
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 18446744073709551615").code, 0);
   EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --seed 0000000000000000000000001").code, 0);
+  const Result noise_run = nbody("run -p cpu32 --steps 1 --ic '" + (d / "random.bin").string() + "'");
+  EXPECT_EQ(noise_run.err.find("--bodies"), std::string::npos) << noise_run.err;
+  // The float rungs' limit is theirs: cpu64 takes a smaller softening.
+  EXPECT_EQ(nbody("run -p cpu64 -n 10 --steps 1 --softening 1e-30").code, 0);
+  EXPECT_EQ(nbody("run -p cpu32 -n 10 --steps 1 --softening 5e-7").code, 0);
 }
 
 // An output that names stdout (-, /dev/stdout) gets stdout to itself: the summary moves to

@@ -20,6 +20,7 @@
 #include "metrics.hpp"
 #include "reference.hpp"
 #include "setup.hpp"
+#include "verdict.hpp"
 #include "stepper.hpp"
 
 namespace nbody {
@@ -114,6 +115,38 @@ TEST(Docs, EveryMeasurementIsIndexed) {
     EXPECT_NE(index.find("`" + name + "`"), std::string::npos) << name << " is not in docs/measurements/README.md";
   }
   EXPECT_GT(logs, 0);
+}
+
+// compare's verdict sorts each rung by the goal and Fig. 9's bound, and says whether the energy
+// drift is shared by every rung (the integrator's) or a rung's own.
+TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
+  CompareResult r;
+  r.pipelines = {"cpu64", "cpu32", "gl:gather", "gl:forcequad"};
+  const auto at = [](long long step, double near, double mid, double far) {
+    StepRecord s{step, {}, {}};
+    s.pairs = {{"cpu64", "cpu32", {near, 0, 0}}, {"cpu64", "gl:gather", {mid, 0, 0}},
+               {"cpu64", "gl:forcequad", {far, 0, 0}}, {"cpu32", "gl:gather", {1, 0, 0}}};
+    return s;
+  };
+  r.steps = {at(10, 1e-7, 1e-4, 1e-2), at(100, 1e-6, 1e-2, 2.0)};
+  for (const std::string& name : r.pipelines) {
+    r.initial[name].e = {0.25, -0.5};
+    r.final_[name].e = {0.25, -0.5 - 1e-6};  // the same drift for all
+  }
+  std::string text;
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  const auto after = [&](const std::string& head, const std::string& name) {
+    const std::size_t h = text.find(head), at_name = text.find(name + " ");
+    return h != std::string::npos && at_name != std::string::npos && at_name > h;
+  };
+  EXPECT_TRUE(after("within this project's goal", "cpu32")) << text;
+  EXPECT_TRUE(after("within TR04-032 Fig. 9's bound", "gl:gather")) << text;
+  EXPECT_TRUE(after("beyond Fig. 9's bound", "gl:forcequad")) << text;
+  EXPECT_NE(text.find("every rung with it"), std::string::npos) << text;
+  r.final_["gl:forcequad"].e = {0.25, -0.4};  // a drift of its own
+  text.clear();
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_NE(text.find("these drift by more or less:\n    gl:forcequad"), std::string::npos) << text;
 }
 
 // The ladder is read from each rung's place: cpu32 at the bottom, each rung on the one it names.

@@ -129,9 +129,11 @@ class Simulation:
         self._sim = _core.Simulation(_path("path", path))
         return self
 
-    def step(self, k: int = 1) -> "Simulation":
-        """Advance k leapfrog steps (the GIL released; Ctrl-C stops between batches)."""
-        self._sim.step(_int("k", k, 0))
+    def step(self, k: int = 1, force: bool = False) -> "Simulation":
+        """Advance k leapfrog steps (the GIL released; Ctrl-C stops between batches, the steps taken
+        kept). As ``nbody run``: more than 1e8 steps, or steps whose measured pace would take over an
+        hour (stopped at the first check), need ``force=True``."""
+        self._sim.step(_int("k", k, 0), _bool("force", force))
         return self
 
     @property

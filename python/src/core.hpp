@@ -58,8 +58,9 @@ class PyReporter final : public Reporter {
  public:
   int interrupted() override;
   void warn(const std::string& text) override;
-  // With the GIL: raises what the handler raised (KeyboardInterrupt, or the handler's own exception).
-  [[noreturn]] void raise();
+  // With the GIL: raises what the handler raised (KeyboardInterrupt, or the handler's own exception);
+  // a KeyboardInterrupt carries `note` (where the work stopped) when one is given.
+  [[noreturn]] void raise(const std::string& note = "");
 
  private:
   PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;

@@ -82,11 +82,16 @@ void PyReporter::warn(const std::string& text) {
   if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) PyErr_Clear();  // warnings as errors: not here
 }
 
-void PyReporter::raise() {
-  if (type_)
+void PyReporter::raise(const std::string& note) {
+  const bool keyboard = !type_ || PyErr_GivenExceptionMatches(type_, PyExc_KeyboardInterrupt);
+  if (keyboard && !note.empty()) {
+    Py_XDECREF(type_), Py_XDECREF(value_), Py_XDECREF(trace_);
+    PyErr_SetString(PyExc_KeyboardInterrupt, note.c_str());
+  } else if (type_) {
     PyErr_Restore(type_, value_, trace_);
-  else
+  } else {
     PyErr_SetNone(PyExc_KeyboardInterrupt);
+  }
   type_ = value_ = trace_ = nullptr;
   throw nb::python_error();
 }

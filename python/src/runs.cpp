@@ -89,6 +89,7 @@ std::string compare(const std::vector<std::string>& names, bool skip, long long 
   c.names = names;
   check_reference(c.names.front());
   check_pipeline_options(skip ? std::vector<std::string>{c.names.front()} : c.names, c.cfg.pipeline);
+  check_softening(c.names, c.cfg.softening);
   c.policy = skip ? IfUnavailable::Skip : IfUnavailable::Fail;
   c.validate_n = validate_n;
   c.energy_every = energy_every;
@@ -122,6 +123,7 @@ std::string bench(const std::vector<std::string>& names, const std::vector<long 
   spec.reps = reps, spec.validate_n = validate_n;
   if (sizes.empty()) throw InputError("n: give at least one body count");
   check_pipeline_options(names, spec.cfg.pipeline);
+  check_softening(names, spec.cfg.softening);
   for (long long n : sizes) {
     spec.cfg.n = n;
     check_config(spec.cfg, 1);

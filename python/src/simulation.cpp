@@ -64,8 +64,13 @@ class Simulation {
     p_->load(c.state, params_);
   }
 
-  void step(long long k) {
+  // k steps; as the CLI, more than 1e8 of them, or steps whose measured pace would take past an
+  // hour (stopped at the first check, the steps taken kept), need force.
+  void step(long long k, bool force) {
     if (k < 0) throw InputError("step(" + std::to_string(k) + "): must be >= 0");
+    if (k > kMaxSteps && !force)
+      throw InputError("step(" + std::to_string(k) + "): the limit is " + std::to_string(kMaxSteps) +
+                       " steps a call (force=True to go past it)");
     PyReporter report;
     int signal = 0;
     {
@@ -78,9 +83,11 @@ class Simulation {
         Stepper& st;
         ~Done() { s.step_ = st.done(), s.state_.reset(); }
       } done{*this, stepper};
-      signal = stepper.run(report, name_, true);
+      signal = stepper.run(report, name_, force);
     }
-    if (signal) report.raise();
+    if (signal)
+      report.raise("interrupted at step " + std::to_string(step_) + " of " + name_ +
+                   " (between batches: the simulation is usable and goes on from there)");
   }
 
   // A read-only view of the state read back: no copy beyond the read-back itself.
@@ -213,6 +220,7 @@ class Simulation {
     c.pipeline = options_;
     check_config(c, 1);
     check_pipeline_options({name_}, options_);
+    check_softening({name_}, params_.softening);
     validate_bodies(b, "the bodies");
   }
   void open() {
@@ -265,7 +273,7 @@ void register_simulation(nb::module_& m) {
            nb::arg("pipeline"), nb::arg("x"), nb::arg("v"), nb::arg("m"), nb::arg("dt"), nb::arg("softening"),
            nb::arg("options"), nb::arg("ic"))
       .def(nb::init<const std::string&>(), nb::arg("checkpoint"))
-      .def("step", &Simulation::step, nb::arg("k") = 1)
+      .def("step", &Simulation::step, nb::arg("k") = 1, nb::arg("force") = false)
       .def("positions", &Simulation::positions)
       .def("masses", &Simulation::masses_now)
       .def("velocities", &Simulation::velocities)

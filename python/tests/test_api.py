@@ -311,7 +311,7 @@ def test_ctrl_c_stops_between_batches_and_leaves_the_simulation_usable(tmp_path)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match="interrupted at step [0-9]+ of cpu64"):
         sim.step(10**6)
     assert time.monotonic() - t0 < 30
     done = sim.steps
@@ -378,3 +378,12 @@ def test_python_defaults_are_the_clis():
     for keyword in ("dt", "softening"):
         assert _same(sim[keyword].default, run["--" + keyword]), keyword
     assert _same(nbody._D["n"], run["--bodies"]), "initial_conditions' n when none is given"
+
+
+def test_step_takes_the_clis_limits():
+    with nbody.Simulation("cpu32", nbody.initial_conditions(n=20)) as sim:
+        with pytest.raises(nbody.InputError, match="the limit is 100000000 steps a call"):
+            sim.step(10**12)
+        assert sim.steps == 0, "refused before any step"
+        sim.step(3)
+        assert sim.steps == 3

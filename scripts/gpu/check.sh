@@ -2,10 +2,11 @@
 #
 # Runs on the GPU machine from a bundle made by scripts/make-bundle.sh: nbody info; each test
 # binary's outcomes (test_cuda, test_gl, test_simulation, test_viewer, test_keep,
-# test_architectures, the CLI's ladder, bench, explain and CUDA-option tests, test_cli_keep,
-# test_cli_end_to_end, test_cli_mpi); force_variants' self-check; compute-sanitizer memcheck and
-# racecheck on a short compare of cpu64 with each RUNG (logs in $O/san_*.txt); and compare of
-# cpu64, cuda:gems31, cuda:gems31-fp64 and gl:forcequad at N = 4096. The rates are the bench suite's.
+# test_architectures, test_cli_bench (bench and ladder), test_cli_compare's explain test,
+# test_cli's help and CUDA-option tests, test_cli_keep, test_cli_end_to_end, test_cli_mpi);
+# force_variants' self-check; compute-sanitizer memcheck and racecheck on a short compare of cpu64
+# with each RUNG (logs in $O/san_*.txt); and compare of cpu64, cuda:gems31, cuda:gems31-fp64 and
+# gl:forcequad at N = 4096. The rates are the bench suite's.
 # Usage: bash scripts/gpu.sh check [bundle-dir [RUNG...]]
 #   RUNG: a pipeline and its options, default cuda:gems31 cuda:tuned cuda:tuned-fp64 cuda:symmetric cuda:mixed;
 #   e.g. bash scripts/gpu.sh check bundle cuda:mixed 'cuda:symmetric --cuda-bodies 16'
@@ -19,7 +20,9 @@ outcomes "$B/test_simulation"
 outcomes "$B/test_viewer"
 outcomes "$B/test_keep"
 outcomes "$B/test_architectures"
-outcomes "$B/test_cli" 'Cli.Ladder*:Cli.Bench*:Cli.Explain*:Cli.CudaOptions*:Cli.Help*'
+outcomes "$B/test_cli_bench"
+outcomes "$B/test_cli_compare" 'CliCompare.Explain*'
+outcomes "$B/test_cli" 'Cli.CudaOptions*:Cli.Help*'
 outcomes "$B/test_cli_keep" '*' 'kill -9'
 outcomes "$B/test_cli_end_to_end"
 outcomes "$B/test_cli_mpi" '*' 'differs|seed'

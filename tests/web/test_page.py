@@ -282,7 +282,7 @@ class Page(unittest.TestCase):
             (dict(n=1e20), "n 1e+20: out of range"),
             (dict(n=100, dt=0), "dt 0"),
             (dict(n=100, gl_chunk=-5), "gl_chunk -5: must be in 0..16384"),
-            (dict(n=5000, gl_chunk=1), "5000 chunks a side; the page allows 64"),
+            (dict(n=5000, gl_chunk=1), "5000 chunks a side; the limit is 64"),
             (dict(n=100, ic="bogus"), "bogus"),
             (dict(n=100, pipeline="bogus"), "unknown pipeline 'bogus'"),
         ]

@@ -61,19 +61,11 @@ void flatten(const std::vector<Vec4>& v, std::vector<double>& out) {
   }
 }
 
-// Force-quad chunks a side past which a step is thousands of draws (gl_chunk 1 at n = 5000: 25
-// million); the command line's estimate refuses such work by its measured time instead.
-constexpr long long kMaxChunksPerSide = 64;
-
-void check_chunk(long long chunk, long long n) {
+// The page's own range of gl_chunk (its bodies); the chunks a side are the library's (check_chunk()).
+void check_page_chunk(long long chunk) {
   if (chunk < 0 || chunk > kMaxBodies)
     throw InputError("gl_chunk " + std::to_string(chunk) + ": must be in 0.." + std::to_string(kMaxBodies) +
                      " (0: as large as this GL allows)");
-  const long long chunks = chunk > 0 ? (n + chunk - 1) / chunk : 1;
-  if (chunks > kMaxChunksPerSide)
-    throw InputError("gl_chunk " + std::to_string(chunk) + " cuts " + std::to_string(n) + " bodies into " +
-                     std::to_string(chunks) + " chunks a side; the page allows " + std::to_string(kMaxChunksPerSide) +
-                     " (gl_chunk " + std::to_string((n + kMaxChunksPerSide - 1) / kMaxChunksPerSide) + " or more)");
 }
 
 Config config_from(const json& spec) {
@@ -97,7 +89,7 @@ Config config_from(const json& spec) {
                      " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
                      "thread); the command line has no such limit");
   const long long chunk = integer(spec, "gl_chunk", c.pipeline.gl_chunk);
-  check_chunk(chunk, c.n);
+  check_page_chunk(chunk);
   c.pipeline.gl_chunk = static_cast<int>(chunk);
   check_config(c, 2);
   return c;
@@ -132,6 +124,7 @@ std::string Session::start(const std::string& text) {
     cfg_ = config_from(spec);
     name_ = canonical_name(word(spec, "pipeline", "gl:forcequad"));
     check_pipeline_options({name_}, cfg_.pipeline);
+    check_softening({name_}, cfg_.softening);
     rung_ = make_named(name_, cfg_.pipeline);  // before the set-up: a rung that cannot run says so first
     const bool with_reference = spec.value("reference", true) && name_ != "cpu64";
     if (with_reference) reference_ = make_named("cpu64", cfg_.pipeline);

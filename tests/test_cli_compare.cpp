@@ -1,0 +1,197 @@
+// nbody compare as a user meets it: the JSON fields DESIGN.md names, the CSV and the plot with
+// every pair at every step, --fail-above as the CI hook, --explain naming every factor of the
+// distance, the TR04 Fig. 9 and dt-sweep presets, and the time step's error beside float rounding.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_helpers.hpp"
+
+namespace {
+
+using namespace cli_test;
+
+TEST(CliCompare, CompareWritesTheDesignFields) {
+  const fs::path json = scratch() / "out.json";
+  const Result r = nbody("compare --pipelines cpu64,cpu32 -n 1000 --steps 10 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  for (const char* key : {"n", "steps", "dt", "softening", "ic", "seed", "reference", "pipelines",
+                          "skipped", "accel_error", "divergence", "energy"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["n"], 1000);
+  EXPECT_EQ(j["reference"], "cpu64");
+  EXPECT_EQ(j["divergence"].size(), 10u);
+  const auto& last = j["divergence"].back();
+  EXPECT_EQ(last["step"], 10);
+  const double max = last["pairs"]["cpu64|cpu32"]["max"];
+  EXPECT_GT(max, 0.0);  // float and double do differ...
+  EXPECT_LT(max, 1e-4);  // ...by rounding only
+  EXPECT_LT(j["accel_error"]["cpu32"]["rms_rel"].get<double>(), 1e-6);
+  EXPECT_TRUE(j["energy"]["cpu32"].contains("rel_drift"));
+}
+
+TEST(CliCompare, FailAboveIsTheCiHook) {
+  const std::string base = "compare --pipelines cpu64,cpu32 -n 200 --steps 5 ";
+  const Result strict = nbody(base + "--fail-above 1e-15@5");
+  EXPECT_EQ(strict.code, 1) << strict.out << strict.err;
+  EXPECT_NE(strict.out.find("FAIL"), std::string::npos);
+  const Result loose = nbody(base + "--fail-above 1e-2@5");
+  EXPECT_EQ(loose.code, 0) << loose.out << loose.err;
+  EXPECT_NE(loose.out.find("PASS"), std::string::npos);
+}
+
+TEST(CliCompare, CompareWritesJsonCsvAndPlotWithEveryPairAtEveryStep) {
+  const fs::path dir = scratch();
+  const fs::path json = dir / "c.json", csv = dir / "c.csv", png = dir / "c.png";
+  const Result r = nbody("compare --pipelines cpu64,cpu32,gl:forcequad -n 300 --steps 12 --json '" +
+                         json.string() + "' --csv '" + csv.string() + "' --plot '" + png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  const std::size_t ran = j["pipelines"].size();
+  ASSERT_GE(ran, 2u);
+  const std::size_t pairs = ran * (ran - 1) / 2;
+  ASSERT_EQ(j["divergence"].size(), 12u);
+  for (const auto& s : j["divergence"]) EXPECT_EQ(s["pairs"].size(), pairs) << s.dump();
+  EXPECT_EQ(lines(slurp(csv)), static_cast<int>(1 + 12 * pairs));
+  const std::string img = slurp(png);
+  ASSERT_GT(img.size(), 1000u);
+  EXPECT_EQ(img.substr(1, 3), "PNG");
+  EXPECT_FALSE(fs::exists(png.string() + ".partial"));
+}
+
+TEST(CliCompare, ExplainNamesEveryFactor) {
+  const fs::path json = scratch() / "e.json";
+  const Result r = nbody("compare --pipelines cpu64 -n 200 --steps 30 --explain --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* cause : {"summation order: pairwise", "summation order: compensated",
+                            "inverse square root", "FMA contraction", "storage precision", "chaos"})
+    EXPECT_NE(r.out.find(cause), std::string::npos) << cause << "\n" << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["explain"].size(), 14u) << "9 factors, 3 time-step rows, the verdict, chaos";
+  // Each factor changes the step-1 accelerations of the baseline (none is a no-op row)...
+  for (std::size_t k = 1; k < 9; ++k)
+    EXPECT_GT(j["explain"][k]["accel_rms_rel_vs_baseline"].get<double>(), 0.0) << j["explain"][k].dump();
+  // ...and the tree and compensated sums land closer to float64 than the sequential sum does.
+  const double base = j["explain"][0]["accel_rms_rel_vs_cpu64"];
+  EXPECT_LT(j["explain"][1]["accel_rms_rel_vs_cpu64"].get<double>(), base);
+  EXPECT_LT(j["explain"][2]["accel_rms_rel_vs_cpu64"].get<double>(), base);
+  EXPECT_GT(j["explain"][5]["accel_rms_rel_vs_cpu64"].get<double>(), 100 * base) << "fp16 storage";
+  // Storage, not summation, sets the float32 trajectory's distance: a better sum alone leaves it
+  // where it is, float64 state cuts it, and float64 state with a compensated sum (gl:compute-ds's
+  // recipe) cuts it by more than 100x.
+  const double d_base = j["explain"][0]["max_distance_vs_cpu64"];
+  EXPECT_GT(j["explain"][2]["max_distance_vs_cpu64"].get<double>(), 0.5 * d_base) << "Kahan alone";
+  EXPECT_LT(j["explain"][6]["max_distance_vs_cpu64"].get<double>(), 0.2 * d_base) << "float64 state";
+  EXPECT_LT(j["explain"][7]["max_distance_vs_cpu64"].get<double>(), 0.01 * d_base) << "float64 state + Kahan";
+  EXPECT_EQ(j["explain"][7]["variant"], "cpu32:kahan+f64state");
+  // cuda:mixed's sum, a float partial per tile of 128 j added in float64, gets most of the way:
+  // its accelerations are closer to float64 than the sequential float sum's with the same state.
+  EXPECT_EQ(j["explain"][8]["variant"], "cpu32:tiled+f64state");
+  EXPECT_LT(j["explain"][8]["max_distance_vs_cpu64"].get<double>(), 0.02 * d_base) << "float64 state + tiled sum";
+  EXPECT_LT(j["explain"][8]["accel_rms_rel_vs_cpu64"].get<double>(),
+            0.8 * j["explain"][6]["accel_rms_rel_vs_cpu64"].get<double>()) << "the tiled sum against the sequential";
+  EXPECT_NE(r.out.find("what gl:compute-ds does"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("what cuda:mixed does"), std::string::npos) << r.out;
+}
+
+TEST(CliCompare, Fig9PresetAtReducedN) {
+  const fs::path json = scratch() / "f9.json";
+  const Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu32,gl -n 256 --steps 20 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("TR04-032 Fig. 9"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["dt"], 0.01);
+  EXPECT_EQ(j["runs"][0]["divergence"].size(), 20u);
+  for (const auto& s : j["runs"][0]["divergence"])
+    if (s["step"].get<int>() <= 15) {
+      EXPECT_LT(s["pairs"]["cpu64|cpu32"]["max"].get<double>(), 1e-5);
+    }
+}
+
+// A plot with nothing in a panel (one pipeline, or no step) is drawn with the panel saying so, not
+// refused by gnuplot's "all points undefined" on a log axis.
+TEST(CliCompare, PlotWithAnEmptyPanelIsStillDrawn) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  for (const char* args : {"--pipelines cpu64 -n 64 --steps 3", "--pipelines cpu64,cpu32 -n 64 --steps 0"}) {
+    const fs::path png = scratch() / "empty-panel.png";
+    fs::remove(png);
+    const Result r = nbody(std::string("compare ") + args + " --plot '" + png.string() + "'");
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+    EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 1000u) << args;
+  }
+}
+
+// --plot samples the energy often enough for its panel to draw a curve (about 40 points) unless
+// --energy-every says otherwise; without --plot the JSON keeps its first-and-last default.
+TEST(CliCompare, PlotSamplesTheEnergyForACurve) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  const fs::path png = scratch() / "energy-curve.png";
+  auto energy_points = [](const std::string& json) {
+    int points = 0;
+    const nlohmann::json j = nlohmann::json::parse(json);
+    for (const auto& s : j["divergence"]) points += s.contains("energy");
+    return points;
+  };
+  const std::string base = "compare --pipelines cpu64,cpu32 -n 64 --steps 200 --json - ";
+  Result r = nbody(base + "--plot '" + png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 40) << "every 5 of 200 steps";
+  r = nbody(base + "--plot '" + png.string() + "' --energy-every 100");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 2);
+  r = nbody(base);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(energy_points(r.out), 1) << "the last step only";
+  r = nbody(base + "--plot-all-pairs");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--plot FILE"), std::string::npos) << r.err;
+}
+
+// The time step's own error beside float rounding: cpu64 at dt, dt/2 and dt/4 in --explain (the
+// leapfrog's second order measured), a converged reference cpu64/K, and the error-versus-dt preset.
+TEST(CliCompare, TheTimeStepsErrorBesideFloatRounding) {
+  Result r = nbody("compare --pipelines cpu32 -n 128 --steps 60 --explain --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out)["explain"];
+  double order = 0, first = 0, estimate = 0;
+  std::string verdict;
+  for (const auto& row : rows) {
+    const std::string f = row["factor"];
+    if (f == "time step: cpu64 at dt against cpu64 at dt/2") first = row["max_distance"];
+    if (f == "time step: cpu64 at dt/2 against cpu64 at dt/4") order = row["measured_order"];
+    if (f.starts_with("time step: Richardson")) estimate = row["max_distance"];
+    if (f == "verdict") verdict = row["text"];
+  }
+  EXPECT_NEAR(order, 2.0, 0.2) << rows.dump();
+  EXPECT_DOUBLE_EQ(estimate, first * 4 / 3);
+  EXPECT_NE(verdict.find("limits accuracy"), std::string::npos) << verdict;
+  EXPECT_EQ(rows.back()["factor"], "chaos: nearby trajectories separate exponentially");
+
+  r = nbody("compare --pipelines cpu64 -n 64 --steps 10 --reference cpu64/8 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["reference"], "cpu64/8");
+  EXPECT_GT(j["divergence"].back()["pairs"]["cpu64/8|cpu64"]["max"].get<double>(), 0) << "cpu64's time-step error";
+  EXPECT_EQ(nbody("compare -n 64 --steps 1 --reference cpu64/1").code, 2);
+
+  r = nbody("compare --preset dt-sweep --pipelines cpu32 -n 48 --steps 5 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["preset"], "dt-sweep");
+  EXPECT_EQ(s["dts"].size(), 6u);
+  const auto& d = s["distance"]["cpu64"];
+  for (int k = 0; k < 3; ++k) {  // the time step's error falls as dt^2 while it dominates
+    const double ratio = d[k].get<double>() / d[k + 1].get<double>();
+    EXPECT_GT(ratio, 3.5) << d.dump();
+    EXPECT_LT(ratio, 4.5) << d.dump();
+  }
+  EXPECT_TRUE(s["crossing_dt"].contains("cpu32")) << s.dump();
+  EXPECT_EQ(nbody("compare --preset dt-sweep --every 2 -n 48 --steps 5").code, 2);
+}
+
+}  // namespace
