@@ -6,7 +6,9 @@
 #      build the browser edition and pass its tests in headless chromium;
 #   3. build the CPU and GL code with ASan + UBSan (the asan preset) and pass its tests;
 #   4. fuzz every reader of untrusted bytes for 30 s each (scripts/fuzz.sh).
-# NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all four).
+# NBODY_QUICK=1 runs step 1 only (for a quick local loop; CI runs all four). The summary at the end
+# has each suite's passed and failed counts and its skipped tests counted by reason
+# (scripts/skip-summary.py); pytest's own line, above, counts its skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -26,8 +28,10 @@ cmake --build --preset ci -j "$jobs"
 status=0
 ctest --preset ci -j "$jobs" 2>&1 | tee "$log" || status=$?
 ci_line="ci:   $(summary)"
+ci_skips=$(python3 scripts/skip-summary.py build/ci | sed 's/^/      /' || true)
 if [ "${NBODY_QUICK:-0}" = 1 ] || [ $status -ne 0 ]; then
   echo "$ci_line"
+  echo "$ci_skips"
   exit $status
 fi
 
@@ -51,6 +55,7 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j "$jobs" 2>&1 | tee "$log" || status=$?
 asan_line="asan: $(summary)"
+asan_skips=$(python3 scripts/skip-summary.py build/asan | sed 's/^/      /' || true)
 
 echo "== fuzz smoke: each reader for 30 s =="
 fuzz_status=0
@@ -58,9 +63,11 @@ bash scripts/fuzz.sh 30 || fuzz_status=$?
 [ $fuzz_status -eq 0 ] || status=$fuzz_status
 
 echo "$ci_line"
+echo "$ci_skips"
 echo "package: $([ $package_status -eq 0 ] && echo "the .deb and .tar.gz install and run" || echo "FAILED")"
 echo "python: $([ $python_status -eq 0 ] && echo "the wheel installs, pytest passes, the notebooks run" || echo "FAILED")"
 echo "web: $([ $web_status -eq 0 ] && echo "the page builds and passes its browser tests" || echo "FAILED")"
 echo "$asan_line"
+echo "$asan_skips"
 echo "fuzz: $([ $fuzz_status -eq 0 ] && echo "no findings" || echo "FINDINGS (build/fuzz/findings/)")"
 exit $status
