@@ -28,7 +28,7 @@ const std::vector<OptionRow> kOptions{
      "With -n below a file's count: first (the first n bodies, file order) | random (n drawn with --seed, each "
      "species in proportion, masses scaled to the file's total)"},
     {"gl_chunk", "--gl-chunk", "gl_chunk", "gl_chunk", V{static_cast<long long>(d::gl_chunk)}, ">= 0",
-     "GL force-quad side in bodies (a run of more bodies draws the quad in chunks)"},
+     "GL force-quad side in bodies (a run of more bodies draws the quad in chunks, at most 64 a side: n / 64 or more)"},
     {"gl_precision", "--gl-precision", "gl_precision", "", V{std::string_view(d::gl_precision)}, "float | half",
      "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)"},
     {"cuda_block", "--cuda-block", "cuda_block", "", V{static_cast<long long>(d::cuda_block)}, "",

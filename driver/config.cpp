@@ -35,7 +35,8 @@ long long parse_count(const std::string& s, const std::string& flag, const std::
   if (!digits) throw CLI::ValidationError(flag + " '" + s + "': must be a whole number in " + limit);
   errno = 0;
   const long long v = std::strtoll(s.c_str(), nullptr, 10);
-  if (errno == ERANGE) throw CLI::ValidationError(flag + " " + s + ": the limit is " + limit.substr(limit.find("..") + 2));
+  if (errno == ERANGE)
+    throw CLI::ValidationError(flag + " " + s + ": must be in " + limit);
   return v;
 }
 

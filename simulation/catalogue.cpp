@@ -35,6 +35,18 @@ std::vector<Rung> joined_registries() {
     if (above[r.ladder.above]++) throw std::logic_error("two rungs stand on " + std::string(r.ladder.above));
   }
   if (bottoms != 1) throw std::logic_error("the ladder has " + std::to_string(bottoms) + " bottom rungs, not one");
+  // One chain from the bottom: a rung standing on one off the ladder, or a loop, is left unreached.
+  std::size_t reached = 0;
+  for (std::string_view below = ""; reached <= all.size();) {
+    const auto next = std::find_if(all.begin(), all.end(),
+                                   [&](const Rung& r) { return r.ladder.on && r.ladder.above == below; });
+    if (next == all.end()) break;
+    below = next->name, ++reached;
+  }
+  const auto on = static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [](const Rung& r) { return r.ladder.on; }));
+  if (reached != on)
+    throw std::logic_error("the ladder reaches " + std::to_string(reached) + " of its " + std::to_string(on) +
+                           " rungs from the bottom: one stands on a rung off it, or they form a loop");
   return all;
 }
 

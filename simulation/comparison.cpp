@@ -154,6 +154,7 @@ std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& refere
     for (const auto& s : r.steps) {
       if (s.step <= 15) row.max15 = std::max(row.max15, s.pairs[k].d.max);
       if (s.step <= 100) row.max100 = std::max(row.max100, s.pairs[k].d.max);
+      row.max_run = std::max(row.max_run, s.pairs[k].d.max);
     }
     row.at_end = r.steps.back().pairs[k].d.max;
     rows.push_back(row);

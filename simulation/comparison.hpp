@@ -87,7 +87,7 @@ inline constexpr Fig9Bound kFig9Goal[] = {{15, 1e-5}, {100, 1e-3}};
 // end, against the goal.
 struct Fig9Row {
   std::string pair;
-  double max15 = 0, max100 = 0, at_end = 0;
+  double max15 = 0, max100 = 0, at_end = 0, max_run = 0;  // max_run: over every compared step
   bool meets_goal() const { return max15 < kFig9Goal[0].distance && max100 < kFig9Goal[1].distance; }
 };
 std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& reference);

@@ -267,7 +267,11 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   const auto n = static_cast<std::size_t>(!c.ic_is_file() || c.n_given ? c.n : 0);
   Bodies b = make_initial_conditions(c.ic, n, c.seed,
                                      c.subset == "random" ? Subset::Random : Subset::First, species);
-  validate_bodies(b, option("ic") + " " + c.ic);
+  // A subset of a file is named as one: its bodies may be wrong where the whole file is not.
+  validate_bodies(b, option("ic") + " " + c.ic +
+                         (c.ic_is_file() && c.n_given ? " (" + option("n") + " " + std::to_string(c.n) + ", " +
+                                                            option("subset") + " " + c.subset + ")"
+                                                      : ""));
   return b;
 }
 

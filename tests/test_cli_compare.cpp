@@ -17,6 +17,11 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   const fs::path json = scratch() / "out.json";
   const Result r = nbody("compare --pipelines cpu64,cpu32 -n 1000 --steps 10 --json '" + json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
+  // The table ends with its verdict: cpu32 within this project's goal, the drift the leapfrog's.
+  const std::size_t verdict = r.out.find("verdict (each rung's largest distance to cpu64");
+  ASSERT_NE(verdict, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("within this project's goal", verdict), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every rung with it", verdict), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
   for (const char* key : {"n", "steps", "dt", "softening", "ic", "seed", "reference", "pipelines",
                           "skipped", "accel_error", "divergence", "energy"})

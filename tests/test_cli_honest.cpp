@@ -283,7 +283,7 @@ TEST(Honest, SmallUntruthsAreRefused) {
       {"run -p cpu32 --steps 1 --ic galaxy", "neither a generator"},
       // Each value named with its limit, before any work.
       {"run -p cpu32 -n 1.5 --steps 1", "--bodies '1.5': must be a whole number in 1..2147483647"},
-      {"run -p cpu32 -n 99999999999999999999 --steps 1", "--bodies 99999999999999999999: the limit is 2147483647"},
+      {"run -p cpu32 -n 99999999999999999999 --steps 1", "--bodies 99999999999999999999: must be in 1..2147483647"},
       {"run -p cpu32 -n 10 --steps 1e3", "--steps '1e3': must be a whole number in 0..100000000"},
       {"run -p cpu32 -n 10 --steps 1 --softening 1e-30", "--softening 1e-30: cpu32 and every rung with float forces "
                                                          "need >= 5e-07"},

@@ -128,7 +128,7 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
                {"cpu64", "gl:forcequad", {far, 0, 0}}, {"cpu32", "gl:gather", {1, 0, 0}}};
     return s;
   };
-  r.steps = {at(10, 1e-7, 1e-4, 1e-2), at(100, 1e-6, 1e-2, 2.0)};
+  r.steps = {at(10, 1e-7, 1e-4, 1e-2), at(100, 1e-6, 1e-2, 2.0), at(400, 3e-5, 1e-2, 2.0)};
   for (const std::string& name : r.pipelines) {
     r.initial[name].e = {0.25, -0.5};
     r.final_[name].e = {0.25, -0.5 - 1e-6};  // the same drift for all
@@ -140,6 +140,7 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
     return h != std::string::npos && at_name != std::string::npos && at_name > h;
   };
   EXPECT_TRUE(after("within this project's goal", "cpu32")) << text;
+  EXPECT_NE(text.find("cpu32 3.0e-05"), std::string::npos) << "the run's largest, step 400's: " << text;
   EXPECT_TRUE(after("within TR04-032 Fig. 9's bound", "gl:gather")) << text;
   EXPECT_TRUE(after("beyond Fig. 9's bound", "gl:forcequad")) << text;
   EXPECT_NE(text.find("every rung with it"), std::string::npos) << text;

@@ -78,7 +78,7 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland))
-    throw Unavailable("no display (DISPLAY is not set); `nbody view --frames K --offscreen --screenshot F.png` "
+    throw Unavailable("no display (DISPLAY is not set); `nbody view --frame-count K --offscreen --screenshot F.png` "
                       "or `nbody run --frames K --out DIR` render headless");
   glfwSetErrorCallback(on_glfw_error);
   if (!glfwInit()) throw Unavailable("no window: " + g_glfw_error);

@@ -4,7 +4,7 @@
 # older build of it (OLD, e.g. build/base/nbody carried beside the bundle), each bench run old then
 # new, twice; run --save of each deterministic CUDA rung and cpu32 compared with cmp; compare's JSON
 # field by field, timings aside.
-# Usage: bash scripts/gpu.sh ab [bundle-dir [OLD [N]]]   (N: the bench's bodies, default 262144)
+# Usage: bash scripts/gpu.sh ab BUNDLE OLD [N]   (OLD: the older nbody, required; N: the bench's bodies, default 262144)
 OLD=${1:?usage: bash scripts/gpu.sh ab bundle OLD_NBODY [N]}
 BODIES=${2:-262144}
 P=cuda:gems31,cuda:tuned,cuda:symmetric,cuda:gems31-fp64,cuda:tuned-fp64,cuda:mixed
@@ -21,9 +21,11 @@ PY
 done
 section "run --save, 20000 bodies, 20 steps: the same bytes?"
 for p in cuda:gems31 cuda:tuned cuda:tuned-fp64 cuda:mixed cuda:gems31-fp64 cpu32; do
+  rm -f "$O/ab-old.csv" "$O/ab-new.csv"  # a failed run leaves no file to compare
   "$OLD" run -p $p -n 20000 --steps 20 --save "$O/ab-old.csv" >/dev/null 2>&1
   "$N" run -p $p -n 20000 --steps 20 --save "$O/ab-new.csv" >/dev/null 2>&1
-  cmp -s "$O/ab-old.csv" "$O/ab-new.csv" && echo "$p same" || echo "$p DIFFERS"
+  if [ ! -s "$O/ab-old.csv" ] || [ ! -s "$O/ab-new.csv" ]; then echo "$p FAILED to run"
+  elif cmp -s "$O/ab-old.csv" "$O/ab-new.csv"; then echo "$p same"; else echo "$p DIFFERS"; fi
 done
 rm -f "$O/ab-old.csv" "$O/ab-new.csv"
 section "compare -n 4096 --steps 10: JSON fields that differ (timings aside)"
