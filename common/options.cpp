@@ -14,9 +14,9 @@ using V = OptionValue;
 
 // key, CLI flag, Python keyword, page field, default, range, help.
 const std::vector<OptionRow> kOptions{
-    {"n", "--bodies", "n", "n", V{d::n}, ">= 1",
+    {"n", "--bodies", "n", "n", V{d::n}, "1..2147483647",
      "Number of bodies (for a file --ic: n of its bodies by --subset; default all)"},
-    {"steps", "--steps", "steps", "steps", V{d::steps}, ">= 0", "Leapfrog steps"},
+    {"steps", "--steps", "steps", "steps", V{d::steps}, "0..100000000", "Leapfrog steps"},
     {"dt", "--dt", "dt", "dt", V{d::dt}, "> 0, finite", "Time step"},
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
     {"ic", "--ic", "ic", "ic", V{std::string_view(d::ic)}, "",

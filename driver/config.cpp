@@ -55,9 +55,7 @@ namespace {
 template <typename T>
 CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::string& help = "") {
   const OptionRow& row = option_row(key);
-  std::string flag(row.cli);
-  if (key == "n") flag = "-n," + flag;
-  return app.add_option(flag, field, help.empty() ? std::string(row.help) : help)->capture_default_str();
+  return app.add_option(std::string(row.cli), field, help.empty() ? std::string(row.help) : help)->capture_default_str();
 }
 
 }  // namespace
@@ -70,15 +68,15 @@ std::string softening_help() {
 void add_common_options(CLI::App& app, Config& c, std::string& json) {
   app.add_option_function<std::string>(
          "-n,--bodies", [&c](const std::string& s) {
-           c.n = parse_count(s, "--bodies", "1..2147483647");
+           c.n = parse_count(s, "--bodies", std::string(option_row("n").range));
            c.n_given = true;
          },
-         std::string(option_row("n").help))
+         std::string(option_row("n").help) + " (" + std::string(option_row("n").range) + ")")
       ->type_name("INT")
       ->default_str(std::to_string(c.n));
   app.add_option_function<std::string>(
-         "--steps", [&c](const std::string& s) { c.steps = parse_count(s, "--steps", "0..100000000"); },
-         std::string(option_row("steps").help))
+         "--steps", [&c](const std::string& s) { c.steps = parse_count(s, "--steps", std::string(option_row("steps").range)); },
+         std::string(option_row("steps").help) + " (" + std::string(option_row("steps").range) + ")")
       ->type_name("INT")
       ->default_str(std::to_string(c.steps));
   add_row(app, "dt", c.dt);

@@ -101,6 +101,20 @@ TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
   EXPECT_EQ(table, ladder) << "docs/ladder.md's table and the registry's ladder differ";
 }
 
+// The option table's ranges (which --help and the CLI's parser print) are the library's limits.
+TEST(Options, TheTablesRangesAreTheChecksLimits) {
+  EXPECT_EQ(option_row("steps").range, "0.." + std::to_string(kMaxSteps));
+  EXPECT_EQ(option_row("n").range, "1.." + std::to_string(std::numeric_limits<std::int32_t>::max()));
+  Config c;
+  c.n = std::numeric_limits<std::int32_t>::max() + 1LL;
+  EXPECT_THROW(check_config(c, 1), InputError);
+  c = {};
+  c.steps = kMaxSteps + 1;
+  EXPECT_THROW(check_config(c, 1), InputError);
+  c.steps = kMaxSteps;
+  EXPECT_NO_THROW(check_config(c, 1));
+}
+
 // docs/measurements/README.md indexes every log in its folder, each named in backticks.
 TEST(Docs, EveryMeasurementIsIndexed) {
   const std::filesystem::path dir = NBODY_SOURCE_DIR "/docs/measurements";
