@@ -30,16 +30,16 @@ std::unique_ptr<Pipeline> made(const PipelineOptions& o) {
   g.half = o.gl_precision == "half";
   if (ctx.major * 10 + ctx.minor < needs)
     throw Unavailable("needs GL 4.3 compute shaders; this context is " + ctx.version);
-  if constexpr (factory == nullptr)
-    throw Unavailable("GL compute shaders are not built into this build (a WebGL2 one)");
-  else
-    return factory(g);
+  return factory(g);
 }
 constexpr auto kForceQuad = &make_forcequad, kGather = &make_gather;
 #ifdef NBODY_GL_COMPUTE
 constexpr auto kCompute = &make_compute, kComputeDs = &make_compute_ds;
 #else
-constexpr decltype(&make_compute) kCompute = nullptr, kComputeDs = nullptr;
+std::unique_ptr<Pipeline> compute_not_built(const Options&) {
+  throw Unavailable("GL compute shaders are not built into this build (a WebGL2 one)");
+}
+constexpr auto kCompute = &compute_not_built, kComputeDs = &compute_not_built;
 #endif
 #endif
 
