@@ -296,6 +296,9 @@ class Page(unittest.TestCase):
             self.assertEqual(shown[1:], ["", 0], "nothing of the earlier run is left after a failed start")
         for call in ("nbodyPage.bench(10, 0)", "nbodyPage.step(1)", "nbodyPage.showStages(0)"):
             self.assertIn("no simulation", json.dumps(tab.evaluate(call)), call)
+        # A refused value stays in the form (dt 0 from the last case): a good start puts the run's own back.
+        self.assertEqual(tab.evaluate("document.getElementById('dt').value"), "0")
+        self.assertNotIn("error", start(tab, pipeline="cpu32", n=100, ic="plummer", dt=0.01))
         # A file's bytes that are not UTF-8, quoted by the reader's message, and a file of no known kind.
         for name, data, words in (("latin1.csv", b"x,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n\xe9,0,0,0,0,0,1\n", "line 3"),
                                   ("bodies.txt", b"1 2 3\n", "neither a generator")):
@@ -323,6 +326,12 @@ class Page(unittest.TestCase):
                 self.assertEqual(form[field], shown[flag], field)
             else:
                 self.assertEqual(float(form[field]), float(shown[flag]), field)
+
+    def test_a_refused_url_value_stays_in_the_form(self):
+        tab = open_page("?run=0&n=0&ic=shell&dt=0.02")
+        self.assertIn("n 0", tab.evaluate("document.getElementById('status').textContent"))
+        form = tab.evaluate("['n', 'ic', 'dt'].map(k => document.getElementById(k).value)")
+        self.assertEqual(form, ["0", "shell", "0.02"])
 
     def test_url_parameters_reach_the_library_as_given(self):
         tab = open_page("?run=0&pipeline=gl:gather&n=300&ic=shell&seed=4")

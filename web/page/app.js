@@ -93,7 +93,12 @@ function start(spec, run = true) {
   for (const k of ['n', 'seed', 'dt', 'softening']) if (spec[k] === undefined) spec[k] = null;
   if (!page.session) page.session = new page.module.Session();
   const r = ask(() => page.session.start(JSON.stringify(spec)));
-  if (r.error) return fail(r, 'cannot start');
+  if (r.error) {  // the form shows the values refused (a URL's included), not the defaults
+    for (const k of ['n', 'seed', 'dt', 'softening', 'gl_chunk']) if (spec[k] !== null && spec[k] !== undefined) $(k).value = spec[k];
+    for (const k of ['pipeline', 'ic', 'subset'])
+      if ([...$(k).options].some(o => o.value === spec[k])) $(k).value = spec[k];
+    return fail(r, 'cannot start');
+  }
   page.started = r;
   // The form shows what runs (the library's resolved values: n of a file, the canonical name).
   for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) $(k).value = r[k];
