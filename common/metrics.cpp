@@ -1,5 +1,6 @@
 #include "metrics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -40,18 +41,25 @@ AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref)
   if (a.size() != ref.size()) throw std::invalid_argument("accel_error: sizes differ");
   AccelError e;
   double num = 0, den = 0;
+  std::vector<double> rels(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     const Vec3 d{a[i].x - ref[i].x, a[i].y - ref[i].y, a[i].z - ref[i].z};
     const double dn = norm(d), rn = norm(ref[i]);
     num += dn * dn;
     den += rn * rn;
     const double rel = rn > 0 ? dn / rn : dn;
+    rels[i] = std::isnan(rel) ? INFINITY : rel;
     if (!std::isnan(e.max_rel) && !(rel <= e.max_rel)) {
       e.max_rel = rel;
       e.worst = i;
     }
   }
   e.rms_rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  const auto quantile = [&](std::size_t k) {  // the k-th smallest (NaN counted as the largest)
+    std::nth_element(rels.begin(), rels.begin() + static_cast<std::ptrdiff_t>(k), rels.end());
+    return rels[k];
+  };
+  if (!rels.empty()) e.median_rel = quantile(rels.size() / 2), e.p99_rel = quantile(rels.size() * 99 / 100);
   return e;
 }
 

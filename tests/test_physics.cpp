@@ -139,6 +139,20 @@ TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
   // A NaN is never hidden.
   b[0].z = NAN;
   EXPECT_EQ(position_distance(a, b).worst, 0u);
+  // The per-body relative errors' median and 99th percentile: bodies off by 0/1000 .. 999/1000 of
+  // their |a|, in a shuffled order.
+  std::vector<Vec3> ref, got;
+  for (int i = 0; i < 1000; ++i) {
+    const int k = (i * 337) % 1000;  // 337 is prime to 1000: every k once
+    ref.push_back({0, 1.0 + i, 0});
+    got.push_back({0, (1.0 + i) * (1 + k / 1000.0), 0});
+  }
+  const AccelError q = accel_error(got, ref);
+  EXPECT_NEAR(q.median_rel, 0.5, 1e-12);
+  EXPECT_NEAR(q.p99_rel, 0.99, 1e-12);
+  EXPECT_NEAR(q.max_rel, 0.999, 1e-12);
+  got[3].y = NAN;  // counted as the largest
+  EXPECT_NEAR(accel_error(got, ref).median_rel, 0.501, 1e-12);
 }
 
 }  // namespace
