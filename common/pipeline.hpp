@@ -91,6 +91,9 @@ class Pipeline {
   // step() and finish(). timer() names what timed the last call.
   virtual double timed_steps(int count);
   virtual std::string timer() const { return "wall clock"; }
+  // The interactions (body-body and body-cell) the last acceleration pass computed on this rank,
+  // for a rung that computes fewer than N^2 (a tree); 0: all N^2 of its block.
+  virtual double computed_interactions() const { return 0; }
   // "cpu64", "gl:forcequad", "cuda:gems31", ...
   virtual std::string name() const = 0;
 

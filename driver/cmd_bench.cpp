@@ -65,7 +65,9 @@ void check_args(BenchArgs& a, const std::vector<std::string>& names, const std::
 
 void print_header(const BenchArgs& a, const std::string& device, const Fp64Engine& engine, bool ladder) {
   std::printf("device: %s\n", device.c_str());
-  std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64)\n");
+  std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64); a tree rung's "
+              "rate is N^2-equivalent: the all-pairs rate of the same time; its line \"computed\" counts the "
+              "interactions it computed, and its GFLOP/s are of those\n");
   std::printf("bounds: sm = SMs x lanes x boost clock / 13 slots (fp32; cuda:mixed 19, cuda:symmetric (17 + 7/K) / 2) "
               "or / 12 DP ops (fp64); "
               "fill = the texels a step draws at the measured RGBA32F fill rate; fetch = one texelFetch "
@@ -112,6 +114,9 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
     std::printf("\n");
   }
   if (row.bound) std::printf("%-18s   bound: %s\n", "", row.bound->detail.c_str());
+  if (row.computed > 0)
+    std::printf("%-18s   computed: %.4e interactions a step (%.3g x N^2), %.4e/s\n", "", row.computed,
+                row.computed / (static_cast<double>(row.n) * static_cast<double>(row.n)), row.computed_rate);
   std::fflush(stdout);
 }
 

@@ -216,6 +216,12 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     return row;
   }
   if (ex) report_exchange(*ex, *p, x0, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), row);
+  row.computed = p->computed_interactions();
+  if (ex && row.computed > 0) {
+    double sum = 0;
+    for (const double v : ex->all(row.computed)) sum += v;
+    row.computed = sum;
+  }
   // The timed steps queue more work between waits than one acceleration pass: check the state they
   // leave too (finite, and its accelerations as above), so a rung that stops computing mid-run
   // cannot post a time.
@@ -233,7 +239,8 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     return row;
   }
   row.rate = static_cast<double>(n) * static_cast<double>(n) / (row.ms * 1e-3);
-  row.gflops = row.rate * rung(name).flops * 1e-9;
+  row.computed_rate = row.computed / (row.ms * 1e-3);
+  row.gflops = (row.computed > 0 ? row.computed_rate : row.rate) * rung(name).flops * 1e-9;
   return row;
 }
 

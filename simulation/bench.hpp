@@ -3,7 +3,9 @@
 // one validated), then it is warmed up and timed (median and spread of `reps` runs); the state
 // after the timed steps is checked again. Rates count N^2 interactions per step (GPU Gems 3
 // §31.4) and the rung's flops per interaction (catalogue.hpp); cuda:symmetric computes half of
-// them and is counted the same way. Each row carries the fraction of a hardware bound where one
+// them and is counted the same way. A tree computes far fewer: its rate is N^2-equivalent (the
+// all-pairs rate that would take the same time), and its row also carries the interactions it
+// computed, from which its GFLOP/s are counted. Each row carries the fraction of a hardware bound where one
 // applies (bounds.hpp).
 #pragma once
 #include <functional>
@@ -31,6 +33,9 @@ struct BenchRow {
   long long n = 0, steps = 0;
   double ms = 0, ms_min = 0, ms_max = 0, rate = 0, gflops = 0, err = 0, worst = 0;
   long long checked = 0;  // bodies whose accelerations were checked
+  // A rung that computes fewer than N^2 interactions (a tree): those of the last timed step (every
+  // rank's), and their rate; 0 for an all-pairs rung.
+  double computed = 0, computed_rate = 0;
   std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
   std::string timer;
   // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone);

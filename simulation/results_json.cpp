@@ -86,6 +86,11 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
                       {"validated_bodies", row.checked}, {"validated_rows", row.checked_runs},
                       {"worst_over_tolerance", row.worst},
                       {"status", row.status},     {"bound", nullptr}};
+  j["interactions_counted"] = row.computed > 0 ? "N^2-equivalent" : "N^2";
+  if (row.computed > 0) {
+    j["computed_interactions_per_step"] = row.computed;
+    j["computed_interactions_per_s"] = row.computed_rate;
+  }
   if (ladder) j["speedup_over_rung_below"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json(nullptr);
   if (World::size() > 1) {
     j["ms_per_step_one_rank"] = row.ms_one;
