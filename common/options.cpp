@@ -42,6 +42,13 @@ const std::vector<OptionRow> kOptions{
     {"cuda_split", "--cuda-split", "cuda_split", "", V{static_cast<long long>(d::cuda_split)}, "",
      "Parts of the j range, one block each (at least 16 where N has as many tiles when chosen, so that a "
      "distributed rank computes whole parts of its own block while the exchange runs)"},
+    {"theta", "--theta", "theta", "theta", V{d::theta}, "",
+     "Tree opening angle: a cell is summed as one body at its centre of mass where theta x its distance from the "
+     "leaf > its radius bmax (from the centre of mass to its farthest body), else opened; 0 opens every cell (all "
+     "pairs)"},
+    {"leaf_size", "--leaf-size", "leaf_size", "leaf_size", V{static_cast<long long>(d::leaf_size)}, "",
+     "Tree leaf size B: a cell of more bodies is split; a leaf's bodies are summed directly (bodies that share "
+     "one cell at the deepest level stay one leaf of any size)"},
     {"device", "--device", "device", "", V{static_cast<long long>(d::device)}, ">= 0",
      "CUDA device index, and the EGL device tried first for gl:* (under mpirun: default local rank mod the device "
      "count)"},

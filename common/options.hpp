@@ -28,6 +28,8 @@ inline constexpr int cuda_unroll = 4;
 inline constexpr int cuda_q = 1;
 inline constexpr int cuda_bodies = 0;
 inline constexpr int cuda_split = 0;
+inline constexpr double theta = 0.5;
+inline constexpr int leaf_size = 32;
 inline constexpr int device = 0;
 inline constexpr const char* balance = "equal";
 }  // namespace defaults

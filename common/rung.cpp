@@ -1,5 +1,7 @@
 #include "rung.hpp"
 
+#include "error.hpp"
+
 namespace nbody {
 
 bool Accepts::contains(int v) const {
@@ -30,6 +32,19 @@ std::string Accepts::describe() const {
   return "";
 }
 
+std::string Reals::describe() const { return "a number in " + number_text(lo) + ".." + number_text(hi); }
+
+std::string RungOption::describe() const {
+  if (is_real()) return reals.describe();
+  if (zero_is != 0) return accepts.describe() + " (0: " + std::to_string(zero_is) + ")";
+  if (!zero_note.empty()) return accepts.describe() + " (0: " + std::string(zero_note) + ")";
+  return accepts.describe();
+}
+
+void RungOption::copy(const PipelineOptions& from, PipelineOptions& to) const {
+  std::visit([&](auto f) { to.*f = from.*f; }, field);
+}
+
 std::vector<std::string> missing_facts(const Rung& r) {
   std::vector<std::string> missing;
   const auto need = [&](bool ok, const char* what) {
@@ -45,10 +60,12 @@ std::vector<std::string> missing_facts(const Rung& r) {
   need((r.bound != BoundModel::Issue && r.bound != BoundModel::IssueIfCudaGl) || r.slots > 0,
        "an issue bound without its slots");
   need(!r.ladder.on || r.ladder.above != r.name, "stands on itself in the ladder");
+  need(!r.ladder.on || r.method == Method::AllPairs, "a tree on the all-pairs ladder");
   for (const RungOption& o : r.options) {
-    need(o.field != nullptr, "an option without its field");
-    need(o.accepts.lo <= o.accepts.hi, "an option with an empty range");
-    need(o.zero_is == 0 || o.accepts.contains(o.zero_is), "an option whose 0 stands for a value it refuses");
+    need(std::visit([](auto f) { return f != nullptr; }, o.field), "an option without its field");
+    need(o.is_real() ? o.reals.lo <= o.reals.hi : o.accepts.lo <= o.accepts.hi, "an option with an empty range");
+    need(o.zero_is == 0 || (!o.is_real() && o.accepts.contains(o.zero_is)),
+         "an option whose 0 stands for a value it refuses");
   }
   return missing;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "options.hpp"
@@ -24,12 +25,19 @@ struct PipelineOptions {
   int cuda_q = defaults::cuda_q;
   int cuda_bodies = defaults::cuda_bodies;
   int cuda_split = defaults::cuda_split;
+  double theta = defaults::theta;   // a tree's opening angle
+  int leaf_size = defaults::leaf_size;  // a tree's bodies per leaf
   int device = defaults::device;    // CUDA device index
   bool device_given = false;        // --device was on the command line
   std::string balance = defaults::balance;  // under mpirun, each rank's block (placement.hpp)
 };
 
 enum class Family { Cpu, Gl, Cuda };
+
+// How a rung sums the forces: all N^2 pairs (the ladder's rungs, DESIGN.md's numerical contract), or
+// a tree (GPU Gems 3 §31.6's hierarchical method: far cells as one body each, within an opening
+// angle theta; off the ladder, and its rates are N^2-equivalent).
+enum class Method { AllPairs, Tree };
 
 // What bounds a rung's rate in the bench (simulation/bounds.hpp).
 enum class BoundModel {
@@ -65,16 +73,30 @@ struct Accepts {
   std::string describe() const;  // "1, 2, 4 or 8", "a multiple of 32 in 32..1024", "1..65535"
 };
 
-// One integer option a rung takes: its row in the option table, its field, what 0 stands for, and
-// the values it accepts otherwise.
+// The values a real option of a rung accepts: lo..hi, both ends included (never NaN).
+struct Reals {
+  double lo = 0, hi = 0;
+  bool contains(double v) const { return v >= lo && v <= hi; }
+  std::string describe() const;  // "a number in 0..1"
+};
+
+// One option a rung takes: its row in the option table, its field (an integer or a real one), and
+// the values it accepts: an integer option's `accepts` with what 0 stands for, a real one's `reals`.
 using IntOption = int PipelineOptions::*;
+using RealOption = double PipelineOptions::*;
 struct RungOption {
   std::string_view key;           // the option table's key: "cuda_block"
-  IntOption field;
-  Accepts accepts;
+  std::variant<IntOption, RealOption> field;
+  Accepts accepts{};
   int zero_is = 0;                // the value 0 stands for ("0: 256"); 0 with zero_note: the rung chooses
   std::string_view zero_note{};   // how the rung chooses for 0 ("chosen by N, 16, 8 or 4"); empty and
                                   // zero_is 0: 0 is not accepted
+  Reals reals{};                  // a real option's values
+  bool is_real() const { return std::holds_alternative<RealOption>(field); }
+  // What it accepts, in words: accepts.describe() with its 0, or reals.describe().
+  std::string describe() const;
+  // Copies this option's value from `from` into `to`.
+  void copy(const PipelineOptions& from, PipelineOptions& to) const;
 };
 
 // Its place in docs/ladder.md's table: on it or not, the rung it stands on ("" for the bottom rung),
@@ -103,22 +125,25 @@ struct Rung {
   bool fp64_forces;      // float64 accelerations: may serve as a reference
   bool distributable;    // runs under mpirun -np P > 1, bit-identical to one process
   LadderPlace ladder;
-  Tolerance tolerance;   // float storage (gl:* half precision: tolerance_for())
+  Tolerance tolerance;   // float storage (gl:* half precision: tolerance_for()); a tree's at theta = 0
   BoundModel bound;
   double slots;          // BoundModel::Issue: issue slots (fp32) or DP operations (fp64) per interaction
   StateHome state;
   int flops;             // counted per interaction for GFLOP/s (GPU Gems 3 §31.4: 20; fp64 30)
   RungFactory make;      // made from resolved options; throws Unavailable where it cannot run
-  std::vector<RungOption> options = {};  // the integer options it takes, with its defaults and ranges
+  std::vector<RungOption> options = {};  // the options it takes, with its defaults and ranges
   RungCheck check = nullptr;
   std::string bound_note = "";  // why `slots` is not the plain 13 or 12, for the bound's detail
+  Method method = Method::AllPairs;
+  // Where the options set the accuracy (a tree's theta): the tolerance at the resolved options.
+  Tolerance (*tolerance_at)(const PipelineOptions& resolved) = nullptr;
 };
 
 // The facts a rung's entry lacks or gets wrong, each in a few words ("no factory", "flops 0"); empty
 // when the entry is whole. The catalogue refuses a registry with an incomplete entry.
 std::vector<std::string> missing_facts(const Rung& r);
 
-// The CPU rungs (cpu64, cpu32): common/cpu_rungs.cpp.
+// The CPU rungs (cpu64, cpu32, cpu:tree): common/cpu_rungs.cpp.
 const std::vector<Rung>& cpu_rungs();
 
 }  // namespace nbody

@@ -23,7 +23,8 @@ namespace {
 constexpr const char* kFromCheckpoint[] = {
     "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
     "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
-    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--energy-every", "--no-energy"};
+    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--theta",       "--leaf-size",  "--energy-every",
+    "--no-energy"};
 
 // The fields of a checkpoint's META block, each checked for its type as it is read.
 class Meta {

@@ -185,31 +185,26 @@ int state_bits(const std::string& name) { return rung(name).state_bits; }
 Tolerance tolerance_for(const std::string& name, const PipelineOptions& o) {
   const Rung& r = rung(name);
   if (r.family == Family::Gl && o.gl_precision == "half") return {1e-3, 1e-2};
+  if (r.tolerance_at) return r.tolerance_at(resolve_options(r, o));
   return r.tolerance;
 }
-
-namespace {
-
-// "(0: 256)", "(0: chosen by N, 16, 8 or 4)", or "" where 0 is not accepted.
-std::string zero_text(const RungOption& o) {
-  if (o.zero_is != 0) return " (0: " + std::to_string(o.zero_is) + ")";
-  if (!o.zero_note.empty()) return " (0: " + std::string(o.zero_note) + ")";
-  return "";
-}
-
-}  // namespace
 
 PipelineOptions resolve_options(const Rung& r, const PipelineOptions& given) {
   PipelineOptions o = given;
   for (const RungOption& opt : r.options) {
-    int& v = o.*opt.field;
+    if (opt.is_real()) {
+      const double v = o.*std::get<RealOption>(opt.field);
+      if (!opt.reals.contains(v))
+        throw InputError(option(opt.key) + " " + number_text(v) + ": " + r.name + " takes " + opt.describe());
+      continue;
+    }
+    int& v = o.*std::get<IntOption>(opt.field);
     if (v == 0 && (opt.zero_is != 0 || !opt.zero_note.empty())) {
       v = opt.zero_is;
       continue;
     }
     if (!opt.accepts.contains(v))
-      throw InputError(option(opt.key) + " " + std::to_string(v) + ": " + r.name + " takes " + opt.accepts.describe() +
-                       zero_text(opt));
+      throw InputError(option(opt.key) + " " + std::to_string(v) + ": " + r.name + " takes " + opt.describe());
   }
   if (r.check) r.check(o, given);
   return o;
@@ -239,11 +234,11 @@ void check_each_option_alone(const PipelineOptions& o) {
   std::map<std::string_view, bool> taken;
   for (const Rung& r : rungs()) {
     PipelineOptions together;
-    for (const RungOption& opt : r.options) together.*opt.field = o.*opt.field;
+    for (const RungOption& opt : r.options) opt.copy(o, together);
     const std::string across = r.check ? refusal(r, together) : "";
     for (const RungOption& opt : r.options) {
       PipelineOptions alone;
-      alone.*opt.field = o.*opt.field;
+      opt.copy(o, alone);
       std::string why = refusal(r, alone);
       if (why.empty()) why = across;
       if (why.empty()) taken[opt.key] = true;
@@ -278,7 +273,7 @@ std::string rung_option_help(std::string_view key) {
   for (const Rung& r : rungs())
     for (const RungOption& opt : r.options) {
       if (opt.key != key) continue;
-      const std::string rule = opt.accepts.describe() + zero_text(opt);
+      const std::string rule = opt.describe();
       auto same = std::find_if(rules.begin(), rules.end(), [&](const auto& p) { return p.first == rule; });
       if (same == rules.end()) rules.emplace_back(rule, r.name);
       else same->second += ", " + r.name;
@@ -292,7 +287,7 @@ std::string rung_option_help(std::string_view key) {
 nlohmann::json options_json(const PipelineOptions& o) {
   return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
           {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},
-          {"cuda_split", o.cuda_split}};
+          {"cuda_split", o.cuda_split},   {"theta", o.theta},               {"leaf_size", o.leaf_size}};
 }
 
 
@@ -312,6 +307,10 @@ PipelineOptions options_from_json(const nlohmann::json& j, const std::string& wh
   integer("cuda_q", o.cuda_q);
   integer("cuda_bodies", o.cuda_bodies);
   integer("cuda_split", o.cuda_split);
+  integer("leaf_size", o.leaf_size);
+  if (!j.contains("theta") || !j["theta"].is_number())
+    throw InputError(where + ": pipeline option theta is missing or not a number");
+  o.theta = j["theta"].get<double>();
   if (!j.contains("gl_precision") || !j["gl_precision"].is_string())
     throw InputError(where + ": pipeline option gl_precision is missing or not a string");
   o.gl_precision = j["gl_precision"].get<std::string>();

@@ -100,6 +100,37 @@ TEST(CliBench, BenchValidatesTheTimedNAndReportsTheSpread) {
   EXPECT_NE(r.out.find("spread"), std::string::npos) << r.out;
 }
 
+// A tree computes fewer than N^2 interactions: its rate is named N^2-equivalent, its row carries
+// the interactions it computed (fewer than N^2, more than N), and its GFLOP/s are of those; an
+// all-pairs row says N^2. The tree is validated against float64 at its theta's tolerance.
+TEST(CliBench, ATreeReportsTheInteractionsItComputed) {
+  const fs::path json = scratch() / "bench-tree.json";
+  const Result r = nbody("bench --pipelines cpu32,cpu:tree -n 3000 --steps 2 --reps 1 --theta 0.6 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), 2u);
+  const auto& all = j["results"][0];
+  const auto& tree = j["results"][1];
+  EXPECT_EQ(all["interactions_counted"], "N^2");
+  EXPECT_FALSE(all.contains("computed_interactions_per_step"));
+  EXPECT_EQ(tree["pipeline"], "cpu:tree");
+  EXPECT_EQ(tree["status"], "ok");
+  EXPECT_EQ(tree["interactions_counted"], "N^2-equivalent");
+  const double n2 = 3000.0 * 3000.0, computed = tree["computed_interactions_per_step"];
+  EXPECT_LT(computed, n2 / 2);
+  EXPECT_GT(computed, 3000.0);
+  const double ms = tree["ms_per_step"];
+  EXPECT_NEAR(tree["interactions_per_s"].get<double>(), n2 / (ms * 1e-3), 1e-9 * n2 / (ms * 1e-3));
+  EXPECT_NEAR(tree["computed_interactions_per_s"].get<double>(), computed / (ms * 1e-3), 1e-9 * computed / (ms * 1e-3));
+  EXPECT_NEAR(tree["gflops"].get<double>(), tree["computed_interactions_per_s"].get<double>() * 20e-9,
+              1e-6 * tree["gflops"].get<double>());
+  EXPECT_GT(tree["accel_rms_rel"].get<double>(), 1e-4) << "theta 0.6 takes cells whole";
+  EXPECT_LE(tree["worst_over_tolerance"].get<double>(), 1.0);
+  EXPECT_NE(r.out.find("computed: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("N^2-equivalent"), std::string::npos) << r.out;
+}
+
 // nbody ladder: every rung that runs here at one N, validated then timed; the speed-up column is
 // the ratio of each rung's rate to the one below; the rest are listed with the reason.
 TEST(CliBench, LadderRunsEveryRungHereAndNamesTheOthers) {

@@ -130,7 +130,7 @@ TEST_P(Resume, IsBitIdentical) {
 // (cuda:symmetric is not deterministic: its float atomics add in a different order each run, so
 // two uninterrupted runs differ in the last bits too.)
 INSTANTIATE_TEST_SUITE_P(EveryDeterministicPipeline, Resume,
-                         ::testing::Values("cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "gl:compute-ds",
+                         ::testing::Values("cpu64", "cpu32", "cpu:tree", "gl:forcequad", "gl:gather", "gl:compute", "gl:compute-ds",
                                            "cuda:gems31", "cuda:gems31-fp64", "cuda:tuned", "cuda:tuned-fp64",
                                            "cuda:mixed"),
                          [](const auto& info) {

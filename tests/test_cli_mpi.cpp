@@ -99,7 +99,7 @@ void expect_bitwise(const std::string& pipeline, const std::string& args,
 TEST(Mpi, DistributedRunIsBitIdenticalToOneProcess) {
   REQUIRE_MPI();
   const std::string args = "-n 601 --steps 6 --ic collision";  // 601: no multiple of any tile
-  for (const char* p : {"cpu64", "cpu32", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
+  for (const char* p : {"cpu64", "cpu32", "cpu:tree", "gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31",
                         "cuda:tuned", "cuda:tuned-fp64", "cuda:mixed"})
     expect_bitwise(p, args);
   expect_bitwise("gl:forcequad", args + " --gl-chunk 200");  // TR04 §6 chunks, split by rank
@@ -117,7 +117,7 @@ TEST(Mpi, UnequalBlocksAreBitIdenticalToOneProcess) {
   const unsigned seed = std::random_device{}();
   std::printf("random bodies: seed %u\n", seed);
   const std::string file = "-n 1000 --steps 4 --ic '" + random_bodies_csv(1000, seed).string() + "'";
-  for (const char* p : {"cpu64", "cpu32", "gl:gather", "cuda:tuned", "cuda:mixed"})
+  for (const char* p : {"cpu64", "cpu32", "cpu:tree", "gl:gather", "cuda:tuned", "cuda:mixed"})
     expect_bitwise(p, file, [](int ranks) { return ranks == 2 ? "--balance 2:7" : "--balance 4:1:2"; });
 }
 

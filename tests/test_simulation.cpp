@@ -9,6 +9,7 @@
 #include <iterator>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 
@@ -28,7 +29,8 @@ namespace {
 
 const Params kParams{0.01, 0.05};
 
-// Every rung once, each fact consistent with the others; the ladder holds every rung but cpu64.
+// Every rung once, each fact consistent with the others; the ladder holds every all-pairs rung but
+// cpu64, and no tree.
 TEST(Catalogue, DescribesEveryRungOnce) {
   std::set<std::string> names;
   for (const Rung& r : rungs()) {
@@ -39,11 +41,13 @@ TEST(Catalogue, DescribesEveryRungOnce) {
       EXPECT_EQ(r.state_bits, 64) << r.name << ": float64 forces keep float64 state";
     }
     EXPECT_EQ(is_fp64_pipeline(r.name), r.fp64_forces);
-    EXPECT_EQ(r.ladder.on, r.name != "cpu64") << r.name;
+    EXPECT_EQ(r.ladder.on, r.name != "cpu64" && r.method == Method::AllPairs) << r.name;
     EXPECT_TRUE(missing_facts(r).empty()) << r.name << ": " << missing_facts(r).front();
   }
   const std::vector<std::string> ladder = ladder_names();
-  EXPECT_EQ(ladder.size() + 1, rungs().size());
+  const auto trees = std::count_if(rungs().begin(), rungs().end(), [](const Rung& r) { return r.method == Method::Tree; });
+  EXPECT_GE(trees, 1);
+  EXPECT_EQ(ladder.size() + 1 + static_cast<std::size_t>(trees), rungs().size());
   EXPECT_EQ(ladder.front(), "cpu32");
   EXPECT_EQ(canonical_name("gl"), "gl:forcequad");
   EXPECT_EQ(canonical_name("cuda"), "cuda:tuned");
@@ -64,7 +68,7 @@ TEST(Catalogue, AnEntryWithAMissingFactIsRefused) {
       {"factory", [](Rung& r) { r.make = nullptr; }},
       {"issue slots", [](Rung& r) { r.slots = 0; }},
       {"float64 forces with float state", [](Rung& r) { r.fp64_forces = true, r.state_bits = 32; }},
-      {"an option's field", [](Rung& r) { r.options.front().field = nullptr; }},
+      {"an option's field", [](Rung& r) { r.options.front().field = IntOption{}; }},
       {"an option's range", [](Rung& r) { r.options.front().accepts = {Accepts::Interval, 2, 1}; }},
       {"an option's 0", [](Rung& r) { r.options.front().zero_is = 33; }},
       {"its place", [](Rung& r) { r.ladder = ladder_above(r.name); }}};
@@ -73,32 +77,61 @@ TEST(Catalogue, AnEntryWithAMissingFactIsRefused) {
     blank(r);
     EXPECT_FALSE(missing_facts(r).empty()) << "an entry without its " << what << " passed";
   }
+  // A tree's entry: its real option needs a field and a range, and it stays off the all-pairs ladder.
+  const Rung tree = rung("cpu:tree");
+  ASSERT_TRUE(missing_facts(tree).empty());
+  const auto real = [&](Rung& r) -> RungOption& {
+    return *std::find_if(r.options.begin(), r.options.end(), [](const RungOption& o) { return o.is_real(); });
+  };
+  const std::vector<std::pair<const char*, void (*)(Rung&)>> tree_blanks{
+      {"real option's field", [](Rung& r) { r.options.front().field = RealOption{}; }},
+      {"place off the ladder", [](Rung& r) { r.ladder = ladder_above("cuda:tuned"); }}};
+  for (const auto& [what, blank] : tree_blanks) {
+    Rung r = tree;
+    blank(r);
+    EXPECT_FALSE(missing_facts(r).empty()) << "a tree entry without its " << what << " passed";
+  }
+  Rung empty = tree;
+  real(empty).reals = {1, 0};
+  EXPECT_FALSE(missing_facts(empty).empty()) << "a real option with an empty range passed";
 }
 
 // Everything that lists rungs lists the registry's: the option help names each rung that takes
-// the option and what it accepts; docs/ladder.md's table holds the ladder's GPU rungs, no other.
+// the option and what it accepts; docs/ladder.md's table (its first column "rung") holds the
+// ladder's GPU rungs, no other, and its table of tree rungs (first column "tree rung") every tree.
 TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
   for (const Rung& r : rungs())
     for (const RungOption& o : r.options) {
       const std::string help = rung_option_help(o.key);
       EXPECT_NE(help.find(r.name), std::string::npos) << o.key << " help lacks " << r.name << ": " << help;
-      EXPECT_NE(help.find(o.accepts.describe()), std::string::npos) << o.key << ": " << help;
+      EXPECT_NE(help.find(o.describe()), std::string::npos) << o.key << ": " << help;
     }
   std::ifstream doc(NBODY_SOURCE_DIR "/docs/ladder.md");
   ASSERT_TRUE(doc) << "docs/ladder.md";
-  std::set<std::string> table, ladder;
+  std::map<std::string, std::set<std::string>> tables;  // a table's first heading -> the rungs of its rows
+  std::string heading;
   for (std::string line; std::getline(doc, line);) {
+    if (!line.starts_with("|")) {
+      heading.clear();
+      continue;
+    }
+    if (heading.empty()) heading = line.substr(2, line.find(" |", 2) - 2);  // the table's first row
     if (!line.starts_with("| `")) continue;
     const std::string first = line.substr(2, line.find(" | ", 2) - 2);  // the rung column
     for (std::size_t at = first.find('`'); at != std::string::npos;) {
       const std::size_t end = first.find('`', at + 1);
-      table.insert(first.substr(at + 1, end - at - 1));
+      tables[heading].insert(first.substr(at + 1, end - at - 1));
       at = first.find('`', end + 1);
     }
   }
+  std::set<std::string> ladder, trees;
   for (const std::string& name : ladder_names())
     if (rung(name).family != Family::Cpu) ladder.insert(name);
-  EXPECT_EQ(table, ladder) << "docs/ladder.md's table and the registry's ladder differ";
+  for (const Rung& r : rungs())
+    if (r.method == Method::Tree) trees.insert(r.name);
+  EXPECT_EQ(tables["rung"], ladder) << "docs/ladder.md's table and the registry's ladder differ";
+  EXPECT_EQ(tables["tree rung"], trees) << "docs/ladder.md's table of trees and the registry's trees differ";
+  EXPECT_EQ(tables.size(), 2u) << "rungs in a table that is neither";
 }
 
 // The option table's ranges (which --help and the CLI's parser print) are the library's limits.
@@ -200,6 +233,34 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
   o = {};
   o.gl_chunk = -1;
   EXPECT_THROW(check_pipeline_options({}, o), InputError);
+  // A real option: theta in 0..1 (0 is a value, not "the rung's default"), NaN never.
+  o = {};
+  EXPECT_EQ(resolve_options(rung("cpu:tree"), o).theta, defaults::theta);
+  o.theta = 0;
+  EXPECT_EQ(resolve_options(rung("cpu:tree"), o).theta, 0.0);
+  o.theta = 1;
+  EXPECT_NO_THROW(check_pipeline_options({"cpu:tree"}, o));
+  EXPECT_NO_THROW(check_pipeline_options({"cpu32"}, o)) << "cpu:tree takes it";
+  for (const double bad : {-0.1, 1.5, std::nan("")}) {
+    o.theta = bad;
+    EXPECT_THROW(check_pipeline_options({}, o), InputError) << bad;
+  }
+  o.theta = 1.5;
+  try {
+    check_pipeline_options({"cpu:tree"}, o);
+    ADD_FAILURE() << "cpu:tree took theta 1.5";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "--theta 1.5: cpu:tree takes a number in 0..1");
+  }
+  o = {};
+  o.leaf_size = 0;
+  EXPECT_THROW(check_pipeline_options({}, o), InputError) << "no rung takes leaves of 0 bodies";
+  // Both go through a checkpoint's options bit for bit.
+  o = {};
+  o.theta = 0.1, o.leaf_size = 7;
+  const PipelineOptions back = options_from_json(options_json(o), "test");
+  EXPECT_EQ(back.theta, 0.1);
+  EXPECT_EQ(back.leaf_size, 7);
 }
 
 // What the catalogue says of a rung is what the rung made from it does: its name, and whether it

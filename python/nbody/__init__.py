@@ -107,7 +107,7 @@ class Simulation:
 
     ``Simulation(pipeline, bodies, dt, softening, **rung_options)`` (defaults as ``nbody run``'s): the bodies'
     velocities are staggered by one float64 pass (which gives E_0), then loaded. Rung options:
-    gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, device.
+    gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, theta, leaf_size, device.
     A context manager: leaving it frees the rung's GPU resources. One call at a time per
     simulation (another thread's call waits); gl:* simulations run on the thread that first used
     GL in this process (the GL context is current there); CPU and CUDA ones on any.

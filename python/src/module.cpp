@@ -41,7 +41,7 @@ PipelineOptions options_from(const nb::dict& options) {
   const std::pair<const char*, int*> integers[] = {{"gl_chunk", &o.gl_chunk},       {"cuda_block", &o.cuda_block},
                                                   {"cuda_unroll", &o.cuda_unroll}, {"cuda_q", &o.cuda_q},
                                                   {"cuda_bodies", &o.cuda_bodies}, {"cuda_split", &o.cuda_split},
-                                                  {"device", &o.device}};
+                                                  {"leaf_size", &o.leaf_size},     {"device", &o.device}};
   for (const auto& [key, value] : options) {
     const std::string k = nb::cast<std::string>(key);
     bool known = false;
@@ -56,6 +56,11 @@ PipelineOptions options_from(const nb::dict& options) {
       if (k == "device") o.device_given = true;
       known = true;
     }
+    if (k == "theta") {
+      if (PyBool_Check(value.ptr()) || !PyNumber_Check(value.ptr())) throw InputError("theta must be a number");
+      o.theta = nb::cast<double>(nb::float_(value));
+      known = true;
+    }
     if (k == "gl_precision") {
       if (!nb::isinstance<nb::str>(value)) throw InputError("gl_precision must be 'float' or 'half'");
       o.gl_precision = nb::cast<std::string>(value);
@@ -63,7 +68,7 @@ PipelineOptions options_from(const nb::dict& options) {
     }
     if (!known)
       throw InputError("unknown rung option '" + k + "' (known: gl_chunk, gl_precision, cuda_block, cuda_unroll, "
-                       "cuda_q, cuda_bodies, cuda_split, device)");  // the keys of PipelineOptions' rows
+                       "cuda_q, cuda_bodies, cuda_split, theta, leaf_size, device)");  // the keys of PipelineOptions' rows
   }
   return o;
 }

@@ -1,0 +1,325 @@
+#include "tree.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace nbody {
+
+namespace {
+
+constexpr std::uint32_t kCells = 1u << Octree::kMaxLevel;  // quantised positions an axis
+
+// The 21 low bits of v, two zero bits after each: one axis of a Morton key.
+std::uint64_t spread(std::uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
+// t in cells of the cube, clamped to 0..kCells - 1 (NaN: 0, so that no input stops the build).
+std::uint64_t quantised(float t) {
+  if (!(t >= 0)) return 0;
+  return t < static_cast<float>(kCells - 1) ? static_cast<std::uint64_t>(t) : kCells - 1;
+}
+
+// The octant of `key` at `level` (0: the root's split).
+int octant(std::uint64_t key, int level) { return static_cast<int>(key >> (3 * (Octree::kMaxLevel - 1 - level)) & 7); }
+
+// The bounding cube's lower corner and cells per unit length. NaN coordinates are passed over
+// (every comparison with NaN is false), so the cube is the same in any order.
+struct Cube {
+  float lo[3], scale;
+};
+Cube bounding_cube(const std::vector<float>* axis[3]) {
+  Cube c{};
+  float hi[3];
+  for (int a = 0; a < 3; ++a) {
+    c.lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (const float v : *axis[a]) {
+      if (v < c.lo[a]) c.lo[a] = v;
+      if (v > hi[a]) hi[a] = v;
+    }
+  }
+  const float side = std::max({hi[0] - c.lo[0], hi[1] - c.lo[1], hi[2] - c.lo[2]});
+  // 1 + 2^-20: the top of the cube quantises below kCells. A cube of one point (or of no finite
+  // point) is any cube: every key is 0.
+  c.scale = side > 0 && std::isfinite(side) ? static_cast<float>(kCells) / (side * (1 + 0x1p-20f)) : 0;
+  return c;
+}
+
+}  // namespace
+
+// ---- the build ------------------------------------------------------------------------------
+
+void Octree::build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
+                   const std::vector<float>& m, int leaf_size) {
+  const std::size_t n = x.size();
+  leaf_size_ = std::max(1, leaf_size);
+  const std::vector<float>* axis[3] = {&x, &y, &z};
+  const Cube cube = bounding_cube(axis);
+  // The build is O(N log N) and one thread's (a few per cent of a step at theta = 0.5): no parallel
+  // region, whose barriers cost more than the work when another process holds a core.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> kv(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t qx = quantised((x[i] - cube.lo[0]) * cube.scale), qy = quantised((y[i] - cube.lo[1]) * cube.scale),
+                        qz = quantised((z[i] - cube.lo[2]) * cube.scale);
+    kv[i] = {spread(qx) << 2 | spread(qy) << 1 | spread(qz), static_cast<std::uint32_t>(i)};
+  }
+  std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  keys_.resize(n), order_.resize(n);
+  for (auto* v : {&sx_, &sy_, &sz_, &sm_}) v->resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    keys_[k] = kv[k].first, order_[k] = kv[k].second;
+    sx_[k] = x[order_[k]], sy_[k] = y[order_[k]], sz_[k] = z[order_[k]], sm_[k] = m[order_[k]];
+  }
+  nodes_.clear();
+  if (n > 0) split(0, static_cast<std::uint32_t>(n), 0);
+  far_.assign(nodes_.size(), Far{});
+  for (std::size_t i = 0; i < nodes_.size(); ++i) moments(i);
+}
+
+// A cell of the bodies [begin, end), whose keys agree in their first `level` octants.
+void Octree::split(std::uint32_t begin, std::uint32_t end, int level) {
+  const auto many = [&] { return end - begin > static_cast<std::uint32_t>(leaf_size_); };
+  // Levels where every body falls in one octant (keys are sorted: the first and the last agree).
+  while (many() && level < kMaxLevel && octant(keys_[begin], level) == octant(keys_[end - 1], level)) ++level;
+  const std::size_t at = nodes_.size();
+  nodes_.push_back({.begin = begin, .end = end, .level = level, .leaf = !many() || level == kMaxLevel});
+  if (!nodes_[at].leaf) {
+    for (std::uint32_t b = begin; b < end;) {
+      const int o = octant(keys_[b], level);
+      const std::uint32_t e = static_cast<std::uint32_t>(
+          std::partition_point(keys_.begin() + b, keys_.begin() + end, [&](std::uint64_t k) { return octant(k, level) == o; }) -
+          keys_.begin());
+      split(b, e, level + 1);
+      b = e;
+    }
+  }
+  nodes_[at].skip = static_cast<std::uint32_t>(nodes_.size());
+}
+
+// Node i's mass, centre of mass (summed in double, in Morton order), bmax and bounding box.
+void Octree::moments(std::size_t i) {
+  Node& c = nodes_[i];
+  Far& f = far_[i];
+  double mass = 0, mx = 0, my = 0, mz = 0, px = 0, py = 0, pz = 0;
+  for (std::uint32_t k = c.begin; k < c.end; ++k) {
+    const double w = sm_[k];
+    mass += w, mx += w * sx_[k], my += w * sy_[k], mz += w * sz_[k];
+    px += sx_[k], py += sy_[k], pz += sz_[k];
+  }
+  const double count = c.end - c.begin;
+  // No mass (bodies of mass 0): the centre of the bodies, a cell that pulls nothing.
+  f.cx = static_cast<float>(mass > 0 ? mx / mass : px / count);
+  f.cy = static_cast<float>(mass > 0 ? my / mass : py / count);
+  f.cz = static_cast<float>(mass > 0 ? mz / mass : pz / count);
+  f.mass = static_cast<float>(mass);
+  double b2 = 0;
+  for (int a = 0; a < 3; ++a) c.lo[a] = INFINITY, c.hi[a] = -INFINITY;
+  for (std::uint32_t k = c.begin; k < c.end; ++k) {
+    const double dx = sx_[k] - static_cast<double>(f.cx), dy = sy_[k] - static_cast<double>(f.cy),
+                 dz = sz_[k] - static_cast<double>(f.cz);
+    b2 = std::max(b2, dx * dx + dy * dy + dz * dz);
+    const float p[3] = {sx_[k], sy_[k], sz_[k]};
+    for (int a = 0; a < 3; ++a) c.lo[a] = std::min(c.lo[a], p[a]), c.hi[a] = std::max(c.hi[a], p[a]);
+  }
+  // Measured from the float centre, rounded up: the opening test never takes a cell for smaller
+  // than it is (a cell holding the leaf itself is always opened for theta <= 1).
+  const float bmax = static_cast<float>(std::sqrt(b2)) * (1 + 0x1p-20f);
+  f.bmax2 = bmax * bmax * (1 + 0x1p-20f);
+  f.skip = c.skip, f.begin = c.begin, f.leaf_end = c.leaf ? c.end : 0;
+}
+
+std::size_t Octree::leaves() const {
+  return static_cast<std::size_t>(std::count_if(nodes_.begin(), nodes_.end(), [](const Node& c) { return c.leaf; }));
+}
+
+std::size_t Octree::largest_leaf() const {
+  std::size_t most = 0;
+  for (const Node& c : nodes_)
+    if (c.leaf) most = std::max<std::size_t>(most, c.end - c.begin);
+  return most;
+}
+
+int Octree::depth() const {
+  int deepest = 0;
+  for (const Node& c : nodes_)
+    if (c.leaf) deepest = std::max(deepest, c.level);
+  return deepest;
+}
+
+// ---- the walk -------------------------------------------------------------------------------
+
+// One leaf's interaction list: the cells it takes whole, each as one body at its centre of mass,
+// then the runs of bodies of the leaves it opened (its own among them), both in the walk's order.
+struct Octree::List {
+  std::vector<float> x, y, z, m;  // sized for every node once; `cells` of them in use
+  std::size_t cells = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  double terms() const {
+    double t = static_cast<double>(cells);
+    for (const auto& [b, e] : runs) t += e - b;
+    return t;
+  }
+};
+
+void Octree::walk(const Node& target, float theta, List& l) const {
+  if (l.x.size() < far_.size())
+    for (auto* v : {&l.x, &l.y, &l.z, &l.m}) v->resize(far_.size());
+  l.cells = 0;
+  l.runs.clear();
+  const float t2 = theta * theta;
+  const float lo0 = target.lo[0], lo1 = target.lo[1], lo2 = target.lo[2];
+  const float hi0 = target.hi[0], hi1 = target.hi[1], hi2 = target.hi[2];
+  for (std::size_t i = 0; i < far_.size();) {
+    const Far& c = far_[i];
+    // The distance from the cell's centre of mass to the target leaf's box (0 inside it).
+    const float dx = std::max(std::max(lo0 - c.cx, c.cx - hi0), 0.0f);
+    const float dy = std::max(std::max(lo1 - c.cy, c.cy - hi1), 0.0f);
+    const float dz = std::max(std::max(lo2 - c.cz, c.cz - hi2), 0.0f);
+    if (t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2) {  // far: the cell as one body
+      l.x[l.cells] = c.cx, l.y[l.cells] = c.cy, l.z[l.cells] = c.cz, l.m[l.cells] = c.mass;
+      ++l.cells;
+      i = c.skip;
+    } else if (c.leaf_end != 0) {  // near: its bodies
+      l.runs.emplace_back(c.begin, c.leaf_end);
+      i = c.skip;
+    } else {
+      ++i;  // opened: its first child
+    }
+  }
+}
+
+namespace {
+
+// Bodies per vector block: each lane owns one body of the leaf and sums the list in order, as a
+// lane of cpu32 sums j = 0..n-1 (the same float expression, term for term).
+constexpr std::uint32_t kLanes = 8;
+
+void sum_terms(const float* x, const float* y, const float* z, const float* m, std::size_t count, const float* xi,
+               const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz) {
+  for (std::size_t j = 0; j < count; ++j) {
+#pragma omp simd
+    for (std::uint32_t l = 0; l < kLanes; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];  // r_ij   [3 flops]
+      const float d2 = rx * rx + ry * ry + rz * rz + eps2;                   // |r|^2+e [6 flops]
+      const float d6 = d2 * d2 * d2;                                         //         [2 flops]
+      const float inv3 = 1.0f / std::sqrt(d6);                               //         [2 flops]
+      const float s = m[j] * inv3;                                           //         [1 flop]
+      sx[l] += rx * s;                                                       // a_i    [6 flops]
+      sy[l] += ry * s;
+      sz[l] += rz * s;
+    }
+  }
+}
+
+}  // namespace
+
+// The leaf's bodies of [begin, end) (index order), kLanes at a time, each summing the whole list.
+void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+                 float* az) const {
+  for (std::uint32_t k0 = leaf.begin; k0 < leaf.end; k0 += kLanes) {
+    float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
+    for (std::uint32_t q = 0; q < kLanes; ++q) {
+      const std::uint32_t k = std::min(k0 + q, leaf.end - 1);  // tail lanes repeat the last body
+      xi[q] = sx_[k], yi[q] = sy_[k], zi[q] = sz_[k];
+    }
+    sum_terms(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, xi, yi, zi, eps2, sx, sy, sz);
+    for (const auto& [b, e] : l.runs)
+      sum_terms(sx_.data() + b, sy_.data() + b, sz_.data() + b, sm_.data() + b, e - b, xi, yi, zi, eps2, sx, sy, sz);
+    for (std::uint32_t q = 0; q < kLanes && k0 + q < leaf.end; ++q) {
+      const std::uint32_t i = order_[k0 + q];
+      if (i >= begin && i < end) ax[i] = sx[q], ay[i] = sy[q], az[i] = sz[q];
+    }
+  }
+}
+
+double Octree::accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+                             float* az) const {
+  std::vector<std::uint32_t> leaves;
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].leaf) leaves.push_back(i);
+  double count = 0;  // a whole number below 2^53: the same in any order of addition
+#pragma omp parallel reduction(+ : count)
+  {
+    List l;
+#pragma omp for schedule(dynamic, 4)
+    for (std::ptrdiff_t g = 0; g < static_cast<std::ptrdiff_t>(leaves.size()); ++g) {
+      const Node& leaf = nodes_[leaves[g]];
+      const auto mine = std::count_if(order_.begin() + leaf.begin, order_.begin() + leaf.end,
+                                      [&](std::uint32_t i) { return i >= begin && i < end; });
+      if (mine == 0) continue;
+      walk(leaf, theta, l);
+      count += static_cast<double>(mine) * l.terms();
+      sum(leaf, l, eps2, begin, end, ax, ay, az);
+    }
+  }
+  return count;
+}
+
+// ---- the rung -------------------------------------------------------------------------------
+
+void CpuTree::load(const Bodies& bodies, const Params& params) {
+  const std::size_t n = bodies.size();
+  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->assign(n, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    x_[i] = static_cast<float>(bodies.pos[i].x);
+    y_[i] = static_cast<float>(bodies.pos[i].y);
+    z_[i] = static_cast<float>(bodies.pos[i].z);
+    m_[i] = static_cast<float>(bodies.pos[i].w);
+    vx_[i] = static_cast<float>(bodies.vel[i].x);
+    vy_[i] = static_cast<float>(bodies.vel[i].y);
+    vz_[i] = static_cast<float>(bodies.vel[i].z);
+  }
+  dt_ = static_cast<float>(params.dt);
+  eps2_ = static_cast<float>(params.eps2());
+}
+
+void CpuTree::evaluate() {
+  tree_.build(x_, y_, z_, m_, leaf_size_);
+  const auto [b, e] = own(x_.size());
+  interactions_ = tree_.accelerations(theta_, eps2_, b, e, ax_.data(), ay_.data(), az_.data());
+}
+
+void CpuTree::accelerations(std::vector<Vec3>& out) {
+  evaluate();
+  const auto [b, e] = own(x_.size());
+  out.resize(x_.size());
+  for (std::size_t i = b; i < e; ++i) out[i] = {ax_[i], ay_[i], az_[i]};
+  if (exchange()) gather(out);
+}
+
+void CpuTree::step(int count) {
+  const auto [b, e] = own(x_.size());
+  for (int s = 0; s < count; ++s) {
+    evaluate();
+    for (std::size_t i = b; i < e; ++i) {  // cpu32's kick and drift
+      vx_[i] += ax_[i] * dt_;
+      vy_[i] += ay_[i] * dt_;
+      vz_[i] += az_[i] * dt_;
+      x_[i] += vx_[i] * dt_;
+      y_[i] += vy_[i] * dt_;
+      z_[i] += vz_[i] * dt_;
+    }
+    if (exchange())
+      for (auto* v : {&x_, &y_, &z_}) gather_positions(*v);
+  }
+}
+
+void CpuTree::read(Bodies& bodies) {
+  if (exchange())
+    for (auto* v : {&vx_, &vy_, &vz_}) gather(*v);
+  const std::size_t n = x_.size();
+  bodies.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    bodies.pos[i] = {x_[i], y_[i], z_[i], m_[i]};
+    bodies.vel[i] = {vx_[i], vy_[i], vz_[i]};
+  }
+}
+
+}  // namespace nbody

@@ -1,0 +1,97 @@
+// cpu:tree: GPU Gems 3 §31.6's hierarchical method on the CPU. A Barnes–Hut octree over the bodies
+// in Morton order, rebuilt every step; far cells summed as one body at their centre of mass, near
+// ones opened down to leaves of at most B bodies, which are summed directly with the softened kernel
+// of the all-pairs rungs (cpu32's float expression). Float32 like cpu32, and deterministic: the
+// same bodies give the same bits with any OpenMP thread count and on any rank.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bodies.hpp"
+#include "pipeline.hpp"
+
+namespace nbody {
+
+// The octree: bodies sorted by the Morton key of their positions quantised in the bounding cube
+// (21 bits an axis; a stable sort, so equal keys keep index order), then split by octants of the
+// key. A cell of more than B bodies is split; a cell whose bodies share one key at the deepest
+// level (21 splits: coincident or nearly so) stays one leaf of any size, so the depth is bounded.
+// Levels where every body falls in one octant are passed through without a cell.
+class Octree {
+ public:
+  // Bodies i = 0..n-1 at (x, y, z)[i] with mass m[i].
+  void build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
+             const std::vector<float>& m, int leaf_size);
+
+  // a_i for the bodies i in [begin, end) (index order) into ax, ay, az[i] (the others are left as
+  // they are). A cell is summed as one body where theta x (the distance from its centre of mass to
+  // the leaf's bounding box) > bmax (the distance from its centre of mass to its farthest body),
+  // else opened; theta = 0 opens every cell (all pairs, in Morton order). Returns the interactions
+  // computed (each body's terms: bodies and cells).
+  double accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+                       float* az) const;
+
+  std::size_t cells() const { return nodes_.size(); }
+  std::size_t leaves() const;
+  std::size_t largest_leaf() const;
+  int depth() const;  // splits from the root to the deepest leaf (at most kMaxLevel)
+  // The body at each place of the Morton order.
+  const std::vector<std::uint32_t>& order() const { return order_; }
+
+  static constexpr int kMaxLevel = 21;  // bits of each axis in a 63-bit Morton key
+
+ private:
+  struct Node {
+    std::uint32_t begin = 0, end = 0;  // the bodies [begin, end) of the Morton order
+    std::uint32_t skip = 0;            // the node after this one's subtree (pre-order)
+    std::int32_t level = 0;            // octant splits above it
+    bool leaf = false;
+    float lo[3] = {}, hi[3] = {};      // the bodies' bounding box
+  };
+  // What the walk reads of a node, packed: its centre of mass, mass and bmax^2, the node after its
+  // subtree, and for a leaf its bodies.
+  struct Far {
+    float cx = 0, cy = 0, cz = 0, mass = 0;
+    float bmax2 = 0;  // (centre of mass to the farthest body, rounded up)^2
+    std::uint32_t skip = 0, begin = 0, leaf_end = 0;  // leaf_end: 0 for a cell that is not a leaf
+  };
+  void split(std::uint32_t begin, std::uint32_t end, int level);
+  void moments(std::size_t i);
+  struct List;
+  void walk(const Node& target, float theta, List& l) const;
+  void sum(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+           float* az) const;
+
+  int leaf_size_ = 16;
+  std::vector<std::uint64_t> keys_;  // in Morton order
+  std::vector<std::uint32_t> order_;
+  std::vector<float> sx_, sy_, sz_, sm_;  // the bodies in Morton order
+  std::vector<Node> nodes_;               // pre-order: a node's children follow it
+  std::vector<Far> far_;                  // the same nodes, as the walk reads them
+};
+
+// The rung: float32 state (as cpu32) in index order; each step builds the tree and takes the same
+// kick-drift as cpu32. Distributed: every rank builds the same tree from all N positions and sums
+// its own block's bodies, so a body's sum does not depend on the blocks.
+class CpuTree final : public Pipeline {
+ public:
+  CpuTree(double theta, int leaf_size) : theta_(static_cast<float>(theta)), leaf_size_(leaf_size) {}
+  void load(const Bodies& bodies, const Params& params) override;
+  void accelerations(std::vector<Vec3>& out) override;
+  void step(int count) override;
+  void read(Bodies& bodies) override;
+  std::string name() const override { return "cpu:tree"; }
+  bool distributable() const override { return true; }
+  double computed_interactions() const override { return interactions_; }
+
+ private:
+  void evaluate();  // tree_ built from x_, y_, z_, m_; this rank's ax_, ay_, az_
+  std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
+  float dt_ = 0, eps2_ = 0, theta_;
+  int leaf_size_;
+  Octree tree_;
+  double interactions_ = 0;
+};
+
+}  // namespace nbody

@@ -1,0 +1,311 @@
+// cpu:tree (common/tree.hpp): the Barnes–Hut octree against the all-pairs rungs. theta = 0 is all
+// pairs within float rounding; the error grows with theta; hard inputs neither hang nor give NaN;
+// the same bodies give the same bits with any thread count, any block of rows and across a resume.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "catalogue.hpp"
+#include "helpers.hpp"
+#include "initial_conditions.hpp"
+#include "io.hpp"
+#include "reference.hpp"
+#include "shared_data.hpp"
+#include "tree.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr double kEps = 0.05;
+const Params kParams{0.01, kEps};
+
+std::vector<Vec3> tree_accelerations(const Bodies& b, double theta, int leaf_size = defaults::leaf_size,
+                                     double* computed = nullptr) {
+  CpuTree tree(theta, leaf_size);
+  tree.load(b, kParams);
+  std::vector<Vec3> a = test::poisoned(b.size());
+  tree.accelerations(a);
+  if (computed) *computed = tree.computed_interactions();
+  return a;
+}
+
+std::vector<Vec3> fp64(const Bodies& b) {
+  std::vector<Vec3> a;
+  accelerations_fp64(b.pos, kEps * kEps, a);
+  return a;
+}
+
+// |a - ref| / |ref| for every body, sorted.
+std::vector<double> relative_errors(const std::vector<Vec3>& a, const std::vector<Vec3>& ref) {
+  std::vector<double> e(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    e[i] = norm({a[i].x - ref[i].x, a[i].y - ref[i].y, a[i].z - ref[i].z}) / norm(ref[i]);
+  std::sort(e.begin(), e.end());
+  return e;
+}
+
+// The tolerance the bench holds the rung to at `theta` (the catalogue's): every body within it.
+::testing::AssertionResult within_tree_tolerance(const std::vector<Vec3>& a, const std::vector<Vec3>& ref,
+                                                 double theta) {
+  PipelineOptions o;
+  o.theta = theta;
+  const Tolerance tol = tolerance_for("cpu:tree", o);
+  double rms = 0;
+  for (const Vec3& r : ref) rms += norm(r) * norm(r);
+  rms = std::sqrt(rms / static_cast<double>(ref.size()));
+  return test::all_close(a, ref, tol.atol * rms, tol.rtol);
+}
+
+bool all_finite(const std::vector<Vec3>& a) {
+  return std::all_of(a.begin(), a.end(), [](const Vec3& v) { return std::isfinite(v.x + v.y + v.z); });
+}
+
+struct Floats {
+  std::vector<float> x, y, z, m;
+};
+Floats floats(const Bodies& b) {
+  Floats f;
+  for (const Vec4& p : b.pos) {
+    f.x.push_back(static_cast<float>(p.x)), f.y.push_back(static_cast<float>(p.y));
+    f.z.push_back(static_cast<float>(p.z)), f.m.push_back(static_cast<float>(p.w));
+  }
+  return f;
+}
+Octree built(const Bodies& b, int leaf_size) {
+  const Floats f = floats(b);
+  Octree t;
+  t.build(f.x, f.y, f.z, f.m, leaf_size);
+  return t;
+}
+
+// theta = 0 opens every cell: every body sums every body, in Morton order instead of index order.
+// Within float rounding of cpu64 (the float rungs' tolerance) and of cpu32, every N a tile of
+// nothing, leaves of one body and of many.
+TEST(Tree, ThetaZeroIsAllPairsWithinFloatRounding) {
+  for (std::size_t n : {1u, 2u, 3u, 1000u, 4097u})
+    for (int leaf : {1, 16}) {
+      const Bodies b = test::random_bodies(n, n + 7);
+      double computed = 0;
+      const std::vector<Vec3> a = tree_accelerations(b, 0, leaf, &computed);
+      std::vector<Vec3> f32;
+      accelerations_fp32(b.pos, kEps * kEps, f32);
+      EXPECT_TRUE(test::all_close(a, fp64(b), kFloatTolerance.atol, kFloatTolerance.rtol)) << n << " leaf " << leaf;
+      EXPECT_TRUE(test::all_close(a, f32, 2 * kFloatTolerance.atol, 2 * kFloatTolerance.rtol)) << n << " leaf " << leaf;
+      EXPECT_EQ(computed, static_cast<double>(n) * static_cast<double>(n)) << "every pair, once";
+    }
+}
+
+// On a Plummer sphere of 4096 the median, 99th percentile and largest error grow with theta while
+// the interactions computed fall; every body stays within the bench's tolerance at each theta.
+TEST(Tree, ErrorGrowsWithTheta) {
+  const Bodies b = plummer(4096, test::test_seed());
+  const std::vector<Vec3> ref = fp64(b);
+  std::vector<double> median, p99, computed;
+  for (double theta : {0.3, 0.5, 0.8}) {
+    double c = 0;
+    const std::vector<Vec3> a = tree_accelerations(b, theta, defaults::leaf_size, &c);
+    const std::vector<double> e = relative_errors(a, ref);
+    median.push_back(e[e.size() / 2]), p99.push_back(e[e.size() * 99 / 100]), computed.push_back(c);
+    EXPECT_TRUE(within_tree_tolerance(a, ref, theta)) << "theta " << theta;
+  }
+  for (std::size_t k = 1; k < median.size(); ++k) {
+    EXPECT_LT(median[k - 1], median[k]) << "median, theta step " << k;
+    EXPECT_LT(p99[k - 1], p99[k]) << "99th percentile, theta step " << k;
+    EXPECT_GT(computed[k - 1], computed[k]) << "interactions, theta step " << k;
+  }
+  EXPECT_GT(median[0], 1e-5) << "theta 0.3 takes cells whole: more than float rounding";
+  EXPECT_LT(median[1], 1e-2) << "theta 0.5";
+  EXPECT_LT(computed[1], 4096.0 * 4096 / 4) << "theta 0.5 computes a fraction of N^2";
+}
+
+// The real galaxy model: a thin disk and a halo, masses of two species.
+TEST(Tree, GalaxyIsWithinTolerance) {
+  REQUIRE_GALAXY();
+  const Bodies b = read_tipsy(shared_data::galaxy());
+  const std::vector<Vec3> ref = fp64(b);
+  const std::vector<Vec3> a = tree_accelerations(b, 0.5);
+  EXPECT_TRUE(within_tree_tolerance(a, ref, 0.5));
+  const std::vector<double> e = relative_errors(a, ref);
+  EXPECT_LT(e[e.size() / 2], 1e-2);
+}
+
+// 1000 bodies at one point: one key, one leaf of all of them (more than B), at the depth cap; the
+// stable sort keeps index order; every acceleration is exactly 0 (r = 0 in every term).
+TEST(Tree, CoincidentBodiesShareOneLeaf) {
+  Bodies b;
+  for (int i = 0; i < 1000; ++i) b.pos.push_back({0.3, -0.2, 0.1, 0.001 * (1 + i % 7)}), b.vel.push_back({0.01, 0, 0});
+  const Octree t = built(b, 16);
+  EXPECT_EQ(t.cells(), 1u);
+  EXPECT_EQ(t.largest_leaf(), 1000u);
+  EXPECT_LE(t.depth(), Octree::kMaxLevel);
+  std::vector<std::uint32_t> iota(1000);
+  std::iota(iota.begin(), iota.end(), 0u);
+  EXPECT_EQ(t.order(), iota);
+  for (double theta : {0.0, 0.5, 1.0}) {
+    const std::vector<Vec3> a = tree_accelerations(b, theta);
+    for (const Vec3& v : a) ASSERT_TRUE(v.x == 0 && v.y == 0 && v.z == 0) << theta;
+  }
+  CpuTree tree(0.5, 16);
+  tree.load(b, kParams);
+  tree.step(3);
+  Bodies out;
+  tree.read(out);
+  EXPECT_FLOAT_EQ(static_cast<float>(out.pos[999].x), 0.3f + 3 * 0.01f * 0.01f);
+}
+
+// Two bodies at one point inside a cluster (and inside the galaxy model): finite, within tolerance,
+// and the two get the same bits (the same leaf, the same terms).
+TEST(Tree, TwoCoincidentBodiesInsideACluster) {
+  std::vector<Bodies> inputs{plummer(3001, test::test_seed())};
+  if (std::filesystem::exists(shared_data::galaxy())) inputs.push_back(read_tipsy(shared_data::galaxy()));
+  for (Bodies& b : inputs) {
+    const std::size_t i = b.size() / 3, j = b.size() / 2;
+    b.pos[j] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[j].w};
+    const std::vector<Vec3> a = tree_accelerations(b, 0.5);
+    ASSERT_TRUE(all_finite(a));
+    EXPECT_TRUE(within_tree_tolerance(a, fp64(b), 0.5)) << b.size();
+    EXPECT_EQ(std::memcmp(&a[i], &a[j], sizeof(Vec3)), 0) << b.size();
+  }
+}
+
+// A body 1e6 cluster radii away: the bounding cube is 2e6 wide, the cluster sits in its smallest
+// cells. The depth stays capped, nothing is NaN, and the far body feels the cluster as one mass.
+TEST(Tree, ABodyFarAwayFromTheCluster) {
+  Bodies b = test::random_bodies(999, 5);
+  b.pos.push_back({1e6, 0, 0, 1e-3});
+  b.vel.push_back({});
+  const Octree t = built(b, 16);
+  EXPECT_LE(t.depth(), Octree::kMaxLevel);
+  const std::vector<Vec3> ref = fp64(b);
+  for (double theta : {0.0, 0.5, 1.0}) {
+    const std::vector<Vec3> a = tree_accelerations(b, theta);
+    ASSERT_TRUE(all_finite(a)) << theta;
+    EXPECT_TRUE(within_tree_tolerance(a, ref, theta)) << theta;
+    EXPECT_NEAR(a.back().x / ref.back().x, 1.0, 1e-5) << theta;
+  }
+}
+
+// Masses from 1e-6 to 1 (log-uniform): the centre of mass of a cell is pulled to its heavy bodies.
+TEST(Tree, MassesOverSixOrdersOfMagnitude) {
+  Bodies b = test::random_bodies(3000, 6);
+  std::mt19937_64 rng(test::test_seed());
+  std::uniform_real_distribution<double> exponent(-6, 0);
+  for (Vec4& p : b.pos) p.w = std::pow(10.0, exponent(rng));
+  const std::vector<Vec3> ref = fp64(b);
+  EXPECT_TRUE(test::all_close(tree_accelerations(b, 0), ref, kFloatTolerance.atol, kFloatTolerance.rtol));
+  for (double theta : {0.5, 1.0}) {
+    const std::vector<Vec3> a = tree_accelerations(b, theta);
+    ASSERT_TRUE(all_finite(a));
+    EXPECT_TRUE(within_tree_tolerance(a, ref, theta)) << theta;
+  }
+}
+
+// N = 1: nothing pulls, the body drifts. N = 2: the pair formula, with one leaf or two.
+TEST(Tree, OneAndTwoBodies) {
+  Bodies one;
+  one.pos = {{0.5, 0.25, -1, 2}};
+  one.vel = {{1, 0, 0}};
+  const std::vector<Vec3> a1 = tree_accelerations(one, 0.5);
+  EXPECT_TRUE(a1[0].x == 0 && a1[0].y == 0 && a1[0].z == 0);
+  CpuTree tree(0.5, 16);
+  tree.load(one, kParams);
+  tree.step(10);
+  Bodies out;
+  tree.read(out);
+  EXPECT_NEAR(out.pos[0].x, 0.5 + 10 * 0.01, 1e-6);
+  Bodies two;
+  two.pos = {{-0.3, 0.1, 0, 1}, {0.4, -0.2, 0.05, 0.25}};
+  two.vel = {{}, {}};
+  for (int leaf : {1, 16})
+    for (double theta : {0.0, 0.5, 1.0})
+      EXPECT_TRUE(test::all_close(tree_accelerations(two, theta, leaf), fp64(two), kFloatTolerance.atol,
+                                  kFloatTolerance.rtol))
+          << "leaf " << leaf << " theta " << theta;
+}
+
+// A NaN position (a state gone bad) still builds a bounded tree and ends: the stepper then reports
+// the state as not finite.
+TEST(Tree, ANaNPositionEndsTheBuild) {
+  Bodies b = test::random_bodies(100, 8);
+  b.pos[40].y = NAN;
+  const Octree t = built(b, 4);
+  EXPECT_LE(t.depth(), Octree::kMaxLevel);
+  EXPECT_FALSE(all_finite(tree_accelerations(b, 0.5, 4)));
+}
+
+// No leaf holds more than B bodies (bodies apart), the depth stays capped, and the Morton order
+// holds every body once.
+TEST(Tree, LeavesHoldAtMostBBodies) {
+  const Bodies b = test::random_bodies(5000, 9);
+  for (int leaf : {1, 4, 16, 64}) {
+    const Octree t = built(b, leaf);
+    EXPECT_LE(t.largest_leaf(), static_cast<std::size_t>(leaf));
+    EXPECT_GE(t.leaves(), (5000u + leaf - 1) / leaf);
+    EXPECT_LE(t.depth(), Octree::kMaxLevel);
+    std::vector<std::uint32_t> sorted = t.order();
+    std::sort(sorted.begin(), sorted.end());
+    for (std::uint32_t k = 0; k < sorted.size(); ++k) ASSERT_EQ(sorted[k], k);
+  }
+}
+
+Bodies stepped(const Bodies& start, int steps, int threads) {
+#ifdef _OPENMP
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+  CpuTree tree(0.5, 16);
+  tree.load(start, kParams);
+  tree.step(steps);
+  Bodies out;
+  tree.read(out);
+#ifdef _OPENMP
+  omp_set_num_threads(before);
+#endif
+  return out;
+}
+
+bool same_bits(const Bodies& a, const Bodies& b) {
+  return a.size() == b.size() && std::memcmp(a.pos.data(), b.pos.data(), a.size() * sizeof(Vec4)) == 0 &&
+         std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec3)) == 0;
+}
+
+// The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
+// two blocks (as two ranks sum them).
+TEST(Tree, SameBitsWithAnyThreadCountAndAnyBlocks) {
+  const Bodies b = test::random_bodies(2001, 10);
+  const Bodies one = stepped(b, 5, 1);
+  EXPECT_TRUE(same_bits(one, stepped(b, 5, 1)));
+  EXPECT_TRUE(same_bits(one, stepped(b, 5, 2)));
+  EXPECT_TRUE(same_bits(one, stepped(b, 5, 3)));
+  EXPECT_FALSE(same_bits(one, b)) << "the steps moved the bodies";
+  const Floats f = floats(b);
+  Octree t;
+  t.build(f.x, f.y, f.z, f.m, 16);
+  std::vector<float> ax(b.size(), NAN), ay(ax), az(ax), bx(ax), by(ax), bz(ax);
+  t.accelerations(0.5f, kEps * kEps, 0, b.size(), ax.data(), ay.data(), az.data());
+  for (auto [lo, hi] : {std::pair<std::size_t, std::size_t>{0, 777}, {777, b.size()}})
+    t.accelerations(0.5f, kEps * kEps, lo, hi, bx.data(), by.data(), bz.data());
+  EXPECT_EQ(std::memcmp(ax.data(), bx.data(), ax.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(ay.data(), by.data(), ay.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(az.data(), bz.data(), az.size() * sizeof(float)), 0);
+}
+
+// K steps, the state read (as a checkpoint holds it) and loaded into a fresh rung, K more: the
+// same bits as 2K steps in one go.
+TEST(Tree, ResumeIsBitIdentical) {
+  const Bodies b = test::random_bodies(1500, 11);
+  const Bodies whole = stepped(b, 8, 2);
+  const Bodies half = stepped(stepped(b, 4, 2), 4, 2);
+  EXPECT_TRUE(same_bits(whole, half));
+}
+
+}  // namespace
+}  // namespace nbody
