@@ -42,6 +42,9 @@ const std::vector<OptionRow> kOptions{
     {"cuda_split", "--cuda-split", "cuda_split", "", V{static_cast<long long>(d::cuda_split)}, "",
      "Parts of the j range, one block each (at least 16 where N has as many tiles when chosen, so that a "
      "distributed rank computes whole parts of its own block while the exchange runs)"},
+    {"webgpu_p", "", "", "webgpu_p", V{static_cast<long long>(d::webgpu_p)}, "",
+     "WebGPU invocations per workgroup p (one tile of that many bodies in workgroup memory)"},
+    {"webgpu_k", "", "", "webgpu_k", V{static_cast<long long>(d::webgpu_k)}, "", "WebGPU bodies per invocation K"},
     {"device", "--device", "device", "", V{static_cast<long long>(d::device)}, ">= 0",
      "CUDA device index, and the EGL device tried first for gl:* (under mpirun: default local rank mod the device "
      "count)"},
@@ -101,7 +104,7 @@ std::string option(std::string_view key) {
     case FrontEnd::Cli:
       break;
   }
-  return std::string(row.cli);
+  return std::string(row.cli.empty() ? row.key : row.cli);  // a row of the page's alone: its key
 }
 
 }  // namespace nbody

@@ -28,6 +28,8 @@ inline constexpr int cuda_unroll = 4;
 inline constexpr int cuda_q = 1;
 inline constexpr int cuda_bodies = 0;
 inline constexpr int cuda_split = 0;
+inline constexpr int webgpu_p = 64;   // invocations per workgroup: bodies per tile
+inline constexpr int webgpu_k = 4;    // bodies per invocation (webgpu:tuned)
 inline constexpr int device = 0;
 inline constexpr const char* balance = "equal";
 }  // namespace defaults

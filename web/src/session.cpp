@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "bench.hpp"
 #include "catalogue.hpp"
@@ -68,6 +69,20 @@ void check_page_chunk(long long chunk) {
                      " (0: as large as this GL allows)");
 }
 
+// The rungs' integer options that the page has fields for (gl_chunk, webgpu_p, ...), from the
+// spec; the rungs' own checks (check_pipeline_options) judge the values.
+void read_rung_options(const json& spec, PipelineOptions& o) {
+  for (const Rung& r : rungs())
+    for (const RungOption& opt : r.options) {
+      const std::string_view field = option_row(opt.key).page;
+      if (field.empty()) continue;
+      const long long v = integer(spec, std::string(field).c_str(), o.*opt.field);
+      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+        throw InputError(std::string(field) + " " + std::to_string(v) + ": out of range");
+      o.*opt.field = static_cast<int>(v);
+    }
+}
+
 Config config_from(const json& spec) {
   Config c;
   c.n_given = spec.contains("n") && !spec["n"].is_null();
@@ -88,9 +103,8 @@ Config config_from(const json& spec) {
     throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodies) +
                      " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
                      "thread); the command line has no such limit");
-  const long long chunk = integer(spec, "gl_chunk", c.pipeline.gl_chunk);
-  check_page_chunk(chunk);
-  c.pipeline.gl_chunk = static_cast<int>(chunk);
+  read_rung_options(spec, c.pipeline);
+  check_page_chunk(c.pipeline.gl_chunk);
   check_config(c, 2);
   return c;
 }
@@ -136,10 +150,14 @@ std::string Session::start(const std::string& text) {
     rung_->load(start.bodies, cfg_.params());
     if (reference_) reference_->load(start.bodies, cfg_.params());
     read_back();
-    return reply({{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
-                  {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"gl_chunk", cfg_.pipeline.gl_chunk},
-                  {"reference", reference_ ? "cpu64" : ""}, {"fp64_engine", engine_->name()},
-                  {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s}, {"warnings", report.warnings}});
+    json out{{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
+             {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"reference", reference_ ? "cpu64" : ""},
+             {"fp64_engine", engine_->name()}, {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s},
+             {"warnings", report.warnings}};
+    for (const Rung& r : rungs())  // gl_chunk, webgpu_p, ...: as given (0 where the rung chooses)
+      for (const RungOption& opt : r.options)
+        if (!option_row(opt.key).page.empty()) out[std::string(option_row(opt.key).page)] = cfg_.pipeline.*opt.field;
+    return reply(out);
   } catch (...) {
     const std::string why = error_reply();
     clear();
