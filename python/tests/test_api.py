@@ -52,6 +52,16 @@ def test_simulation_is_bit_identical_to_nbody_run(tmp_path, pipeline):
         np.testing.assert_array_equal(sim.velocities, v_cli)
 
 
+def test_the_browsers_webgpu_rungs_are_listed_with_the_reason():
+    listed = nbody.info()["pipelines"]
+    for name in ("webgpu:gems31", "webgpu:tuned"):
+        assert name in nbody.pipelines()
+        assert listed[name]["available"] is False
+        assert listed[name]["reason"].startswith("browser only: WGSL compute shaders run in the browser edition")
+    with pytest.raises(nbody.Unavailable, match="webgpu:gems31 cannot run here: browser only"):
+        nbody.Simulation("webgpu:gems31", nbody.initial_conditions("plummer", n=10))
+
+
 def test_initial_conditions_are_the_clis(tmp_path):
     out = tmp_path / "ic.csv"
     r = cli("run", "-p", "cpu64", "-n", "200", "--steps", "0", "--ic", "shell", "--seed", "9", "--save", str(out))

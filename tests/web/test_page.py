@@ -278,6 +278,20 @@ class Page(unittest.TestCase):
                            "k += d[i] > 100; return k; })()")
         self.assertGreater(lit, 100, "the bodies' canvas is blank: the message should be written on it")
 
+    def test_without_cpu64_the_rungs_pace_sets_the_limit(self):
+        tab = open_page()
+        r = start(tab, pipeline="cpu32", n=16400, ic="plummer", reference=False)  # past cpu64's limit
+        self.assertNotIn("error", r, r)
+        self.assertEqual([r["n"], r["reference"]], [16400, ""])
+        self.assertEqual(tab.evaluate("nbodyPage.step(1)")["step"], 1)
+        r = start(tab, pipeline="webgpu:gems31", n=1000000, ic="plummer", reference=False)
+        self.assertEqual(r["kind"], "InputError", r)
+        self.assertRegex(r["error"], r"^n 1000000: measured here, the set-up \(two float64 passes in WebAssembly\) "
+                                     r"would take about [0-9.]+ s and each webgpu:gems31 step [0-9.]+ s; "
+                                     r"the page takes at most 30.0 s and 10.0 s$")
+        r = start(tab, pipeline="webgpu:gems31", n=5000000, reference=False)
+        self.assertIn("n 5000000: the page runs at most 4194304 bodies", r["error"])
+
     def test_bad_input_is_named_and_the_page_stays_usable(self):
         tab = open_page()
         cases = [  # spec, words the message must hold
@@ -486,6 +500,51 @@ class Page(unittest.TestCase):
             self.assertEqual(tab.console(), [])
         finally:
             plain.close()
+
+    def test_the_ladder_measured_here(self):
+        tab = open_page()
+        start(tab, pipeline="gl:gather", n=500, ic="shell", seed=SEED)
+        self.assertEqual(tab.evaluate("nbodyPage.ladderHere()"),
+                         ["cpu32", "gl:forcequad", "gl:gather", "webgpu:gems31", "webgpu:tuned"])
+        rows = tab.evaluate("nbodyPage.measureLadder(1024, 2, 2)")
+        self.assertEqual([r["rung"] for r in rows], tab.evaluate("nbodyPage.ladderHere()"))
+        for r in rows:
+            self.assertEqual(r["status"], "ok", r)
+            self.assertEqual([r["n"], r["validated_bodies"]], [1024, 1000], r)
+            self.assertLessEqual(r["accel_rms_rel"], RMS_REL, r)
+        for below, r in zip(rows, rows[1:]):
+            self.assertAlmostEqual(r["speedup"], r["interactions_per_s"] / below["interactions_per_s"])
+        shown = tab.evaluate("Array.from(document.querySelectorAll('#ladder-here tbody tr'), "
+                             "tr => Array.from(tr.cells, c => c.textContent))")
+        self.assertEqual([row[0] for row in shown], [r["rung"] for r in rows])
+        self.assertEqual(shown[3][5], "browser only")
+        self.assertEqual(shown[1][5], "1.76e9/s at 16384 (fill-bound)")  # docs/ladder.md's H100 figure
+        # The run the form held is back, not started.
+        self.assertEqual([tab.evaluate("nbodyPage.started")[k] for k in ("pipeline", "n", "ic")], ["gl:gather", 500, "shell"])
+        keep = os.environ.get("NBODY_WEB_LADDER_SCREENSHOT")
+        if keep:
+            tab.screenshot(keep, "ladderhere")
+        self.assertEqual(tab.console(), [])
+
+    def test_one_workgroups_tiles_are_drawn(self):
+        tab = open_page()
+        start(tab, pipeline="webgpu:gems31", n=1000, webgpu_p=32, ic="plummer", seed=SEED)
+        w = tab.evaluate("nbodyPage.showWorkgroup()")
+        self.assertEqual([w["p"], w["rows"], w["tiles"]], [32, 32, 32])  # 1000 bodies: 31 tiles and a part
+        sums = tab.evaluate("nbodyPage.workgroup.sums")
+        acc = tab.evaluate("nbodyPage.accelerations().then(a => a.reference)")
+        for i in range(32):  # after the last tile, each invocation's sum is its body's acceleration
+            self.assertAlmostEqual(sums[i * 32 + 31], math.hypot(*acc[3 * i:3 * i + 3]), delta=1e-6 * sums[i * 32 + 31])
+        label = "document.getElementById('tile-name').textContent"
+        self.assertTrue(tab.evaluate(label).startswith("tile 1 of 32: bodies j = 0..31 in workgroup memory"))
+        tab.evaluate("document.getElementById('next-tile').click()")
+        self.assertTrue(tab.evaluate(label).startswith("tile 2 of 32: bodies j = 32..63"))
+        tab.evaluate("document.getElementById('all-tiles').click()")
+        self.assertEqual(tab.evaluate(label), "all 32 tiles summed: each of the 32 invocations writes its acceleration once")
+        lit = tab.evaluate("(() => { const d = document.getElementById('workgroup').getContext('2d')"
+                           ".getImageData(0, 0, 512, 256).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
+                           "k += d[i] + d[i + 1] + d[i + 2] > 0; return k; })()")
+        self.assertGreater(lit, 0.9 * 512 * 256, "the workgroup's sums were not drawn")
 
     def test_screenshot_shows_bodies(self):
         tab = open_page()

@@ -15,6 +15,8 @@ const page = {
   timings: {},        // ms from navigation: module (wasm instantiated), info, started, first step
   stages: [], stageIndex: 0,
   pending: Promise.resolve(),  // the last button's work
+  workgroup: null,             // one workgroup's sums, as showWorkgroup() asked for them
+  h100: {},                    // rung -> its H100 figure of docs/ladder.md
 };
 window.nbodyPage = page;
 
@@ -64,6 +66,7 @@ function buttons() {
   $('step').disabled = !live || page.running;
   $('show-stages').disabled = !live;
   $('bench').disabled = !live;
+  $('show-workgroup').disabled = !live;
   $('prev-stage').disabled = page.stageIndex <= 0;
   $('next-stage').disabled = page.stageIndex >= page.stages.length - 1;
 }
@@ -84,8 +87,12 @@ function clearViews() {
   page.stages = [];
   page.stageIndex = 0;
   page.energyAt = 0;
-  for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result'])
+  page.workgroup = null;
+  for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result', 'tile-name'])
     $(id).textContent = '';
+  $('next-tile').disabled = $('all-tiles').disabled = true;
+  Draw.message($('workgroup'), 'Press "Show the first workgroup\'s tiles": the first p bodies (one workgroup of ' +
+               'p invocations) and what each sums, tile by tile, from the current positions.');
   Draw.chart($('chart'), [], 0, page.info.fig9);
   Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
                'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
@@ -147,8 +154,9 @@ async function step(count) {
   $('rate').textContent = `${page.started.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
   $('live-rate').textContent = `${page.started.pipeline} at n = ${page.started.n}: ` +
     `${r.interactions_per_s.toExponential(3)} interactions/s (N\u00b2 per step; ${r.timer})`;
-  if (Math.floor(r.step / 50) > page.energyAt) {  // every 50 steps, whatever the steps per frame
-    page.energyAt = Math.floor(r.step / 50);
+  const every = page.started.energy_every;  // 50 steps, whatever the steps per frame; 0: on pause only
+  if (every && Math.floor(r.step / every) > page.energyAt) {
+    page.energyAt = Math.floor(r.step / every);
     await energy();
   }
   return r;
@@ -210,6 +218,79 @@ function showStage(k) {
   buttons();
 }
 
+// ---- computing in workgroups: one workgroup's tiles --------------------------------------------
+
+async function showWorkgroup() {
+  const p = page.started.webgpu_p;
+  const r = await ask('workgroup', p);
+  if (r.error) {
+    status(`workgroup: ${r.error}`, 'warn');
+    return r;
+  }
+  page.workgroup = { ...r, sums: Array.from(page.module.workgroupData()), upto: 0 };
+  showTile(0);
+  return r;
+}
+
+function showTile(k) {
+  const w = page.workgroup;
+  w.upto = Math.min(k, w.tiles);
+  Draw.workgroup($('workgroup'), w.sums, w.rows, w.tiles, w.upto);
+  $('tile-name').textContent = w.upto < w.tiles
+    ? `tile ${w.upto + 1} of ${w.tiles}: bodies j = ${w.upto * w.p}..${Math.min(w.n, (w.upto + 1) * w.p) - 1} ` +
+      `in workgroup memory; invocations 0..${w.rows - 1} each add ${Math.min(w.p, w.n - w.upto * w.p)} interactions`
+    : `all ${w.tiles} tiles summed: each of the ${w.rows} invocations writes its acceleration once`;
+  $('next-tile').disabled = w.upto >= w.tiles;
+  $('all-tiles').disabled = w.upto >= w.tiles;
+}
+
+// ---- the ladder measured here ---------------------------------------------------------------------
+
+// The rungs this browser runs, in the ladder's order (the ones off it after, in the registry's),
+// cpu64 left out: it is the reference every row is checked against.
+function ladderHere() {
+  const place = r => (r.ladder >= 0 ? r.ladder : 1000 + page.info.rungs.indexOf(r));
+  return page.info.rungs.filter(r => r.available && r.name !== 'cpu64').sort((a, b) => place(a) - place(b))
+    .map(r => r.name);
+}
+
+async function measureLadder(n, steps = 3, reps = 3) {
+  page.running = false;
+  buttons();
+  const keep = specFromForm(), rows = [], body = $('ladder-here').tBodies[0];
+  body.replaceChildren();
+  $('ladder-n').value = n;
+  $('measure-ladder').disabled = true;
+  for (const name of ladderHere()) {
+    const tr = body.insertRow();
+    tr.insertCell().textContent = name;
+    const cell = tr.insertCell();
+    cell.textContent = 'validating, then timing\u2026';
+    const started = await ask('start', { ...keep, pipeline: name, n: n, reference: false });
+    const b = started.error ? started : await ask('bench', steps, reps);
+    const below = rows.length ? rows[rows.length - 1] : null;
+    const row = { rung: name, ...b };
+    if (b.error || b.status !== 'ok') {
+      cell.textContent = b.error || `${b.status}: ${b.failure}`;
+    } else {
+      row.speedup = below && below.interactions_per_s ? b.interactions_per_s / below.interactions_per_s : null;
+      cell.textContent = b.interactions_per_s.toExponential(3);
+      tr.insertCell().textContent = b.ms_per_step.toFixed(2);
+      tr.insertCell().textContent = row.speedup ? `${row.speedup.toFixed(2)}x` : '';
+      tr.insertCell().textContent = b.timer.split(' (')[0];  // the reason in brackets is in the note
+      tr.insertCell().textContent = (page.h100 || {})[name] || (name.startsWith('webgpu:') ? 'browser only' : '');
+    }
+    rows.push(row);
+  }
+  const timers = [...new Set(rows.filter(r => r.timer).map(r => r.timer))].join('; ');
+  $('ladder-note').textContent = `n = ${n}, ${reps} timed repetitions of ${steps} steps each (median); timers: ${timers}; ` +
+    `${navigator.userAgent.match(/Chrom\S+|Firefox\S+|Safari\S+/) || 'this browser'}, ` +
+    `WebGPU: ${page.info.webgpu || page.info.webgpu_error}; WebGL2: ${page.info.gl || page.info.gl_error}.`;
+  $('measure-ladder').disabled = false;
+  await start(keep, false);  // the run the form held, back
+  return rows;
+}
+
 // ---- files, the ladder, the form ----------------------------------------------------------------
 
 // A dropped body file goes where the library's readers find it (the wasm file system).
@@ -235,6 +316,7 @@ async function ladder() {
     for (const r of table.rows) {
       const tr = body.insertRow();
       for (const v of [r.rung, r.source, r.h100]) tr.insertCell().textContent = v;
+      for (const name of r.rung.split(', ')) page.h100[name] = r.h100;
       const here = page.info.rungs.some(x => x.available && r.rung.split(', ').includes(x.name));
       if (here) tr.className = 'here';
     }
@@ -260,7 +342,7 @@ function fillForm(info) {
   for (const g of info.generators) $('ic').add(new Option(g, g));
   // Every default from the library's option table (the command line's), n the page's own.
   for (const k of FIELDS.filter(k => k !== 'pipeline')) $(k).value = info.defaults[k];
-  $('n').max = info.max_bodies;
+  $('n').max = info.max_bodies_alone;  // (info.max_bodies with cpu64 beside the rung)
 }
 
 // A button's work, kept as page.pending (what the tests wait on after a click).
@@ -273,6 +355,10 @@ function wire() {
   $('pause').onclick = act(async () => { page.running = !page.running; buttons(); if (!page.running) await energy(); });
   $('step').onclick = act(() => step(1));
   $('show-stages').onclick = act(() => showStages(page.stageIndex));
+  $('show-workgroup').onclick = act(() => showWorkgroup());
+  $('next-tile').onclick = () => showTile(page.workgroup.upto + 1);
+  $('all-tiles').onclick = () => showTile(page.workgroup.tiles);
+  $('measure-ladder').onclick = act(() => measureLadder(Number($('ladder-n').value) || 4096));
   $('prev-stage').onclick = () => showStage(page.stageIndex - 1);
   $('next-stage').onclick = () => showStage(page.stageIndex + 1);
   $('bench').onclick = act(async () => {
@@ -299,6 +385,9 @@ page.start = (spec, run = false) => start(spec, run);
 page.step = count => step(count);
 page.energy = () => energy();
 page.showStages = index => showStages(index || 0);
+page.showWorkgroup = () => showWorkgroup();
+page.measureLadder = (n, steps, reps) => measureLadder(n, steps, reps);
+page.ladderHere = () => ladderHere();
 page.loadFile = (name, bytes) => loadFile(name, new Uint8Array(bytes));
 page.positions = () => ({ rung: Array.from(page.session.positions()),
                           reference: Array.from(page.session.referencePositions()) });  // [] without one

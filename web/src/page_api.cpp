@@ -51,6 +51,7 @@ std::string info() {
   nlohmann::json j;
   j["version"] = NBODY_VERSION;
   j["max_bodies"] = kMaxBodies;
+  j["max_bodies_alone"] = kMaxBodiesAlone;
   j["max_stage_bodies"] = kMaxStageBodies;
   j["generators"] = generator_names();
   j["defaults"] = page_defaults();
@@ -100,6 +101,7 @@ std::string call(const std::string& method, const nlohmann::json& args) {
   if (method == "accelerations") return s.accelerations();
   if (method == "energy") return s.energy();
   if (method == "stages") return s.stages();
+  if (method == "workgroup") return s.workgroup(args.at(0).get<int>());
   if (method == "bench") return s.bench(args.at(0).get<int>(), args.at(1).get<int>());
   throw InputError("the page's session has no call '" + method + "'");
 }
@@ -131,4 +133,5 @@ EMSCRIPTEN_BINDINGS(nbody) {
   function("rungAccelerations", optional_override([] { return view(session().rung_accelerations()); }));
   function("referenceAccelerations", optional_override([] { return view(session().reference_accelerations()); }));
   function("stageData", optional_override([](int k) { return view(session().stage_data(k)); }));
+  function("workgroupData", optional_override([] { return view(session().workgroup_data()); }));
 }
