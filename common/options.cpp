@@ -49,6 +49,9 @@ const std::vector<OptionRow> kOptions{
     {"leaf_size", "--leaf-size", "leaf_size", "leaf_size", V{static_cast<long long>(d::leaf_size)}, "",
      "Tree leaf size B: a cell of more bodies is split; a leaf's bodies are summed directly (bodies that share "
      "one cell at the deepest level stay one leaf of any size)"},
+    {"webgpu_p", "", "", "webgpu_p", V{static_cast<long long>(d::webgpu_p)}, "",
+     "WebGPU invocations per workgroup p (one tile of that many bodies in workgroup memory)"},
+    {"webgpu_k", "", "", "webgpu_k", V{static_cast<long long>(d::webgpu_k)}, "", "WebGPU bodies per invocation K"},
     {"device", "--device", "device", "", V{static_cast<long long>(d::device)}, ">= 0",
      "CUDA device index, and the EGL device tried first for gl:* (under mpirun: default local rank mod the device "
      "count)"},
@@ -108,7 +111,7 @@ std::string option(std::string_view key) {
     case FrontEnd::Cli:
       break;
   }
-  return std::string(row.cli);
+  return std::string(row.cli.empty() ? row.key : row.cli);  // a row of the page's alone: its key
 }
 
 }  // namespace nbody

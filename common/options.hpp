@@ -30,6 +30,8 @@ inline constexpr int cuda_bodies = 0;
 inline constexpr int cuda_split = 0;
 inline constexpr double theta = 0.5;
 inline constexpr int leaf_size = 32;
+inline constexpr int webgpu_p = 64;   // invocations per workgroup: bodies per tile
+inline constexpr int webgpu_k = 4;    // bodies per invocation (webgpu:tuned)
 inline constexpr int device = 0;
 inline constexpr const char* balance = "equal";
 }  // namespace defaults

@@ -1,6 +1,7 @@
 // A rung: one way of computing the same all-pairs accelerations (cpu64, gl:forcequad, cuda:tuned,
 // ...), described once, next to its code. Each family lists its rungs in its own registry.cpp
-// (common/cpu_rungs.cpp, gl_pipeline/registry.cpp, cuda_pipeline/registry.cpp); the catalogue
+// (common/cpu_rungs.cpp, gl_pipeline/registry.cpp, cuda_pipeline/registry.cpp,
+// webgpu_pipeline/registry.cpp); the catalogue
 // (simulation/catalogue.hpp) joins the lists, and everything that speaks of a rung reads it there:
 // --help, `nbody info`, the option checks, the bench's bounds, the ladder, the tests' lists, the
 // page's list of rungs and docs/ladder.md's table (checked against it by a test).
@@ -27,12 +28,14 @@ struct PipelineOptions {
   int cuda_split = defaults::cuda_split;
   double theta = defaults::theta;   // a tree's opening angle
   int leaf_size = defaults::leaf_size;  // a tree's bodies per leaf
+  int webgpu_p = defaults::webgpu_p;
+  int webgpu_k = defaults::webgpu_k;
   int device = defaults::device;    // CUDA device index
   bool device_given = false;        // --device was on the command line
   std::string balance = defaults::balance;  // under mpirun, each rank's block (placement.hpp)
 };
 
-enum class Family { Cpu, Gl, Cuda };
+enum class Family { Cpu, Gl, Cuda, WebGpu };
 
 // How a rung sums the forces: all N^2 pairs (the ladder's rungs, DESIGN.md's numerical contract), or
 // a tree (GPU Gems 3 §31.6's hierarchical method: far cells as one body each, within an opening
@@ -55,6 +58,7 @@ enum class StateHome {
   GlTexture,   // drawn straight from its position texture, no copy
   GlBuffer,    // GL storage buffers, read back
   CudaDevice,  // copied on the device into GL buffers where CUDA-GL interop works
+  WebGpuBuffer,  // WebGPU storage buffers in the browser, read back
 };
 
 // Accuracy a rung must reach against float64 before a time counts: every checked body within

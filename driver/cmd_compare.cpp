@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
+#include "compare_plot.hpp"
 #include "compare_report.hpp"
 #include "config.hpp"
 #include "error.hpp"
@@ -26,6 +28,21 @@ namespace nbody {
 namespace {
 
 constexpr long long kPlotEnergySamples = 40;  // --plot without --energy-every: at most this many
+
+// A plot's title: what drew it and the run it shows, `steps` the steps and dt (default: "steps=S,
+// dt=D"); a file's name without its folder.
+std::string plot_title(const std::string& what, const std::string& n, const Config& cfg, std::string steps = "") {
+  if (steps.empty()) steps = "steps=" + std::to_string(cfg.steps) + ", dt=" + number_text(cfg.dt);
+  const std::string ic = cfg.ic_is_file() ? std::filesystem::path(cfg.ic).filename().string() : cfg.ic;
+  return what + ": n=" + n + ", " + steps + ", eps=" + number_text(cfg.softening) + ", ic=" + ic +
+         ", seed=" + std::to_string(cfg.seed);
+}
+
+// --plot FILE: a place to write it and, for a PNG, gnuplot (before any work is done).
+void check_plot(const CompareArgs& a) {
+  check_output_path(a.plot, "--plot");
+  if (!a.plot.empty()) check_plot_tool(a.plot);
+}
 
 // The reference first, then the rest in the order given (default: every pipeline, in ladder order).
 std::vector<std::string> resolve_names(const CompareArgs& a) {
@@ -99,9 +116,13 @@ int run_fig9(CompareArgs& a) {
     check_config(a.cfg, 3);
   }
   check_output_path(a.json, "--json");
+  check_plot(a);
+  check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
+  if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
   check_named_options(a);
   place_on_device(a.cfg.pipeline);
   nlohmann::json runs = nlohmann::json::array();
+  std::vector<CompareResult> results;  // for --plot
   auto engine = make_engine(a.cfg.pipeline);
   Terminal terminal;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
@@ -113,8 +134,16 @@ int run_fig9(CompareArgs& a) {
     const CompareResult r = compare(c, *engine, terminal);
     print_fig9(a, r);
     runs.push_back(to_json(c, r, engine->name()));
+    if (!a.plot.empty()) results.push_back(r);
   }
   write_json(a.json, {{"preset", "tr04-fig9"}, {"ranks", World::size()}, {"runs", runs}});
+  if (!a.plot.empty() && World::writer()) {
+    std::string ns;
+    for (long long n : sizes) ns += (ns.empty() ? "" : ",") + std::to_string(n);
+    write_plot(fig9_plot_script(results, plot_title("nbody compare --preset tr04-fig9", ns, a.cfg), a.reference,
+                                plot_png_name(a.plot)),
+               a.plot);
+  }
   return 0;
 }
 
@@ -126,7 +155,7 @@ Threshold check_compare_args(CompareArgs& a) {
   check_compare_options(a.every, a.energy_every, a.validate_n);
   check_output_path(a.json, "--json");
   check_output_path(a.csv, "--csv");
-  check_output_path(a.plot, "--plot");
+  check_plot(a);
   check_junit(a);
   check_distinct_outputs({{"--json", a.json}, {"--csv", a.csv}, {"--plot", a.plot}, {"--junit", a.junit}});
   if (names_stdout(a.json) || names_stdout(a.csv) || names_stdout(a.plot) || names_stdout(a.junit))
@@ -138,12 +167,41 @@ Threshold check_compare_args(CompareArgs& a) {
       throw InputError("--fail-above '" + a.fail_above + "': step " + std::to_string(threshold.step) +
                        " is outside the run (1.." + std::to_string(a.cfg.steps) + ")");
   }
-  if (!a.plot.empty()) check_plot_tool();
   if (!a.plot.empty() && !a.given("--energy-every") && a.cfg.steps > 0)  // the energy panel's curve
     a.energy_every = (a.cfg.steps + kPlotEnergySamples - 1) / kPlotEnergySamples;
   if (a.plot_all_pairs && a.plot.empty()) throw InputError("--plot-all-pairs is for --plot FILE, which was not given");
   check_named_options(a);
   return threshold;
+}
+
+// The dt-sweep's rounding table (the floor each float rung's V reaches, drawn dashed by --plot) and
+// crossing dts.
+void print_rounding(const DtSweepResult& r, const std::string& reference) {
+  if (!r.rounding.empty()) {
+    std::printf("\n\nfloat rounding alone: max distance to %s run at the same dt (the floor of each float rung's "
+                "V; --plot draws it dashed)\n%-12s", reference.c_str(), "dt");
+    for (const auto& name : r.rungs)
+      if (r.rounding.count(name)) std::printf(" %16s", name.c_str());
+    for (std::size_t i = 0; i < r.dts.size(); ++i) {
+      std::printf("\n%-12g", r.dts[i]);
+      for (const auto& name : r.rungs)
+        if (r.rounding.count(name)) std::printf(" %16.3e", r.rounding.at(name)[i]);
+    }
+  }
+  std::printf("\n\ncrossing dt (float rounding as large as the time step's error, i.e. sqrt(2) x %s's own "
+              "distance; rounding dominates below it):\n", reference.c_str());
+  const auto own = r.distance.find(reference);
+  for (const auto& name : r.rungs) {
+    if (!r.crossing_dt.count(name)) continue;
+    const double dt = r.crossing_dt.at(name);
+    const auto floor = r.rounding.find(name);
+    if (dt > 0 || own == r.distance.end() || floor == r.rounding.end() || own->second.back() <= 0) {
+      std::printf("  %-18s %s\n", name.c_str(), dt > 0 ? number_text(dt).c_str() : "none in this range");
+      continue;
+    }
+    std::printf("  %-18s none in this range: at dt = %g its rounding is %.2g x the time step's error\n", name.c_str(),
+                r.dts.back(), floor->second.back() / own->second.back());
+  }
 }
 
 // The error-versus-dt figure: dt = --dt (default 0.02) and 5 halvings, T = --steps x --dt (default
@@ -157,10 +215,9 @@ int run_dt_sweep(CompareArgs& a) {
   check_reference(a);
   if (a.cfg.steps < 1) throw InputError("--steps " + std::to_string(a.cfg.steps) + ": the sweep needs T = steps x dt > 0");
   check_output_path(a.json, "--json");
-  check_output_path(a.plot, "--plot");
+  check_plot(a);
   check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
   if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
-  if (!a.plot.empty()) check_plot_tool();
   check_named_options(a);
   DtSweep s;
   s.cfg = a.cfg;
@@ -185,13 +242,16 @@ int run_dt_sweep(CompareArgs& a) {
     std::printf("\n%-12g", r.dts[i]);
     for (const auto& name : r.rungs) std::printf(" %16.3e", r.distance.at(name)[i]);
   }
-  std::printf("\n\ncrossing dt (float rounding as large as the time step's error, i.e. sqrt(2) x %s's own "
-              "distance; rounding dominates below it):\n", a.reference.c_str());
-  for (const auto& [name, dt] : r.crossing_dt)
-    std::printf("  %-18s %s\n", name.c_str(), dt > 0 ? number_text(dt).c_str() : "none in this range");
+  print_rounding(r, a.reference);
   write_json(a.json, to_json(s, r));
-  if (!a.plot.empty() && World::writer())
-    plot_dt_sweep(r, a.plot, "nbody compare --preset dt-sweep: n=" + std::to_string(a.cfg.n) + ", T=" + number_text(r.time));
+  if (!a.plot.empty() && World::writer()) {
+    const std::string steps = "T=" + number_text(r.time) + " (steps=" + std::to_string(a.cfg.steps) + " of dt=" +
+                              number_text(r.dts.front()) + " to " +
+                              std::to_string(a.cfg.steps << (r.dts.size() - 1)) + " of dt=" + number_text(r.dts.back()) + ")";
+    write_plot(dt_sweep_plot_script(r, plot_title("nbody compare --preset dt-sweep", std::to_string(a.cfg.n), a.cfg, steps),
+                                    a.reference, plot_png_name(a.plot)),
+               a.plot);
+  }
   return 0;
 }
 
@@ -236,7 +296,9 @@ int run_compare_once(CompareArgs& a) {
   write_json(a.json, j);
   if (!a.csv.empty()) write_output(a.csv, to_csv(r));
   if (!a.plot.empty() && World::writer())
-    plot(r, a.plot, "nbody compare: n=" + std::to_string(r.n) + ", ic=" + a.cfg.ic, a.reference, a.plot_all_pairs);
+    write_plot(compare_plot_script(r, plot_title("nbody compare", std::to_string(r.n), a.cfg), a.reference,
+                                   a.plot_all_pairs, plot_png_name(a.plot)),
+               a.plot);
   return a.fail_above.empty() ? 0 : judge_pairs(a, r, threshold, began);
 }
 
@@ -246,18 +308,20 @@ int run_compare(CompareArgs& a) {
   if (a.given("--pipelines") && a.pipelines.empty())
     throw InputError("--pipelines '': empty; name at least one pipeline, or leave the option out "
                      "for every available one");
-  if (a.preset == "dt-sweep") {
-    for (const char* option : {"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"})
+  // A preset writes its own table, --json and --plot, and takes none of compare's other outputs.
+  auto refuse = [&](std::initializer_list<const char*> options) {
+    for (const char* option : options)
       if (a.given(option))
-        throw InputError(std::string("--preset dt-sweep writes its own table, --json and --plot; it takes no ") + option);
+        throw InputError("--preset " + a.preset + " writes its own table, --json and --plot; it takes no " + option);
+  };
+  if (a.preset == "dt-sweep") {
+    refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
     return run_dt_sweep(a);
   }
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
       throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9 and dt-sweep");
-    if (!a.fail_above.empty() || !a.csv.empty() || !a.plot.empty() || a.explain || a.given("--junit"))
-      throw InputError("--preset tr04-fig9 writes its own table and --json; it takes no "
-                       "--fail-above, --junit, --csv, --plot or --explain");
+    refuse({"--fail-above", "--junit", "--csv", "--explain", "--plot-all-pairs"});
     return run_fig9(a);
   }
   return run_compare_once(a);
@@ -294,9 +358,11 @@ Command add_compare(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--csv", a->csv, "Write step,pair,max,rms rows to FILE (- for stdout)");
   sub->add_option("--plot", a->plot,
-                  "Draw divergence (the pairs with the reference) and energy drift vs step to FILE.png (gnuplot; "
-                  "without --energy-every, the energy is sampled at most 40 times, every ceil(steps/40) steps, "
-                  "which are then compared steps too)");
+                  "Draw the divergence (the pairs with the reference) and the energy (the reference's drift, each "
+                  "rung's difference from it) vs step to FILE.png (gnuplot; without --energy-every, the energy is "
+                  "sampled at most 40 times, every ceil(steps/40) steps, which are then compared steps too); "
+                  "FILE.gp writes the gnuplot script instead, data included (gnuplot -c FILE.gp [OUT.png]). "
+                  "With --preset, that preset's figure");
   sub->add_flag("--plot-all-pairs", a->plot_all_pairs, "--plot: draw every pair, not only those with the reference");
   sub->add_option("--fail-above", a->fail_above,
                   "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than "
@@ -306,9 +372,10 @@ Command add_compare(CLI::App& app) {
                   "reference, or per pipeline with --against; failure text = the FAIL line) for CI test reporters");
   sub->add_option("--preset", a->preset,
                   "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
-                  "(-n, --steps override), max distance to the reference per step. dt-sweep: every rung to "
+                  "(-n, --steps override), max distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to "
                   "T = --steps x --dt (default 50 x 0.02) at dt = --dt and 5 halvings, each against the "
-                  "reference at a quarter of the smallest dt (default n 256; --plot draws distance vs dt)");
+                  "reference at a quarter of the smallest dt, and each float rung against the reference at its own dt "
+                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt)");
   sub->add_option("--against", a->against,
                   "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
                   "(default: the snapshot's) and measure the distance to its positions; with "

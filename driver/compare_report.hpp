@@ -1,5 +1,6 @@
-// `nbody compare`'s command line and outputs: its arguments, the summary table, CSV, the plot, the
-// JSON, --explain's table, and --fail-above's verdicts (checks.hpp) with the JUnit report.
+// `nbody compare`'s command line and outputs: its arguments, the summary table, CSV, the JSON,
+// --explain's table, and --fail-above's verdicts (checks.hpp) with the JUnit report. The plots are
+// compare_plot.hpp's.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -45,15 +46,5 @@ void print_summary(const CompareResult& r, const std::string& reference, double 
 std::string to_csv(const CompareResult& r);
 // --explain's table to stdout.
 void print_explanation(const Explanation& e);
-// Throws InputError when gnuplot is not on PATH (before any work is done).
-void check_plot_tool();
-// Draws divergence (log scale; the pairs with `reference`, or every pair) and energy drift vs step
-// with gnuplot, run without a shell: every name and the title reach it as data (command-line
-// arguments and column headers), never as script text. The PNG is written as any output is
-// (output.hpp). Throws std::runtime_error when gnuplot fails.
-void plot(const CompareResult& r, const std::string& png_path, const std::string& title,
-          const std::string& reference, bool all_pairs);
-// The dt-sweep: each rung's distance to the converged trajectory against dt, log-log.
-void plot_dt_sweep(const DtSweepResult& r, const std::string& png_path, const std::string& title);
 
 }  // namespace nbody

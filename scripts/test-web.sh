@@ -3,7 +3,10 @@
 # Debian's chromium, headless on SwiftShader, from a local server and checks it through the
 # DevTools protocol (tests/web/test_page.py): no console errors, gl:forcequad and gl:gather against
 # the page's own cpu64, 15 steps within 1e-5, the same cpu64 bits as the native build, the force
-# quad's stages, bad input, the limit's message, a browser without WebGL, a screenshot with bodies.
+# quad's stages, bad input, the limit's message, a browser without WebGL, a screenshot with bodies;
+# with --enable-unsafe-webgpu, the WebGPU rungs the same way, one workgroup's tiles, the ladder
+# measured in the page, and a browser without WebGPU.
+# NBODY_WEB_LADDER_SCREENSHOT=FILE.png keeps the ladder panel's screenshot (docs/images/web-ladder.png).
 # Usage: bash scripts/test-web.sh [NATIVE_NBODY]  (default build/ci/driver/nbody; without one, the
 # comparisons with it skip and say so). NBODY_WEB_SCREENSHOT=FILE.png keeps the screenshot.
 set -euo pipefail

@@ -10,6 +10,7 @@
 #include "options.hpp"
 #include "gl_pipeline.hpp"    // plain C++: gl::rungs() in every build
 #include "reference.hpp"
+#include "webgpu_pipeline.hpp"  // plain C++: webgpu::rungs() in every build
 
 namespace nbody {
 
@@ -18,7 +19,7 @@ namespace {
 // Every family's entries, checked once: each whole, each name once, the ladder one chain.
 std::vector<Rung> joined_registries() {
   std::vector<Rung> all;
-  for (const auto* family : {&cpu_rungs(), &gl::rungs(), &cuda::rungs()}) all.insert(all.end(), family->begin(), family->end());
+  for (const auto* family : {&cpu_rungs(), &gl::rungs(), &cuda::rungs(), &webgpu::rungs()}) all.insert(all.end(), family->begin(), family->end());
   std::map<std::string, int> names;
   for (const Rung& r : all) {
     for (const std::string& m : missing_facts(r))

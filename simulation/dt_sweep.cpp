@@ -1,5 +1,6 @@
 #include "dt_sweep.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "balance.hpp"
@@ -71,12 +72,20 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
   long long done = 0;
   const std::vector<Vec4> x_true = positions_at(*truth, s.cfg, r.truth_dt, truth_steps, engine, report);
   sweep->update(++done);
-  for (double dt : s.dts)
+  const auto ref = std::find(made.names.begin(), made.names.end(), s.reference);
+  for (double dt : s.dts) {
+    std::vector<std::vector<Vec4>> x(made.pipelines.size());
     for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
-      const std::vector<Vec4> x = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
-      r.distance[made.names[k]].push_back(position_distance(x, x_true).max);
+      x[k] = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
+      r.distance[made.names[k]].push_back(position_distance(x[k], x_true).max);
       sweep->update(++done);
     }
+    if (ref == made.names.end()) continue;
+    const std::vector<Vec4>& x_ref = x[static_cast<std::size_t>(ref - made.names.begin())];
+    for (std::size_t k = 0; k < made.pipelines.size(); ++k)
+      if (!rung(made.names[k]).fp64_forces)
+        r.rounding[made.names[k]].push_back(position_distance(x[k], x_ref).max);
+  }
   const auto own = r.distance.find(s.reference);
   for (const auto& name : r.rungs) {
     if (own == r.distance.end() || rung(name).fp64_forces) continue;

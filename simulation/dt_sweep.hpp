@@ -31,6 +31,9 @@ struct DtSweepResult {
   std::vector<std::string> rungs;                     // those that ran
   std::map<std::string, std::string> skipped;         // name -> reason
   std::map<std::string, std::vector<double>> distance;  // per rung, per dt: max distance to the truth at T
+  // Per float rung, per dt: max distance at T to the reference run at the same dt: the rung's float
+  // rounding alone, the time step's error being the same on both sides (the floor its V reaches).
+  std::map<std::string, std::vector<double>> rounding;
   // Per float rung: the largest dt at which its distance is above sqrt(2) times the reference's own:
   // with independent errors, d^2 = truncation^2 + rounding^2, there rounding has grown to the time
   // step's error, and below it rounding dominates. 0 where that never happens in the range.

@@ -28,7 +28,9 @@ TEST(CliBinary, VersionNamesCommitArchitecturesAndWhatWasBuiltIn) {
   if (std::filesystem::exists(NBODY_SOURCE_DIR "/.git")) {
     EXPECT_EQ(r.out.find("commit unknown"), std::string::npos) << "built from a git checkout:\n" << r.out;
   }
-  const bool cuda = r.out.find("cuda:   yes (kernels for sm_") != std::string::npos;
+  // sm_XX cubins, or PTX alone (the release preset on a machine without a GPU).
+  const bool cuda = r.out.find("cuda:   yes (kernels for sm_") != std::string::npos ||
+                    r.out.find("cuda:   yes (kernels for PTX compute_") != std::string::npos;
   EXPECT_TRUE(cuda || r.out.find("cuda:   no (") != std::string::npos) << r.out;
 }
 
@@ -42,6 +44,23 @@ TEST(CliBinary, NoGpuIsSaidInPlainWords) {
   EXPECT_NE(r.out.find("cuda: unavailable: no NVIDIA driver or GPU found (cudaGetDeviceCount: cudaError"),
             std::string::npos) << r.out;
   EXPECT_NE(unavailable("cuda:tuned").find("unavailable: no NVIDIA driver or GPU found"), std::string::npos) << r.out;
+}
+
+// The browser's WebGPU rungs are listed everywhere, each with the reason it runs only there; named, one
+// says so and exits 3.
+TEST(CliBinary, TheWebGpuRungsAreBrowserOnly) {
+  const Result r = nbody("info");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string name : {"webgpu:gems31", "webgpu:tuned"}) {
+    const std::size_t at = r.out.find("\n  " + name + " ");
+    ASSERT_NE(at, std::string::npos) << name << " in:\n" << r.out;
+    const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    EXPECT_NE(line.find(" unavailable: browser only: WGSL compute shaders run in the browser edition"), std::string::npos)
+        << line;
+  }
+  const Result run = nbody("run -p webgpu:tuned -n 10 --steps 1");
+  EXPECT_EQ(run.code, 3) << run.err;
+  EXPECT_NE(run.err.find("webgpu:tuned cannot run here: browser only"), std::string::npos) << run.err;
 }
 
 // __FILE__ in an error message would name the build machine's checkout (CUDA_CHECK's "failed at").

@@ -4,14 +4,51 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_helpers.hpp"
 
 namespace {
 
 using namespace cli_test;
+
+bool have_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+#define REQUIRE_GNUPLOT() \
+  if (!have_gnuplot()) GTEST_SKIP() << "no gnuplot on PATH (scripts/install-deps.sh installs gnuplot-nox)"
+
+// A --plot FILE.gp script's curves: title -> the whole plot clause that draws it.
+std::map<std::string, std::string> curves(const std::string& script) {
+  std::map<std::string, std::string> out;
+  static const std::regex clause("(\\$data\\d+ using 1:2 with [a-z]+|keyentry with lines)([^\\n]*) title '((?:[^']|'')*)'");
+  for (auto it = std::sregex_iterator(script.begin(), script.end(), clause); it != std::sregex_iterator(); ++it)
+    out[(*it)[3]] = (*it)[0];
+  return out;
+}
+
+std::string colour_of(const std::string& clause) {
+  const auto at = clause.find("lc rgb '#");
+  return at == std::string::npos ? "" : clause.substr(at + 8, 7);
+}
+
+// Yellow on white: red and green both bright, blue well below them (gnuplot's default fifth
+// colour, #f0e442, is one).
+bool yellowish(const std::string& hex) {
+  const int r = std::stoi(hex.substr(1, 2), nullptr, 16), g = std::stoi(hex.substr(3, 2), nullptr, 16),
+            b = std::stoi(hex.substr(5, 2), nullptr, 16);
+  return r > 0xb0 && g > 0xb0 && b < std::min(r, g) - 0x40;
+}
+
+// The number after `set rmargin at screen`: where the plot ends and the key begins.
+double right_margin(const std::string& script) {
+  std::smatch m;
+  const std::regex margin("set rmargin at screen ([0-9.]+)");
+  return std::regex_search(script, m, margin) ? std::stod(m[1]) : 0;
+}
 
 TEST(CliCompare, CompareWritesTheDesignFields) {
   const fs::path json = scratch() / "out.json";
@@ -49,6 +86,7 @@ TEST(CliCompare, FailAboveIsTheCiHook) {
 }
 
 TEST(CliCompare, CompareWritesJsonCsvAndPlotWithEveryPairAtEveryStep) {
+  REQUIRE_GNUPLOT();
   const fs::path dir = scratch();
   const fs::path json = dir / "c.json", csv = dir / "c.csv", png = dir / "c.png";
   const Result r = nbody("compare --pipelines cpu64,cpu32,gl:forcequad -n 300 --steps 12 --json '" +
@@ -65,6 +103,75 @@ TEST(CliCompare, CompareWritesJsonCsvAndPlotWithEveryPairAtEveryStep) {
   ASSERT_GT(img.size(), 1000u);
   EXPECT_EQ(img.substr(1, 3), "PNG");
   EXPECT_FALSE(fs::exists(png.string() + ".partial"));
+  EXPECT_NE(r.out.find("plot: PNG written to " + png.string() + "\n"), std::string::npos) << r.out;
+}
+
+// The figure's script (--plot FILE.gp, no gnuplot needed): every curve has a colour of its own that
+// reads on white, a rung the same colour in both panels; the title names the run; the key takes
+// under a quarter of the width; the energy panel draws the reference's drift once and every other
+// rung as its difference from it. The line saying where the plot went follows the summary: on
+// stdout, or on stderr when stdout carries the JSON.
+TEST(CliCompare, PlotScriptReadsOnWhite) {
+  const fs::path gp = scratch() / "figure.gp";
+  const Result r = nbody("compare --pipelines cpu64,cpu32 -n 120 --steps 30 --dt 0.005 --softening 0.06 --seed 9 "
+                         "--plot '" + gp.string() + "' --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << "stdout holds the JSON alone:\n" << r.out;
+  EXPECT_NE(r.err.find("plot: gnuplot script written to " + gp.string()), std::string::npos) << r.err;
+  const std::string script = slurp(gp);
+  const std::string title = script.substr(0, script.find('\n'));
+  for (const char* field : {"n=120", "steps=30", "dt=0.005", "eps=0.06", "ic=plummer", "seed=9"})
+    EXPECT_NE(title.find(field), std::string::npos) << field << " in " << title;
+  EXPECT_NE(script.find("set multiplot layout 2,1 title 'nbody compare: n=120"), std::string::npos) << script;
+  const auto c = curves(script);
+  ASSERT_EQ(c.size(), 3u) << script;  // cpu32's distance; cpu64's drift; cpu32's difference from it
+  for (const auto& [name, clause] : c) {
+    const std::string colour = colour_of(clause);
+    ASSERT_EQ(colour.size(), 7u) << "no explicit colour: " << clause;
+    EXPECT_FALSE(yellowish(colour)) << clause;
+  }
+  EXPECT_EQ(colour_of(c.at("cpu32")), colour_of(c.at("cpu32 - cpu64"))) << "one colour per rung in both panels";
+  EXPECT_EQ(colour_of(c.at("cpu64")), "#000000") << "the reference is black";
+  EXPECT_NE(colour_of(c.at("cpu32")), "#000000");
+  EXPECT_GE(right_margin(script), 0.75) << "the key takes under a quarter of the width";
+  EXPECT_LT(right_margin(script), 0.95);
+}
+
+// gnuplot draws the written script as it is (its data inside), and names reach it as text: a file
+// whose name holds a quote and a backquote is a title, not a command.
+TEST(CliCompare, PlotScriptDrawsAndQuotesNames) {
+  REQUIRE_GNUPLOT();
+  const fs::path dir = scratch() / "quoted";
+  fs::create_directories(dir);
+  const fs::path ic = dir / "it's`touch pwned`.csv";
+  std::string csv = "x,y,z,vx,vy,vz,m\n";
+  for (int i = 0; i < 40; ++i)
+    csv += std::to_string(0.1 * (i % 7) - 0.3) + "," + std::to_string(0.05 * (i % 11) - 0.25) + "," +
+           std::to_string(0.07 * (i % 5) - 0.14) + ",0,0,0," + std::to_string(0.02 + 0.001 * (i % 3)) + "\n";
+  write_file(ic, csv);
+  const fs::path gp = dir / "q.gp", png = dir / "q.png";
+  std::string shell_ic = "'";  // the name as one shell word: ' closes, \' is the quote, ' reopens
+  for (char ch : ic.string()) shell_ic += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  shell_ic += "'";
+  const Result r = nbody("compare --pipelines cpu64,cpu32 --steps 8 --ic " + shell_ic + " --plot '" + gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(gp).find("ic=it''s`touch pwned`.csv"), std::string::npos) << slurp(gp);
+  const std::string run = "cd '" + dir.string() + "' && gnuplot -c q.gp '" + png.string() + "' 2>gnuplot.err";
+  ASSERT_EQ(std::system(run.c_str()), 0) << slurp(dir / "gnuplot.err");
+  EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+  EXPECT_FALSE(fs::exists(dir / "pwned"));
+}
+
+// Without gnuplot a PNG is refused before any work, naming the way out; the script needs none.
+TEST(CliCompare, PlotWithoutGnuplot) {
+  const fs::path dir = scratch();
+  const std::string no_path = "PATH=/nonexistent ";
+  Result r = nbody("compare --pipelines cpu64,cpu32 -n 32 --steps 2 --plot '" + (dir / "a.png").string() + "'", no_path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("FILE.gp"), std::string::npos) << r.err;
+  r = nbody("compare --pipelines cpu64,cpu32 -n 32 --steps 2 --plot '" + (dir / "a.gp").string() + "'", no_path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "a.gp"));
 }
 
 TEST(CliCompare, ExplainNamesEveryFactor) {
@@ -102,6 +209,26 @@ TEST(CliCompare, ExplainNamesEveryFactor) {
   EXPECT_NE(r.out.find("what cuda:mixed does"), std::string::npos) << r.out;
 }
 
+// The Fig. 9 preset draws its figure: a panel per N with the goal, the path said.
+TEST(CliCompare, Fig9PresetTakesPlot) {
+  const fs::path gp = scratch() / "fig9.gp", png = scratch() / "fig9.png";
+  Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu32 -n 64 --steps 20 --plot '" + gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("plot: gnuplot script written to " + gp.string()), std::string::npos) << r.out;
+  const std::string script = slurp(gp);
+  EXPECT_NE(script.find("title 'n = 64: max Euclidean distance to cpu64'"), std::string::npos) << script;
+  EXPECT_NE(script.find("steps=20, dt=0.01"), std::string::npos) << script;
+  const auto c = curves(script);
+  EXPECT_EQ(c.size(), 2u) << script;  // cpu32 and the goal
+  EXPECT_TRUE(c.count("cpu32")) << script;
+  EXPECT_EQ(nbody("compare --preset tr04-fig9 -n 64 --steps 5 --plot-all-pairs --plot '" + gp.string() + "'").code, 2);
+  if (!have_gnuplot()) GTEST_SKIP() << "no gnuplot on PATH: the PNG is not drawn (scripts/install-deps.sh)";
+  r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu32 -n 64 --steps 20 --plot '" + png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("plot: PNG written to " + png.string() + "\n"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+}
+
 TEST(CliCompare, Fig9PresetAtReducedN) {
   const fs::path json = scratch() / "f9.json";
   const Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu32,gl -n 256 --steps 20 --json '" +
@@ -121,7 +248,7 @@ TEST(CliCompare, Fig9PresetAtReducedN) {
 // A plot with nothing in a panel (one pipeline, or no step) is drawn with the panel saying so, not
 // refused by gnuplot's "all points undefined" on a log axis.
 TEST(CliCompare, PlotWithAnEmptyPanelIsStillDrawn) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  REQUIRE_GNUPLOT();
   for (const char* args : {"--pipelines cpu64 -n 64 --steps 3", "--pipelines cpu64,cpu32 -n 64 --steps 0"}) {
     const fs::path png = scratch() / "empty-panel.png";
     fs::remove(png);
@@ -134,7 +261,7 @@ TEST(CliCompare, PlotWithAnEmptyPanelIsStillDrawn) {
 // --plot samples the energy often enough for its panel to draw a curve (about 40 points) unless
 // --energy-every says otherwise; without --plot the JSON keeps its first-and-last default.
 TEST(CliCompare, PlotSamplesTheEnergyForACurve) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot (scripts/install-deps.sh)";
+  REQUIRE_GNUPLOT();
   const fs::path png = scratch() / "energy-curve.png";
   auto energy_points = [](const std::string& json) {
     int points = 0;
@@ -197,6 +324,36 @@ TEST(CliCompare, TheTimeStepsErrorBesideFloatRounding) {
   }
   EXPECT_TRUE(s["crossing_dt"].contains("cpu32")) << s.dump();
   EXPECT_EQ(nbody("compare --preset dt-sweep --every 2 -n 48 --steps 5").code, 2);
+}
+
+// The dt-sweep draws each float rung's rounding alone (its distance to the reference at the same
+// dt), the floor its V reaches, and says so; the reference's own distance is the time step's error.
+TEST(CliCompare, DtSweepDrawsTheRoundingFloor) {
+  const fs::path gp = scratch() / "sweep.gp";
+  const Result r = nbody("compare --preset dt-sweep --pipelines cpu32 -n 48 --steps 5 --json - --plot '" + gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("float rounding alone: max distance to cpu64 run at the same dt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--plot draws it dashed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plot: gnuplot script written to " + gp.string()), std::string::npos) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(s["rounding"].contains("cpu32")) << s.dump();
+  EXPECT_FALSE(s["rounding"].contains("cpu64")) << "the reference has no rounding of its own here";
+  const auto& rounding = s["rounding"]["cpu32"];
+  const auto& d32 = s["distance"]["cpu32"];
+  const auto& d64 = s["distance"]["cpu64"];
+  ASSERT_EQ(rounding.size(), 6u);
+  for (std::size_t k = 0; k < 6; ++k) {
+    EXPECT_GT(rounding[k].get<double>(), 0) << k;
+    // |x32 - x64| <= |x32 - truth| + |truth - x64|, body by body
+    EXPECT_LE(rounding[k].get<double>(), (d32[k].get<double>() + d64[k].get<double>()) * (1 + 1e-12)) << k;
+  }
+  const std::string script = slurp(gp);
+  const auto c = curves(script);
+  ASSERT_TRUE(c.count("cpu32 rounding")) << script;
+  EXPECT_NE(c.at("cpu32 rounding").find("dt 2"), std::string::npos) << "dashed: " << c.at("cpu32 rounding");
+  EXPECT_EQ(colour_of(c.at("cpu32 rounding")), colour_of(c.at("cpu32")));
+  for (const char* field : {"n=48", "T=0.1", "dt=0.02", "ic=plummer"})
+    EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
 }  // namespace

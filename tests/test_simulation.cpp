@@ -30,7 +30,8 @@ namespace {
 const Params kParams{0.01, 0.05};
 
 // Every rung once, each fact consistent with the others; the ladder holds every all-pairs rung but
-// cpu64, and no tree.
+// cpu64 (the reference) and the browser's WebGPU rungs, and no tree (docs/ladder.md lists those in
+// tables of their own).
 TEST(Catalogue, DescribesEveryRungOnce) {
   std::set<std::string> names;
   for (const Rung& r : rungs()) {
@@ -41,13 +42,15 @@ TEST(Catalogue, DescribesEveryRungOnce) {
       EXPECT_EQ(r.state_bits, 64) << r.name << ": float64 forces keep float64 state";
     }
     EXPECT_EQ(is_fp64_pipeline(r.name), r.fp64_forces);
-    EXPECT_EQ(r.ladder.on, r.name != "cpu64" && r.method == Method::AllPairs) << r.name;
+    EXPECT_EQ(r.ladder.on, r.name != "cpu64" && r.method == Method::AllPairs && r.family != Family::WebGpu) << r.name;
     EXPECT_TRUE(missing_facts(r).empty()) << r.name << ": " << missing_facts(r).front();
   }
   const std::vector<std::string> ladder = ladder_names();
   const auto trees = std::count_if(rungs().begin(), rungs().end(), [](const Rung& r) { return r.method == Method::Tree; });
+  const auto browser = std::count_if(rungs().begin(), rungs().end(), [](const Rung& r) { return r.family == Family::WebGpu; });
   EXPECT_GE(trees, 1);
-  EXPECT_EQ(ladder.size() + 1 + static_cast<std::size_t>(trees), rungs().size());
+  EXPECT_EQ(browser, 2);
+  EXPECT_EQ(ladder.size() + 1 + static_cast<std::size_t>(trees + browser), rungs().size());
   EXPECT_EQ(ladder.front(), "cpu32");
   EXPECT_EQ(canonical_name("gl"), "gl:forcequad");
   EXPECT_EQ(canonical_name("cuda"), "cuda:tuned");
@@ -106,6 +109,8 @@ TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
       EXPECT_NE(help.find(r.name), std::string::npos) << o.key << " help lacks " << r.name << ": " << help;
       EXPECT_NE(help.find(o.describe()), std::string::npos) << o.key << ": " << help;
     }
+  // docs/ladder.md: a table's first heading names what its rows are: "rung" (the ladder's, past the
+  // CPU's), "tree rung", "browser rung".
   std::ifstream doc(NBODY_SOURCE_DIR "/docs/ladder.md");
   ASSERT_TRUE(doc) << "docs/ladder.md";
   std::map<std::string, std::set<std::string>> tables;  // a table's first heading -> the rungs of its rows
@@ -124,14 +129,17 @@ TEST(Catalogue, HelpAndTheLadderTableFollowTheRegistry) {
       at = first.find('`', end + 1);
     }
   }
-  std::set<std::string> ladder, trees;
+  std::set<std::string> ladder, trees, browser;
   for (const std::string& name : ladder_names())
     if (rung(name).family != Family::Cpu) ladder.insert(name);
-  for (const Rung& r : rungs())
+  for (const Rung& r : rungs()) {
     if (r.method == Method::Tree) trees.insert(r.name);
+    if (r.family == Family::WebGpu) browser.insert(r.name);
+  }
   EXPECT_EQ(tables["rung"], ladder) << "docs/ladder.md's table and the registry's ladder differ";
   EXPECT_EQ(tables["tree rung"], trees) << "docs/ladder.md's table of trees and the registry's trees differ";
-  EXPECT_EQ(tables.size(), 2u) << "rungs in a table that is neither";
+  EXPECT_EQ(tables["browser rung"], browser) << "docs/ladder.md's table of the browser's rungs and the registry's differ";
+  EXPECT_EQ(tables.size(), 3u) << "rungs in a table that is none of these";
 }
 
 // The option table's ranges (which --help and the CLI's parser print) are the library's limits.

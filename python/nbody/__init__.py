@@ -14,7 +14,8 @@ The same library as the ``nbody`` command line, with NumPy arrays in and out::
 Errors: bad input (a value or a type) raises ``nbody.InputError`` (a ValueError); a rung that cannot run here raises
 ``nbody.Unavailable`` with the reason the CLI gives; a state that is not finite raises
 ``nbody.NonFinite``. Long calls release the GIL and stop between batches on Ctrl-C
-(KeyboardInterrupt), leaving the objects usable.
+(KeyboardInterrupt), leaving the objects usable, and report their progress (``set_progress``: by
+default a line on stderr in a terminal or a notebook once a task has taken a second).
 """
 
 from __future__ import annotations
@@ -27,17 +28,33 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from . import _core
+from . import _core, _progress
 from ._args import _bool, _float, _int, _path, _str
 from ._core import InputError, NonFinite, OutputError, Unavailable
 
 __all__ = [
     "Bodies", "CompareResult", "InputError", "NonFinite", "OutputError", "Simulation", "Table", "Unavailable",
-    "bench", "compare", "explain", "info", "initial_conditions", "ladder", "pipelines",
+    "bench", "compare", "explain", "info", "initial_conditions", "ladder", "pipelines", "set_progress",
 ]
 
 __version__ = _core.version()
 _D = _core.option_defaults()  # every default, from the library's option table (the CLI's --help shows the same)
+
+def set_progress(hook="auto") -> None:
+    """Where long work reports its progress: ``"auto"`` (the default: a line on stderr, rewritten in
+    place, in a terminal or a notebook once a task has taken a second; nothing elsewhere), ``None``
+    (nothing), or a callable ``hook(label, done, total)``, called at a task's start, at most every
+    0.2 s while it runs, and at its end. An exception the hook raises stops the work at its next
+    batch (the objects stay usable) and is raised from the call."""
+    if isinstance(hook, str):
+        if hook != "auto":
+            raise InputError(f"progress '{hook}': must be 'auto', None or a callable (label, done, total)")
+        hook = _progress.Line()
+    _core.set_progress(hook)
+
+
+set_progress("auto")
+
 
 def info() -> dict:
     """What this build has: devices, the GL renderer, the float64 engine, HDF5, and each pipeline

@@ -53,11 +53,17 @@ Bodies bodies_from(const In2& x, const In2& v, const In1& m);
 PipelineOptions options_from(const nb::dict& options);
 
 // Stops long work between batches when a signal handler raised (Ctrl-C: KeyboardInterrupt), and
-// passes the library's warnings to Python's warnings (RuntimeWarning). Takes the GIL for each.
+// passes the library's warnings to Python's warnings (RuntimeWarning) and long work's progress to
+// the hook nbody.set_progress() gave (progress.cpp). Takes the GIL for each.
 class PyReporter final : public Reporter {
  public:
+  std::unique_ptr<Task> begin(const std::string& label, long long total) override;
   int interrupted() override;
   void warn(const std::string& text) override;
+  // With the GIL: keeps the exception now raised (a progress hook's), to raise once the work has
+  // stopped; interrupted() then stops it.
+  void keep_error();
+  bool kept() const { return type_ != nullptr; }
   // With the GIL: raises what the handler raised (KeyboardInterrupt, or the handler's own exception);
   // a KeyboardInterrupt carries `note` (where the work stopped) when one is given.
   [[noreturn]] void raise(const std::string& note = "");
@@ -71,8 +77,12 @@ template <class F>
 auto interruptible(F&& work) {
   PyReporter report;
   try {
-    nb::gil_scoped_release release;
-    return work(report);
+    auto result = [&] {
+      nb::gil_scoped_release release;
+      return work(report);
+    }();
+    if (report.kept()) report.raise();  // a progress hook raised at the work's end
+    return result;
   } catch (const Interrupted&) {
     report.raise();
   }
@@ -82,6 +92,7 @@ auto interruptible(F&& work) {
 void claim_gl_thread(const std::string& what);
 
 void register_simulation(nb::module_& m);
+void register_progress(nb::module_& m);
 void register_runs(nb::module_& m);
 
 }  // namespace nbody::python

@@ -75,11 +75,20 @@ PipelineOptions options_from(const nb::dict& options) {
 
 int PyReporter::interrupted() {
   nb::gil_scoped_acquire gil;
+  if (type_) return SIGINT;         // a progress hook raised: stop here
   if (PyErr_CheckSignals() != 0) {  // the handler raised: kept, and raised once the work has stopped
     PyErr_Fetch(&type_, &value_, &trace_);
     return SIGINT;
   }
   return 0;
+}
+
+void PyReporter::keep_error() {
+  if (type_) {  // the first error wins
+    PyErr_Clear();
+    return;
+  }
+  PyErr_Fetch(&type_, &value_, &trace_);
 }
 
 void PyReporter::warn(const std::string& text) {
@@ -130,4 +139,5 @@ NB_MODULE(_core, m) {
   });
   nbody::python::register_simulation(m);
   nbody::python::register_runs(m);
+  nbody::python::register_progress(m);
 }

@@ -85,7 +85,7 @@ class Simulation {
       } done{*this, stepper};
       signal = stepper.run(report, name_, force);
     }
-    if (signal)
+    if (signal || report.kept())
       report.raise("interrupted at step " + std::to_string(step_) + " of " + name_ +
                    " (between batches: the simulation is usable and goes on from there)");
   }

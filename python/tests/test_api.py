@@ -52,6 +52,45 @@ def test_simulation_is_bit_identical_to_nbody_run(tmp_path, pipeline):
         np.testing.assert_array_equal(sim.velocities, v_cli)
 
 
+def test_the_browsers_webgpu_rungs_are_listed_with_the_reason():
+    listed = nbody.info()["pipelines"]
+    for name in ("webgpu:gems31", "webgpu:tuned"):
+        assert name in nbody.pipelines()
+        assert listed[name]["available"] is False
+        assert listed[name]["reason"].startswith("browser only: WGSL compute shaders run in the browser edition")
+    with pytest.raises(nbody.Unavailable, match="webgpu:gems31 cannot run here: browser only"):
+        nbody.Simulation("webgpu:gems31", nbody.initial_conditions("plummer", n=10))
+
+
+def test_progress_reaches_the_hook_and_its_error_stops_the_work():
+    calls = []
+    nbody.set_progress(lambda label, done, total: calls.append((label, done, total)))
+    try:
+        with nbody.Simulation("cpu32", nbody.initial_conditions("plummer", n=256)) as sim:
+            sim.step(40)
+            steps = [c for c in calls if c[2] == 40]
+            assert steps[0][1] == 0 and steps[-1][1] == 40, calls
+            assert [c[1] for c in steps] == sorted(c[1] for c in steps)
+
+            def stop(label, done, total):
+                if done > 0:
+                    raise ValueError(f"stopped by the hook at {done}")
+            nbody.set_progress(stop)
+            with pytest.raises(ValueError, match="stopped by the hook"):
+                sim.step(20)
+            nbody.set_progress(None)
+            before = sim.steps
+            assert 40 <= before <= 60
+            sim.step(1)  # still usable, going on from where it stopped
+            assert sim.steps == before + 1
+    finally:
+        nbody.set_progress("auto")
+    with pytest.raises(nbody.InputError, match="progress 'loud'"):
+        nbody.set_progress("loud")
+    with pytest.raises(nbody.InputError, match="must be a callable"):
+        nbody._core.set_progress(3)
+
+
 def test_initial_conditions_are_the_clis(tmp_path):
     out = tmp_path / "ic.csv"
     r = cli("run", "-p", "cpu64", "-n", "200", "--steps", "0", "--ic", "shell", "--seed", "9", "--save", str(out))

@@ -188,10 +188,15 @@ class Tab:
         """`function` (JavaScript source) applied to the JSON-able args."""
         return self.evaluate(f"({function})(...{json.dumps(args)})", timeout)
 
-    def screenshot(self, path):
-        """The whole page, as a PNG file."""
-        size = self.send("Page.getLayoutMetrics")["cssContentSize"]
-        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+    def screenshot(self, path, element=None):
+        """The whole page, or the element of that id, as a PNG file."""
+        if element:
+            box = self.evaluate(f"(() => {{ const r = document.getElementById({json.dumps(element)})"
+                                ".getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; })()")
+            clip = {"x": box[0], "y": box[1], "width": box[2], "height": box[3], "scale": 1}
+        else:
+            size = self.send("Page.getLayoutMetrics")["cssContentSize"]
+            clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
         png = base64.b64decode(self.send("Page.captureScreenshot", {"format": "png", "clip": clip,
                                                                     "captureBeyondViewport": True})["data"])
         with open(path, "wb") as f:

@@ -29,6 +29,10 @@ GALAXY = ROOT.parent / "shared" / "data" / "galaxy_20K.bin"
 # body within 1e-6 + 1e-4 |a_ref|.
 RMS_REL, ATOL, RTOL = 1e-5, 1e-6, 1e-4
 
+# WebGPU in Debian's chromium, headless, on SwiftShader (with --enable-unsafe-swiftshader, which
+# browser.py passes): the WebGPU rungs' tests need it; without it the page must say why they cannot run.
+WEBGPU = ["--enable-unsafe-webgpu"]
+
 _seed = os.environ.get("NBODY_TEST_SEED", "20240611")
 SEED = random.randrange(1, 2**31) if _seed == "random" else int(_seed)
 print(f"seed {SEED} (NBODY_TEST_SEED=random draws one)", flush=True)
@@ -41,7 +45,7 @@ def setUpModule():
     if not (SITE / "nbody.wasm").exists():  # a failure, not a skip: nothing would have been checked
         raise FileNotFoundError(f"no {SITE}/nbody.wasm: run scripts/build-web.sh first")
     server = Server(SITE)
-    browser = Browser()
+    browser = Browser(flags=WEBGPU)
 
 
 def tearDownModule():
@@ -251,7 +255,7 @@ class Page(unittest.TestCase):
         self.assertTrue(all(s["name"].startswith("reduction pass") for s in stages[1:]))
         # The last pass holds the accelerations: the same as the rung's own.
         last = tab.evaluate(f"Array.from(nbodyPage.session.stageData({len(stages) - 1}))")
-        acc = tab.evaluate("nbodyPage.accelerations().rung")
+        acc = tab.evaluate("nbodyPage.accelerations().then(a => a.rung)")
         for i in range(300):
             self.assertEqual(last[4 * i:4 * i + 3], acc[3 * i:3 * i + 3], f"body {i}")
         lit = tab.evaluate("(() => { const d = document.getElementById('stage').getContext('2d')"
@@ -273,6 +277,20 @@ class Page(unittest.TestCase):
                            ".getImageData(0, 0, 560, 560).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
                            "k += d[i] > 100; return k; })()")
         self.assertGreater(lit, 100, "the bodies' canvas is blank: the message should be written on it")
+
+    def test_without_cpu64_the_rungs_pace_sets_the_limit(self):
+        tab = open_page()
+        r = start(tab, pipeline="cpu32", n=16400, ic="plummer", reference=False)  # past cpu64's limit
+        self.assertNotIn("error", r, r)
+        self.assertEqual([r["n"], r["reference"]], [16400, ""])
+        self.assertEqual(tab.evaluate("nbodyPage.step(1)")["step"], 1)
+        r = start(tab, pipeline="webgpu:gems31", n=1000000, ic="plummer", reference=False)
+        self.assertEqual(r["kind"], "InputError", r)
+        self.assertRegex(r["error"], r"^n 1000000: measured here, the set-up \(two float64 passes in WebAssembly\) "
+                                     r"would take about [0-9.]+ s and each webgpu:gems31 step [0-9.]+ s; "
+                                     r"the page takes at most 30.0 s and 10.0 s$")
+        r = start(tab, pipeline="webgpu:gems31", n=5000000, reference=False)
+        self.assertIn("n 5000000: the page runs at most 4194304 bodies", r["error"])
 
     def test_bad_input_is_named_and_the_page_stays_usable(self):
         tab = open_page()
@@ -353,19 +371,19 @@ class Page(unittest.TestCase):
 
     def test_the_form_and_its_buttons(self):
         tab = open_page()
-        fill = ("(n) => { document.getElementById('n').value = n; document.getElementById('pipeline').value = "
-                "'gl:gather'; document.getElementById('start').click(); "
+        fill = ("async (n) => { document.getElementById('n').value = n; document.getElementById('pipeline').value = "
+                "'gl:gather'; document.getElementById('start').click(); await nbodyPage.pending; "
                 "return document.getElementById('status').textContent; }")
         self.assertIn("n 100000: the page runs at most 16384", tab.call(fill, "100000"))
         self.assertIn("gl:gather: 300 bodies", tab.call(fill, "300"))
         label = "document.getElementById('step-label').textContent"
         tab.evaluate("new Promise(r => setTimeout(r, 500))")  # running: Start runs
-        tab.evaluate("document.getElementById('pause').click()")
+        tab.evaluate("document.getElementById('pause').click(); nbodyPage.pending")
         before = int(tab.evaluate(label).split()[-1])
         self.assertGreater(before, 0)
-        tab.evaluate("document.getElementById('step').click()")
+        tab.evaluate("document.getElementById('step').click(); nbodyPage.pending")
         self.assertEqual(tab.evaluate(label), f"step {before + 1}")
-        tab.evaluate("document.getElementById('show-stages').click()")
+        tab.evaluate("document.getElementById('show-stages').click(); nbodyPage.pending")
         tab.evaluate("document.getElementById('next-stage').click()")
         self.assertTrue(tab.evaluate("document.getElementById('stage-name').textContent")
                         .startswith("stage 2 of 10: reduction pass: 300 rows -> 150"))
@@ -397,6 +415,136 @@ class Page(unittest.TestCase):
             self.assertNotEqual(shown[2], "step 0", "cpu32 should be running")
         finally:
             plain.close()
+
+    def webgpu_rungs(self, tab):
+        names = [r["name"] for r in tab.info["rungs"] if r["family"] == "webgpu"]
+        self.assertEqual(names, ["webgpu:gems31", "webgpu:tuned"])
+        self.assertIn("swiftshader", tab.info.get("webgpu", ""), tab.info)
+        return names
+
+    def test_webgpu_rungs_match_cpu64(self):
+        tab = open_page()
+        for name in self.webgpu_rungs(tab):
+            self.check_accelerations(tab, pipeline=name, n=1000)
+            self.check_accelerations(tab, pipeline=name, n=1001, webgpu_p=32)  # the last tile part padding
+        self.check_accelerations(tab, pipeline="webgpu:tuned", n=777, webgpu_p=16, webgpu_k=8)
+        self.check_accelerations(tab, pipeline="webgpu:gems31", n=300, webgpu_p=256)  # one tile, mostly padding
+        self.assertEqual(tab.console(), [], "the page logged errors")
+
+    def test_webgpu_fifteen_steps_stay_within_1e_5_of_cpu64(self):
+        tab = open_page()
+        for name in self.webgpu_rungs(tab):
+            r = start(tab, pipeline=name, n=1000, ic="plummer", seed=SEED)
+            self.assertNotIn("error", r, r)
+            worst = 0.0
+            for _ in range(15):
+                s = tab.evaluate("nbodyPage.step(1)")
+                worst = max(worst, s["divergence"]["max"])
+            print(f"\n{name} n=1000, 15 steps: largest distance to cpu64 {worst:.3e} ({s['timer']})", flush=True)
+            self.assertEqual(s["step"], 15)
+            self.assertLess(worst, 1e-5)
+            self.assertGreater(worst, 0, "a float32 rung cannot follow float64 exactly: nothing was compared")
+            self.assertEqual(s["timer"], "WebGPU timestamp queries")
+            # The state stays on the GPU between steps: 15 at once give the same bits as 15 one at a time.
+            one_by_one = tab.evaluate("nbodyPage.positions().rung")
+            start(tab, pipeline=name, n=1000, ic="plummer", seed=SEED)
+            tab.evaluate("nbodyPage.step(15)")
+            self.assertEqual(tab.evaluate("nbodyPage.positions().rung"), one_by_one)
+
+    def test_webgpu_bad_options_are_named_in_the_pages_fields(self):
+        tab = open_page()
+        cases = [
+            (dict(pipeline="webgpu:gems31", webgpu_p=48), "webgpu_p 48: webgpu:gems31 takes 16, 32, 64, 128 or 256"),
+            (dict(pipeline="webgpu:tuned", webgpu_p=512), "webgpu_p 512:"),
+            (dict(pipeline="webgpu:tuned", webgpu_k=3), "webgpu_k 3: webgpu:tuned takes 1, 2, 4 or 8"),
+            (dict(pipeline="webgpu:gems31", webgpu_k=0), "webgpu_k 0:"),  # no rung takes it: never ignored
+            (dict(pipeline="webgpu:gems31", webgpu_p=1.5), "webgpu_p 1.5: must be a whole number"),
+        ]
+        for spec, words in cases:
+            r = start(tab, n=100, **spec)
+            self.assertIn(words, r.get("error", ""), spec)
+            self.assertNotIn("--", r["error"])
+            self.assertIn(words, tab.evaluate("document.getElementById('status').textContent"))
+        r = start(tab, pipeline="webgpu:tuned", n=100, webgpu_p=32, webgpu_k=2)
+        self.assertEqual([r["webgpu_p"], r["webgpu_k"]], [32, 2])
+        self.assertEqual(tab.evaluate("[webgpu_p.value, webgpu_k.value]"), ["32", "2"])
+
+    def test_webgpu_bench_is_validated_then_timed(self):
+        tab = open_page()
+        start(tab, pipeline="webgpu:tuned", n=1024, ic="plummer", seed=SEED)
+        r = tab.evaluate("nbodyPage.bench(2, 2)")
+        self.assertEqual(r["status"], "ok", r)
+        self.assertEqual(r["validated_bodies"], 1000)
+        self.assertLessEqual(r["accel_rms_rel"], RMS_REL)
+        self.assertEqual(r["timer"], "WebGPU timestamp queries")
+        self.assertGreater(r["interactions_per_s"], 0)
+
+    def test_without_webgpu_the_family_says_why_and_the_rest_runs(self):
+        plain = Browser()  # no --enable-unsafe-webgpu
+        try:
+            tab = plain.open(server.url + "?run=0")
+            info = tab.evaluate("nbodyPage.ready")
+            # Debian's chromium without the flag has navigator.gpu but no adapter; others lack navigator.gpu.
+            reasons = ("WebGPU found no adapter", "this browser offers no WebGPU")
+            self.assertTrue(info["webgpu_error"].startswith(reasons), info["webgpu_error"])
+            why = {r["name"]: r.get("reason", "") for r in info["rungs"]}
+            for name in ("webgpu:gems31", "webgpu:tuned"):
+                self.assertEqual(why[name], info["webgpu_error"])
+            self.assertIn("webgpu:tuned: " + info["webgpu_error"],
+                          tab.evaluate("document.getElementById('unavailable').textContent"))
+            r = tab.call("s => nbodyPage.start(s)", {"pipeline": "webgpu:gems31", "n": 100})
+            self.assertEqual(r["kind"], "Unavailable")
+            r = tab.call("s => nbodyPage.start(s)", {"pipeline": "gl:forcequad", "n": 100})
+            self.assertNotIn("error", r, r)
+            self.assertEqual(tab.evaluate("nbodyPage.step(3)")["step"], 3)
+            self.assertEqual(tab.console(), [])
+        finally:
+            plain.close()
+
+    def test_the_ladder_measured_here(self):
+        tab = open_page()
+        start(tab, pipeline="gl:gather", n=500, ic="shell", seed=SEED)
+        self.assertEqual(tab.evaluate("nbodyPage.ladderHere()"),
+                         ["cpu32", "gl:forcequad", "gl:gather", "webgpu:gems31", "webgpu:tuned"])
+        rows = tab.evaluate("nbodyPage.measureLadder(1024, 2, 2)")
+        self.assertEqual([r["rung"] for r in rows], tab.evaluate("nbodyPage.ladderHere()"))
+        for r in rows:
+            self.assertEqual(r["status"], "ok", r)
+            self.assertEqual([r["n"], r["validated_bodies"]], [1024, 1000], r)
+            self.assertLessEqual(r["accel_rms_rel"], RMS_REL, r)
+        for below, r in zip(rows, rows[1:]):
+            self.assertAlmostEqual(r["speedup"], r["interactions_per_s"] / below["interactions_per_s"])
+        shown = tab.evaluate("Array.from(document.querySelectorAll('#ladder-here tbody tr'), "
+                             "tr => Array.from(tr.cells, c => c.textContent))")
+        self.assertEqual([row[0] for row in shown], [r["rung"] for r in rows])
+        self.assertEqual(shown[3][5], "browser only")
+        self.assertEqual(shown[1][5], "1.76e9/s at 16384 (fill-bound)")  # docs/ladder.md's H100 figure
+        # The run the form held is back, not started.
+        self.assertEqual([tab.evaluate("nbodyPage.started")[k] for k in ("pipeline", "n", "ic")], ["gl:gather", 500, "shell"])
+        keep = os.environ.get("NBODY_WEB_LADDER_SCREENSHOT")
+        if keep:
+            tab.screenshot(keep, "ladderhere")
+        self.assertEqual(tab.console(), [])
+
+    def test_one_workgroups_tiles_are_drawn(self):
+        tab = open_page()
+        start(tab, pipeline="webgpu:gems31", n=1000, webgpu_p=32, ic="plummer", seed=SEED)
+        w = tab.evaluate("nbodyPage.showWorkgroup()")
+        self.assertEqual([w["p"], w["rows"], w["tiles"]], [32, 32, 32])  # 1000 bodies: 31 tiles and a part
+        sums = tab.evaluate("nbodyPage.workgroup.sums")
+        acc = tab.evaluate("nbodyPage.accelerations().then(a => a.reference)")
+        for i in range(32):  # after the last tile, each invocation's sum is its body's acceleration
+            self.assertAlmostEqual(sums[i * 32 + 31], math.hypot(*acc[3 * i:3 * i + 3]), delta=1e-6 * sums[i * 32 + 31])
+        label = "document.getElementById('tile-name').textContent"
+        self.assertTrue(tab.evaluate(label).startswith("tile 1 of 32: bodies j = 0..31 in workgroup memory"))
+        tab.evaluate("document.getElementById('next-tile').click()")
+        self.assertTrue(tab.evaluate(label).startswith("tile 2 of 32: bodies j = 32..63"))
+        tab.evaluate("document.getElementById('all-tiles').click()")
+        self.assertEqual(tab.evaluate(label), "all 32 tiles summed: each of the 32 invocations writes its acceleration once")
+        lit = tab.evaluate("(() => { const d = document.getElementById('workgroup').getContext('2d')"
+                           ".getImageData(0, 0, 512, 256).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
+                           "k += d[i] + d[i + 1] + d[i + 2] > 0; return k; })()")
+        self.assertGreater(lit, 0.9 * 512 * 256, "the workgroup's sums were not drawn")
 
     def test_screenshot_shows_bodies(self):
         tab = open_page()

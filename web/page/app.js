@@ -1,6 +1,9 @@
-// The page's controller: reads the form, calls nbody.wasm (info() and a Session, web/src/session.hpp)
-// and shows what comes back. Every number on the page comes from the library; this file only asks
-// and draws. window.nbodyPage is also what the browser tests drive (tests/web/test_page.py).
+// The page's controller: reads the form, calls nbody.wasm (info() and the page's Session,
+// web/src/session.hpp) and shows what comes back. Every number on the page comes from the library;
+// this file only asks and draws. window.nbodyPage is also what the browser tests drive
+// (tests/web/test_page.py). The session's calls are asynchronous (a WebGPU rung waits for the GPU
+// inside them), so each of page.start, step, energy, accelerations, showStages and bench returns a
+// promise, and the calls go to nbody.wasm one at a time.
 'use strict';
 
 const $ = id => document.getElementById(id);
@@ -11,6 +14,9 @@ const page = {
   firstStepMs: null,  // ms from navigation to the end of the first step
   timings: {},        // ms from navigation: module (wasm instantiated), info, started, first step
   stages: [], stageIndex: 0,
+  pending: Promise.resolve(),  // the last button's work
+  workgroup: null,             // one workgroup's sums, as showWorkgroup() asked for them
+  h100: {},                    // rung -> its H100 figure of docs/ladder.md
 };
 window.nbodyPage = page;
 
@@ -30,13 +36,28 @@ function fail(result, what) {
   return result;
 }
 
-// One call into nbody.wasm: its JSON reply, or a failure of the call itself (a trap) as one.
-function ask(call) {
-  try {
-    return JSON.parse(call());
-  } catch (e) {
-    return { error: `nbody.wasm failed: ${e}`, kind: 'Error' };
-  }
+// The form's fields that go to Session.start(), by the library's names; the numbers among them.
+const FIELDS = ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk', 'webgpu_p', 'webgpu_k',
+                'theta', 'leaf_size'];
+const WORDS = ['pipeline', 'ic', 'subset'];
+const NUMBERS = FIELDS.filter(k => !WORDS.includes(k));
+
+// One call of the session (web/src/page_api.cpp, nbody_call): its JSON reply, or a failure of the
+// call itself (a trap) as one. Calls wait for the one before: nbody.wasm is suspended while a WebGPU
+// rung waits for the GPU, and must not be entered meanwhile.
+let queue = Promise.resolve();
+function ask(method, ...args) {
+  const call = queue.then(async () => {
+    try {
+      const text = await page.module.ccall('nbody_call', 'string', ['string', 'string'],
+                                           [method, JSON.stringify(args)], { async: true });
+      return JSON.parse(text);
+    } catch (e) {
+      return { error: `nbody.wasm failed: ${e}`, kind: 'Error' };
+    }
+  });
+  queue = call;
+  return call;
 }
 
 function buttons() {
@@ -46,18 +67,17 @@ function buttons() {
   $('step').disabled = !live || page.running;
   $('show-stages').disabled = !live;
   $('bench').disabled = !live;
+  $('show-workgroup').disabled = !live;
   $('prev-stage').disabled = page.stageIndex <= 0;
   $('next-stage').disabled = page.stageIndex >= page.stages.length - 1;
 }
 
 // The form as the spec Session.start() reads (the page's field names: n, gl_chunk, ...).
 function specFromForm() {
-  const num = id => ($(id).value.trim() === '' ? null : Number($(id).value));
-  return {
-    pipeline: $('pipeline').value, n: num('n'), ic: $('ic').value, subset: $('subset').value,
-    seed: num('seed'), dt: num('dt'), softening: num('softening'), gl_chunk: num('gl_chunk'),
-    reference: $('reference').checked,
-  };
+  const spec = { reference: $('reference').checked };
+  for (const k of FIELDS)
+    spec[k] = WORDS.includes(k) ? $(k).value : $(k).value.trim() === '' ? null : Number($(k).value);
+  return spec;
 }
 
 // Nothing of an earlier run stays on the page: the chart, the texts, the stages.
@@ -68,8 +88,12 @@ function clearViews() {
   page.stages = [];
   page.stageIndex = 0;
   page.energyAt = 0;
-  for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result'])
+  page.workgroup = null;
+  for (const id of ['step-label', 'rate', 'live-rate', 'energy', 'stage-name', 'stage-note', 'bench-result', 'tile-name'])
     $(id).textContent = '';
+  $('next-tile').disabled = $('all-tiles').disabled = true;
+  Draw.message($('workgroup'), 'Press "Show the first workgroup\'s tiles": the first p bodies (one workgroup of ' +
+               'p invocations) and what each sums, tile by tile, from the current positions.');
   Draw.chart($('chart'), [], 0, page.info.fig9);
   Draw.message($('stage'), 'Press "Draw this step\'s force quad": gl:forcequad draws the n x n force quad of ' +
                'the current positions and halves it, pass by pass, into the accelerations (n up to ' +
@@ -80,28 +104,27 @@ function clearViews() {
 // pipeline, n=abc) reaches the library, which names it.
 function specFromUrl(spec) {
   const params = new URLSearchParams(location.search);
-  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) {
+  for (const k of FIELDS) {
     if (!params.has(k)) continue;
     const v = params.get(k);
-    spec[k] = ['pipeline', 'ic', 'subset'].includes(k) || v.trim() === '' || !isFinite(Number(v)) ? v : Number(v);
+    spec[k] = WORDS.includes(k) || v.trim() === '' || !isFinite(Number(v)) ? v : Number(v);
   }
   return spec;
 }
 
-function start(spec, run = true) {
+async function start(spec, run = true) {
   clearViews();
   for (const k of ['n', 'seed', 'dt', 'softening']) if (spec[k] === undefined) spec[k] = null;
-  if (!page.session) page.session = new page.module.Session();
-  const r = ask(() => page.session.start(JSON.stringify(spec)));
+  const r = await ask('start', spec);
   if (r.error) {  // the form shows the values refused (a URL's included), not the defaults
-    for (const k of ['n', 'seed', 'dt', 'softening', 'gl_chunk']) if (spec[k] !== null && spec[k] !== undefined) $(k).value = spec[k];
-    for (const k of ['pipeline', 'ic', 'subset'])
+    for (const k of NUMBERS) if (spec[k] !== null && spec[k] !== undefined) $(k).value = spec[k];
+    for (const k of WORDS)
       if ([...$(k).options].some(o => o.value === spec[k])) $(k).value = spec[k];
     return fail(r, 'cannot start');
   }
   page.started = r;
   // The form shows what runs (the library's resolved values: n of a file, the canonical name).
-  for (const k of ['pipeline', 'n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) $(k).value = r[k];
+  for (const k of FIELDS) $(k).value = r[k];
   $('reference').checked = !!r.reference || r.pipeline === 'cpu64';
   page.frame = Draw.frameRadius(page.session.drawPositions());
   const said = `${r.pipeline}: ${r.n} bodies (${r.ic}, seed ${r.seed}), dt ${r.dt}, softening ${r.softening}` +
@@ -121,8 +144,8 @@ function draw(step) {
   Draw.chart($('chart'), page.points, step, page.info.fig9);
 }
 
-function step(count) {
-  const r = ask(() => page.session.step(count));
+async function step(count) {
+  const r = await ask('step', count);
   if (r.error) return fail(r, 'step failed');
   if (page.firstStepMs === null) page.firstStepMs = page.timings.firstStep = performance.now();
   if (r.divergence) page.points.push([r.step, r.divergence.max]);
@@ -132,31 +155,32 @@ function step(count) {
   $('rate').textContent = `${page.started.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
   $('live-rate').textContent = `${page.started.pipeline} at n = ${page.started.n}: ` +
     `${r.interactions_per_s.toExponential(3)} interactions/s (N\u00b2 per step; ${r.timer})`;
-  if (Math.floor(r.step / 50) > page.energyAt) {  // every 50 steps, whatever the steps per frame
-    page.energyAt = Math.floor(r.step / 50);
-    energy();
+  const every = page.started.energy_every;  // 50 steps, whatever the steps per frame; 0: on pause only
+  if (every && Math.floor(r.step / every) > page.energyAt) {
+    page.energyAt = Math.floor(r.step / every);
+    await energy();
   }
   return r;
 }
 
-function energy() {
-  const e = ask(() => page.session.energy());
+async function energy() {
+  const e = await ask('energy');
   if (e.error) return fail(e, 'energy');
   $('energy').textContent = `E\u2080 = ${e.initial.toPrecision(8)}; at step ${e.step} E = ` +
     `${e.total.toPrecision(8)} (relative drift ${e.rel_drift.toExponential(2)}).`;
   return e;
 }
 
-function tick() {
-  try {
-    if (page.running && !page.busy) {
-      page.busy = true;
-      step(Math.max(1, Math.min(100, Number($('per-frame').value) || 1)));
+async function tick() {
+  if (page.running && !page.busy) {
+    page.busy = true;
+    try {
+      await step(Math.max(1, Math.min(100, Number($('per-frame').value) || 1)));
+    } finally {
+      page.busy = false;
     }
-  } finally {
-    page.busy = false;
-    requestAnimationFrame(tick);
   }
+  requestAnimationFrame(tick);
 }
 
 // ---- computing is drawing: gl:forcequad's stages ----------------------------------------------
@@ -168,8 +192,8 @@ const counterparts = {
     'rows, each the sum of two; log\u2082(n) passes leave one row: the accelerations.',
 };
 
-function showStages(index) {
-  const list = ask(() => page.session.stages());
+async function showStages(index) {
+  const list = await ask('stages');
   if (list.error) {
     page.stages = [];
     status(`force quad stages: ${list.error}`, 'warn');
@@ -193,6 +217,80 @@ function showStage(k) {
   $('stage-note').textContent = `|xyz| of each texel on a log scale, ${(10 ** range.lo).toExponential(1)} ` +
     `(dark) to ${(10 ** range.hi).toExponential(1)} (yellow); black: zero; row 0 at the bottom. ${counterparts[kind]}`;
   buttons();
+}
+
+// ---- computing in workgroups: one workgroup's tiles --------------------------------------------
+
+async function showWorkgroup() {
+  const p = page.started.webgpu_p;
+  const r = await ask('workgroup', p);
+  if (r.error) {
+    status(`workgroup: ${r.error}`, 'warn');
+    return r;
+  }
+  page.workgroup = { ...r, sums: Array.from(page.module.workgroupData()), upto: 0 };
+  showTile(0);
+  return r;
+}
+
+function showTile(k) {
+  const w = page.workgroup;
+  w.upto = Math.min(k, w.tiles);
+  Draw.workgroup($('workgroup'), w.sums, w.rows, w.tiles, w.upto);
+  $('tile-name').textContent = w.upto < w.tiles
+    ? `tile ${w.upto + 1} of ${w.tiles}: bodies j = ${w.upto * w.p}..${Math.min(w.n, (w.upto + 1) * w.p) - 1} ` +
+      `in workgroup memory; invocations 0..${w.rows - 1} each add ${Math.min(w.p, w.n - w.upto * w.p)} interactions`
+    : `all ${w.tiles} tiles summed: each of the ${w.rows} invocations writes its acceleration once`;
+  $('next-tile').disabled = w.upto >= w.tiles;
+  $('all-tiles').disabled = w.upto >= w.tiles;
+}
+
+// ---- the ladder measured here ---------------------------------------------------------------------
+
+// The all-pairs rungs this browser runs, in the ladder's order (the ones off it after, in the
+// registry's), cpu64 left out: it is the reference every row is checked against.
+function ladderHere() {
+  const place = r => (r.ladder >= 0 ? r.ladder : 1000 + page.info.rungs.indexOf(r));
+  return page.info.rungs.filter(r => r.available && r.name !== 'cpu64' && r.method === 'all pairs')
+    .sort((a, b) => place(a) - place(b))
+    .map(r => r.name);
+}
+
+async function measureLadder(n, steps = 3, reps = 3) {
+  page.running = false;
+  buttons();
+  const keep = specFromForm(), rows = [], body = $('ladder-here').tBodies[0];
+  body.replaceChildren();
+  $('ladder-n').value = n;
+  $('measure-ladder').disabled = true;
+  for (const name of ladderHere()) {
+    const tr = body.insertRow();
+    tr.insertCell().textContent = name;
+    const cell = tr.insertCell();
+    cell.textContent = 'validating, then timing\u2026';
+    const started = await ask('start', { ...keep, pipeline: name, n: n, reference: false });
+    const b = started.error ? started : await ask('bench', steps, reps);
+    const below = rows.length ? rows[rows.length - 1] : null;
+    const row = { rung: name, ...b };
+    if (b.error || b.status !== 'ok') {
+      cell.textContent = b.error || `${b.status}: ${b.failure}`;
+    } else {
+      row.speedup = below && below.interactions_per_s ? b.interactions_per_s / below.interactions_per_s : null;
+      cell.textContent = b.interactions_per_s.toExponential(3);
+      tr.insertCell().textContent = b.ms_per_step.toFixed(2);
+      tr.insertCell().textContent = row.speedup ? `${row.speedup.toFixed(2)}x` : '';
+      tr.insertCell().textContent = b.timer.split(' (')[0];  // the reason in brackets is in the note
+      tr.insertCell().textContent = (page.h100 || {})[name] || (name.startsWith('webgpu:') ? 'browser only' : '');
+    }
+    rows.push(row);
+  }
+  const timers = [...new Set(rows.filter(r => r.timer).map(r => r.timer))].join('; ');
+  $('ladder-note').textContent = `n = ${n}, ${reps} timed repetitions of ${steps} steps each (median); timers: ${timers}; ` +
+    `${navigator.userAgent.match(/Chrom\S+|Firefox\S+|Safari\S+/) || 'this browser'}, ` +
+    `WebGPU: ${page.info.webgpu || page.info.webgpu_error}; WebGL2: ${page.info.gl || page.info.gl_error}.`;
+  $('measure-ladder').disabled = false;
+  await start(keep, false);  // the run the form held, back
+  return rows;
 }
 
 // ---- files, the ladder, the form ----------------------------------------------------------------
@@ -220,6 +318,7 @@ async function ladder() {
     for (const r of table.rows) {
       const tr = body.insertRow();
       for (const v of [r.rung, r.source, r.h100]) tr.insertCell().textContent = v;
+      for (const name of r.rung.split(', ')) page.h100[name] = r.h100;
       const here = page.info.rungs.some(x => x.available && r.rung.split(', ').includes(x.name));
       if (here) tr.className = 'here';
     }
@@ -244,23 +343,33 @@ function fillForm(info) {
   $('pipeline').value = gl && gl.available ? 'gl:forcequad' : 'cpu32';
   for (const g of info.generators) $('ic').add(new Option(g, g));
   // Every default from the library's option table (the command line's), n the page's own.
-  for (const k of ['n', 'ic', 'subset', 'seed', 'dt', 'softening', 'gl_chunk']) $(k).value = info.defaults[k];
-  $('n').max = info.max_bodies;
+  for (const k of FIELDS.filter(k => k !== 'pipeline')) $(k).value = info.defaults[k];
+  $('n').max = info.max_bodies_alone;  // (info.max_bodies with cpu64 beside the rung)
+}
+
+// A button's work, kept as page.pending (what the tests wait on after a click).
+function act(work) {
+  return () => { page.pending = work(); };
 }
 
 function wire() {
-  $('setup').addEventListener('submit', e => { e.preventDefault(); start(specFromForm()); });
-  $('pause').onclick = () => { page.running = !page.running; buttons(); if (!page.running) energy(); };
-  $('step').onclick = () => step(1);
-  $('show-stages').onclick = () => showStages(page.stageIndex);
+  $('setup').addEventListener('submit', e => { e.preventDefault(); page.pending = start(specFromForm()); });
+  $('pause').onclick = act(async () => { page.running = !page.running; buttons(); if (!page.running) await energy(); });
+  $('step').onclick = act(() => step(1));
+  $('show-stages').onclick = act(() => showStages(page.stageIndex));
+  $('show-workgroup').onclick = act(() => showWorkgroup());
+  $('next-tile').onclick = () => showTile(page.workgroup.upto + 1);
+  $('all-tiles').onclick = () => showTile(page.workgroup.tiles);
+  $('measure-ladder').onclick = act(() => measureLadder(Number($('ladder-n').value) || 4096));
   $('prev-stage').onclick = () => showStage(page.stageIndex - 1);
   $('next-stage').onclick = () => showStage(page.stageIndex + 1);
-  $('bench').onclick = () => {
+  $('bench').onclick = act(async () => {
     page.running = false;
     buttons();
     $('bench-result').textContent = 'benching: validating against float64, then timing 3 repetitions\u2026';
-    setTimeout(() => page.bench(10, 3), 30);  // let the message paint first
-  };
+    await new Promise(r => setTimeout(r, 30));  // let the message paint first
+    await page.bench(10, 3);
+  });
   const drop = $('drop');
   for (const ev of ['dragenter', 'dragover']) drop.addEventListener(ev, e => { e.preventDefault(); drop.classList.add('over'); });
   drop.addEventListener('dragleave', () => drop.classList.remove('over'));
@@ -278,17 +387,20 @@ page.start = (spec, run = false) => start(spec, run);
 page.step = count => step(count);
 page.energy = () => energy();
 page.showStages = index => showStages(index || 0);
+page.showWorkgroup = () => showWorkgroup();
+page.measureLadder = (n, steps, reps) => measureLadder(n, steps, reps);
+page.ladderHere = () => ladderHere();
 page.loadFile = (name, bytes) => loadFile(name, new Uint8Array(bytes));
 page.positions = () => ({ rung: Array.from(page.session.positions()),
                           reference: Array.from(page.session.referencePositions()) });  // [] without one
-page.accelerations = () => {
-  const r = ask(() => page.session.accelerations());
+page.accelerations = async () => {
+  const r = await ask('accelerations');
   if (r.error) return r;
   return { ...r, rung: Array.from(page.session.rungAccelerations()),
            reference: Array.from(page.session.referenceAccelerations()) };
 };
-page.bench = (steps, reps) => {
-  const r = ask(() => page.session.bench(steps, reps));
+page.bench = async (steps, reps) => {
+  const r = await ask('bench', steps, reps);
   $('bench-result').textContent = r.error ? `bench: ${r.error}` : r.status !== 'ok' ? `bench: ${r.status}: ${r.failure}` :
     `${r.pipeline} at n = ${r.n}: ${r.interactions_per_s.toExponential(3)} interactions/s, ` +
     `${r.ms_per_step.toFixed(2)} ms/step (median of ${reps}, ${r.timer}); accelerations of ` +
@@ -313,6 +425,11 @@ page.ready = (async () => {
   }
   try {
     page.module = await createNbody();
+    // The session's arrays, as views of wasm memory (valid until its next call).
+    page.session = {};
+    for (const f of ['drawPositions', 'positions', 'referencePositions', 'rungAccelerations',
+                     'referenceAccelerations', 'stageData'])
+      page.session[f] = (...args) => page.module[f](...args);
   } catch (e) {
     const why = `nbody.wasm could not be loaded (${e}): either the folder is incomplete (scripts/build-web.sh ` +
                 'makes it) or this browser lacks WebAssembly SIMD (Chrome and Firefox since 2021, Safari since 16.4)';
@@ -328,14 +445,14 @@ page.ready = (async () => {
   fillForm(page.info);
   wire();
   const table = ladder();  // fetched while the first step runs
-  const r = start(specFromUrl(specFromForm()), new URLSearchParams(location.search).get('run') !== '0');
+  const r = await start(specFromUrl(specFromForm()), new URLSearchParams(location.search).get('run') !== '0');
   page.timings.started = performance.now();
   if (!r.error && page.info.gl_error)
     status(`No GL rung can run here (${page.info.gl_error}); ${r.pipeline} runs in WebAssembly. ` +
            $('status').textContent, 'warn');
   requestAnimationFrame(tick);
   if (!r.error && (location.hash === '#forcequad' || location.hash === '#reduction')) {
-    showStages(location.hash === '#reduction' ? 1 : 0);
+    await showStages(location.hash === '#reduction' ? 1 : 0);
     $('forcequad').scrollIntoView();
   }
   await table;

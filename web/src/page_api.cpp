@@ -1,5 +1,9 @@
-// What the page's JavaScript sees of nbody: info() and the Session class (session.hpp), through
-// embind. Strings in and out are JSON; arrays are Float32Array / Float64Array views of wasm memory.
+// What the page's JavaScript sees of nbody: info() and the page's one Session (session.hpp).
+// Strings in and out are JSON; arrays are Float32Array / Float64Array views of wasm memory.
+// The Session's calls go through nbody_call(), which the page calls with ccall's async option: a
+// WebGPU rung waits for the GPU inside them (Asyncify), and the call's promise settles when it is
+// done. Nothing else may call into nbody.wasm meanwhile (the page queues its calls).
+#include <emscripten.h>
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -14,6 +18,7 @@
 #include "initial_conditions.hpp"
 #include "options.hpp"
 #include "session.hpp"
+#include "webgpu_pipeline.hpp"
 
 namespace nbody::web {
 
@@ -31,11 +36,22 @@ nlohmann::json page_defaults() {
   return d;
 }
 
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::Cpu: return "cpu";
+    case Family::Gl: return "gl";
+    case Family::Cuda: return "cuda";
+    case Family::WebGpu: return "webgpu";
+  }
+  return "";
+}
+
 // Every rung of the catalogue, and whether it runs here (and if not, why), as `nbody info` says.
 std::string info() {
   nlohmann::json j;
   j["version"] = NBODY_VERSION;
   j["max_bodies"] = kMaxBodies;
+  j["max_bodies_alone"] = kMaxBodiesAlone;
   j["max_stage_bodies"] = kMaxStageBodies;
   j["generators"] = generator_names();
   j["defaults"] = page_defaults();
@@ -50,11 +66,14 @@ std::string info() {
   } catch (...) {
     j["gl_error"] = current_error()["error"];
   }
+  if (const std::string adapter = webgpu::describe_adapter(); !adapter.empty()) j["webgpu"] = adapter;
+  else j["webgpu_error"] = webgpu::why_unavailable();
   j["rungs"] = nlohmann::json::array();
   const std::vector<std::string> ladder = ladder_names();
   for (const Rung& r : rungs()) {
     const auto place = std::find(ladder.begin(), ladder.end(), r.name);
     nlohmann::json row{{"name", r.name}, {"summary", r.summary}, {"state_bits", r.state_bits},
+                       {"family", family_name(r.family)}, {"method", r.method == Method::Tree ? "tree" : "all pairs"},
                        {"ladder", place == ladder.end() ? -1 : place - ladder.begin()}};
     const std::string why = unavailable_reason(r.name);
     row["available"] = why.empty();
@@ -64,34 +83,55 @@ std::string info() {
   return reply(j);
 }
 
+Session& session() {
+  static Session s;
+  return s;
+}
+
 template <typename T>
 emscripten::val view(std::vector<T>& v) {
   return emscripten::val(emscripten::typed_memory_view(v.size(), v.data()));
+}
+
+// method(args...) of the page's Session, args a JSON array: its JSON reply.
+std::string call(const std::string& method, const nlohmann::json& args) {
+  Session& s = session();
+  if (method == "start") return s.start(args.at(0).dump());
+  if (method == "step") return s.step(args.at(0).get<int>());
+  if (method == "accelerations") return s.accelerations();
+  if (method == "energy") return s.energy();
+  if (method == "stages") return s.stages();
+  if (method == "workgroup") return s.workgroup(args.at(0).get<int>());
+  if (method == "bench") return s.bench(args.at(0).get<int>(), args.at(1).get<int>());
+  throw InputError("the page's session has no call '" + method + "'");
 }
 
 }  // namespace
 
 }  // namespace nbody::web
 
+extern "C" EMSCRIPTEN_KEEPALIVE const char* nbody_call(const char* method, const char* args) {
+  static std::string out;
+  try {
+    out = nbody::web::call(method, nlohmann::json::parse(args));
+  } catch (...) {
+    out = nbody::web::reply(nbody::web::current_error());
+  }
+  return out.c_str();
+}
+
 EMSCRIPTEN_BINDINGS(nbody) {
   using namespace emscripten;
   nbody::set_front_end(nbody::FrontEnd::Page);  // the library's messages name the page's fields
-  using nbody::web::Session;
   using nbody::web::view;
   function("info", &nbody::web::info);
-  class_<Session>("Session")
-      .constructor<>()
-      .function("start", &Session::start)
-      .function("step", &Session::step)
-      .function("accelerations", &Session::accelerations)
-      .function("energy", &Session::energy)
-      .function("stages", &Session::stages)
-      .function("bench", &Session::bench)
-      .function("drawPositions", optional_override([](Session& s) { return view(s.draw_positions()); }))
-      .function("positions", optional_override([](Session& s) { return view(s.positions()); }))
-      .function("referencePositions", optional_override([](Session& s) { return view(s.reference_positions()); }))
-      .function("rungAccelerations", optional_override([](Session& s) { return view(s.rung_accelerations()); }))
-      .function("referenceAccelerations",
-                optional_override([](Session& s) { return view(s.reference_accelerations()); }))
-      .function("stageData", optional_override([](Session& s, int k) { return view(s.stage_data(k)); }));
+  // Views of the session's arrays, valid until its next call.
+  using nbody::web::session;
+  function("drawPositions", optional_override([] { return view(session().draw_positions()); }));
+  function("positions", optional_override([] { return view(session().positions()); }));
+  function("referencePositions", optional_override([] { return view(session().reference_positions()); }));
+  function("rungAccelerations", optional_override([] { return view(session().rung_accelerations()); }));
+  function("referenceAccelerations", optional_override([] { return view(session().reference_accelerations()); }));
+  function("stageData", optional_override([](int k) { return view(session().stage_data(k)); }));
+  function("workgroupData", optional_override([] { return view(session().workgroup_data()); }));
 }

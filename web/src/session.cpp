@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <variant>
 
 #include "bench.hpp"
+#include "estimate.hpp"
 #include "catalogue.hpp"
 #include "error.hpp"
 #include "metrics.hpp"
@@ -68,6 +72,26 @@ void check_page_chunk(long long chunk) {
                      " (0: as large as this GL allows)");
 }
 
+// The rungs' options that the page has fields for (gl_chunk, webgpu_p, theta, ...), from the spec;
+// the rungs' own checks (check_pipeline_options) judge the values.
+void read_rung_options(const json& spec, PipelineOptions& o) {
+  for (const Rung& r : rungs())
+    for (const RungOption& opt : r.options) {
+      const std::string field(option_row(opt.key).page);
+      if (field.empty()) continue;
+      if (opt.is_real()) {
+        double& v = o.*std::get<RealOption>(opt.field);
+        v = number(spec, field.c_str(), v);
+        continue;
+      }
+      int& v = o.*std::get<IntOption>(opt.field);
+      const long long given = integer(spec, field.c_str(), v);
+      if (given < std::numeric_limits<int>::min() || given > std::numeric_limits<int>::max())
+        throw InputError(field + " " + std::to_string(given) + ": out of range");
+      v = static_cast<int>(given);
+    }
+}
+
 Config config_from(const json& spec) {
   Config c;
   c.n_given = spec.contains("n") && !spec["n"].is_null();
@@ -84,13 +108,15 @@ Config config_from(const json& spec) {
     resolve_body_count(c);  // a body file without n: all of its bodies
     if (c.n == 0) initial_bodies(c);  // not a body file: its reader says why
   }
-  if (c.n > kMaxBodies)
+  if (spec.value("reference", true) && c.n > kMaxBodies)
     throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodies) +
-                     " bodies (cpu64 beside the rung is N\u00b2 float64 interactions a step on one CPU "
-                     "thread); the command line has no such limit");
-  const long long chunk = integer(spec, "gl_chunk", c.pipeline.gl_chunk);
-  check_page_chunk(chunk);
-  c.pipeline.gl_chunk = static_cast<int>(chunk);
+                     " bodies with cpu64 beside the rung (N\u00b2 float64 interactions a step on one CPU "
+                     "thread); without it, as many as the rung's pace allows; the command line has no such limit");
+  if (c.n > kMaxBodiesAlone)
+    throw InputError("n " + std::to_string(c.n) + ": the page runs at most " + std::to_string(kMaxBodiesAlone) +
+                     " bodies; the command line has no such limit");
+  read_rung_options(spec, c.pipeline);
+  check_page_chunk(c.pipeline.gl_chunk);
   check_config(c, 2);
   return c;
 }
@@ -130,21 +156,45 @@ std::string Session::start(const std::string& text) {
     if (with_reference) reference_ = make_named("cpu64", cfg_.pipeline);
     engine_ = make_cpu64_engine();
     Collect report;
+    energy_every_ = 50;
+    if (cfg_.n > kMaxBodies) check_pace();
     const Start start = initial_state(cfg_, *engine_, true, report);
     check_energy(start.energy, start.bodies, "the initial state", 0);
     e0_ = start.energy.total();
     rung_->load(start.bodies, cfg_.params());
     if (reference_) reference_->load(start.bodies, cfg_.params());
     read_back();
-    return reply({{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
-                  {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"gl_chunk", cfg_.pipeline.gl_chunk},
-                  {"reference", reference_ ? "cpu64" : ""}, {"fp64_engine", engine_->name()},
-                  {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s}, {"warnings", report.warnings}});
+    json out{{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
+             {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"reference", reference_ ? "cpu64" : ""},
+             {"fp64_engine", engine_->name()}, {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s},
+             {"warnings", report.warnings}, {"energy_every", energy_every_}};
+    for (const Rung& r : rungs())  // gl_chunk, webgpu_p, theta, ...: as given (0 where the rung chooses)
+      for (const RungOption& opt : r.options)
+        if (const std::string field(option_row(opt.key).page); !field.empty())
+          std::visit([&](auto member) { out[field] = cfg_.pipeline.*member; }, opt.field);
+    return reply(out);
   } catch (...) {
     const std::string why = error_reply();
     clear();
     return why;
   }
+}
+
+void Session::check_pace() {
+  const Params params = cfg_.params();
+  const double n2 = static_cast<double>(cfg_.n) * static_cast<double>(cfg_.n);
+  const double setup_s = 2 * n2 / measure_engine_rate(*engine_, params, cfg_.n);  // the stagger, the energy
+  const double step_s = n2 / measure_step_rate(*rung_, params, cfg_.n);
+  const auto text = [](double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
+    return std::string(buf);
+  };
+  if (setup_s > kMaxSetupSeconds || step_s > kMaxStepSeconds)
+    throw InputError("n " + std::to_string(cfg_.n) + ": measured here, the set-up (two float64 passes in WebAssembly) "
+                     "would take about " + text(setup_s) + " and each " + name_ + " step " + text(step_s) +
+                     "; the page takes at most " + text(kMaxSetupSeconds) + " and " + text(kMaxStepSeconds));
+  energy_every_ = setup_s / 2 > 0.5 ? 0 : 50;
 }
 
 void Session::clear() {
@@ -251,6 +301,34 @@ std::string Session::stages() {
 std::vector<float>& Session::stage_data(int k) {
   static std::vector<float> none;
   return k >= 0 && k < static_cast<int>(stages_.size()) ? stages_[static_cast<std::size_t>(k)].rgba : none;
+}
+
+std::string Session::workgroup(int p) {
+  try {
+    if (!rung_) throw InputError("no simulation: start one first");
+    if (p < 1 || p > 256 || (p & (p - 1)))
+      throw InputError("workgroup " + std::to_string(p) + ": must be a power of two in 1..256");
+    const std::size_t n = state_.size(), rows = std::min<std::size_t>(static_cast<std::size_t>(p), n);
+    const std::size_t tiles = (n + static_cast<std::size_t>(p) - 1) / static_cast<std::size_t>(p);
+    const double eps2 = cfg_.params().eps2();
+    workgroup_.assign(rows * tiles, 0.0f);
+    for (std::size_t i = 0; i < rows; ++i) {
+      const Vec4& bi = state_.pos[i];
+      double ax = 0, ay = 0, az = 0;
+      for (std::size_t j = 0; j < n; ++j) {  // the tiles in order, as the invocation sums them
+        const Vec4& bj = state_.pos[j];
+        const double dx = bj.x - bi.x, dy = bj.y - bi.y, dz = bj.z - bi.z;
+        const double d2 = dx * dx + dy * dy + dz * dz + eps2;
+        const double s = bj.w / (d2 * std::sqrt(d2));
+        ax += dx * s, ay += dy * s, az += dz * s;
+        if ((j + 1) % static_cast<std::size_t>(p) == 0 || j + 1 == n)
+          workgroup_[i * tiles + j / static_cast<std::size_t>(p)] = static_cast<float>(std::sqrt(ax * ax + ay * ay + az * az));
+      }
+    }
+    return reply({{"p", p}, {"rows", rows}, {"tiles", tiles}, {"n", n}});
+  } catch (...) {
+    return error_reply();
+  }
 }
 
 std::string Session::bench(int steps, int reps) {

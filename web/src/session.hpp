@@ -17,9 +17,16 @@
 
 namespace nbody::web {
 
-// The most bodies the page takes: cpu64 beside the rung is N^2 float64 interactions a step on one
+// The most bodies the page takes with cpu64 beside the rung: N^2 float64 interactions a step on one
 // CPU thread (WebAssembly has no OpenMP here).
 constexpr long long kMaxBodies = 16384;
+// Without cpu64 beside it, the rung's own pace sets the limit (Session::start measures it): the
+// set-up's float64 passes and one step, each under these (a step as long as cpu64's beside a rung at
+// kMaxBodies on a slow machine), and never past kMaxBodiesAlone (WebGPU's default storage-buffer
+// binding of 128 MiB holds 8M bodies of 16 bytes). The set-up is float64 all-pairs in WebAssembly on
+// one thread: on a fast GPU it, not the rung, bounds n (a few times 10^4 bodies).
+constexpr long long kMaxBodiesAlone = 1 << 22;
+constexpr double kMaxSetupSeconds = 30, kMaxStepSeconds = 10;
 // The largest force quad whose stages the page reads back and draws (1024^2 texels, 16 MiB).
 constexpr long long kMaxStageBodies = 1024;
 // The page's n when none is given: the largest whose force quad's stages it can draw. Every other
@@ -35,7 +42,8 @@ std::string reply(const nlohmann::json& j);
 class Session {
  public:
   // spec: {"pipeline", "n", "ic", "seed", "dt", "softening", "subset", "gl_chunk", "reference": bool}.
-  // Returns the values it runs with ({"pipeline", "n", ..., "energy0", "fp64_engine", "warnings"})
+  // Returns the values it runs with ({"pipeline", "n", ..., "energy0", "fp64_engine", "warnings",
+  // "energy_every": the steps between the page's energy measurements, 0 for only when asked})
   // or an error, after which nothing runs until the next start.
   std::string start(const std::string& spec);
   // `count` steps of both; {"step", "ms_per_step", "interactions_per_s", "reference_ms_per_step",
@@ -48,6 +56,11 @@ class Session {
   // gl:forcequad's force quad and halving passes for the rung's current positions
   // ([{"name", "width", "height"}]; stage_data(k) has the texels).
   std::string stages();
+  // What one workgroup of a tiled kernel (webgpu:gems31, gl:compute, cuda:gems31) sums: for the
+  // first p bodies (p invocations) and each tile of p bodies j, |a_i| summed over the tiles so far,
+  // in float64 from the rung's current positions ({"p", "tiles"}; workgroup_data() has p x tiles
+  // values, invocation by invocation).
+  std::string workgroup(int p);
   // The library's bench row for the rung at this N (validated against float64, then timed).
   std::string bench(int steps, int reps);
 
@@ -57,10 +70,12 @@ class Session {
   std::vector<double>& rung_accelerations() { return acc_; }      // x y z per body
   std::vector<double>& reference_accelerations() { return acc_ref_; }
   std::vector<float>& stage_data(int k);
+  std::vector<float>& workgroup_data() { return workgroup_; }
 
  private:
   void clear();  // nothing runs, nothing is shown
   void read_back();
+  void check_pace();  // without a reference, past kMaxBodies: the measured set-up and step times
   Config cfg_;
   std::unique_ptr<Fp64Engine> engine_;
   std::unique_ptr<Pipeline> rung_, reference_;
@@ -68,9 +83,11 @@ class Session {
   Bodies state_, ref_state_;
   double e0_ = 0;
   long long steps_ = 0;
+  int energy_every_ = 50;  // the page's energy between steps; 0: a float64 pass costs too much here
   std::vector<float> draw_;
   std::vector<double> flat_pos_, flat_ref_, acc_, acc_ref_;
   std::vector<gl::Stage> stages_;
+  std::vector<float> workgroup_;
 };
 
 }  // namespace nbody::web
