@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +39,7 @@ namespace {
 }  // namespace
 void write_hdf5_snapshot(const std::string&, const Bodies&, double, const Hdf5Attributes&) { no_hdf5(); }
 Hdf5Snapshot parse_hdf5(std::string_view, const std::string&) { no_hdf5(); }
-Hdf5Snapshot parse_hdf5_isolated(std::string_view, const std::string&, unsigned) { no_hdf5(); }
+Hdf5Snapshot parse_hdf5_isolated(std::string_view, const std::string&, std::chrono::milliseconds) { no_hdf5(); }
 Hdf5Snapshot read_hdf5(const std::string&) { no_hdf5(); }
 std::size_t count_hdf5_bodies(const std::string&) { no_hdf5(); }
 
@@ -346,7 +347,10 @@ Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name) {
   if (!fapl.ok() || H5Pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||
       H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0)
     throw r.fail("HDF5 cannot take the file's image");
-  const Id file(H5Fopen("nbody-input.h5", H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+  // A name of its own: the library finds an open file by name, and one process reads many files.
+  static std::atomic<unsigned long long> images{0};
+  const std::string image = "nbody-input-" + std::to_string(++images) + ".h5";
+  const Id file(H5Fopen(image.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
   if (!file.ok()) throw r.fail("not a readable HDF5 file");
 
   Hdf5Snapshot s;

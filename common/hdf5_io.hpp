@@ -9,6 +9,7 @@
 // Built when the HDF5 library is found (NBODY_HAVE_HDF5); elsewhere every call throws
 // Unavailable with the reason.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -41,11 +42,14 @@ struct Hdf5Snapshot {
   Hdf5Attributes ours;
 };
 Hdf5Snapshot parse_hdf5(std::string_view bytes, const std::string& name);
-// The same in a child process capped in memory and time (libhdf5 trusts a file's sizes: a crafted
-// file makes it allocate without bound or crash). A child that dies is an InputError. This is
-// what read_hdf5, --ic FILE.h5 and compare --against use. `seconds` caps the child's time (0: 60 s
-// plus 1 s per 10 MB of file).
-Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name, unsigned seconds = 0);
+// The same in a child process capped in memory and time for each file (libhdf5 trusts a file's
+// sizes: a crafted file makes it allocate without bound or crash). The child is started at the
+// first file and reads the next ones too (one at a time; it is replaced after a file that leaves
+// anything behind, and a file it dies on is read again by a fresh one). A file a fresh child dies
+// on is an InputError. This is what read_hdf5, --ic FILE.h5 and compare --against use. `limit`
+// caps the time of one file (0: 60 s plus 1 s per 10 MB of file).
+Hdf5Snapshot parse_hdf5_isolated(std::string_view bytes, const std::string& name,
+                                 std::chrono::milliseconds limit = std::chrono::milliseconds(0));
 Hdf5Snapshot read_hdf5(const std::string& path);
 
 // The number of bodies in the file (for checks and estimates before the work). It reads the file:

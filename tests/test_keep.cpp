@@ -1,12 +1,18 @@
 // What a run keeps, in process: the checkpoint codec (every truncation and every flipped bit is
-// refused), CRC-32C, and the Tipsy and HDF5 snapshot writers read back by our own readers.
+// refused), CRC-32C, and the Tipsy and HDF5 snapshot writers read back by our own readers; the
+// HDF5 reader's child process, kept for many files, through files the library dies or loops on.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 
 #include "checkpoint.hpp"
 #include "error.hpp"
@@ -190,6 +196,135 @@ TEST(Hdf5Snapshot, BadFilesAreInputErrors) {
   EXPECT_THROW(parse_hdf5("not hdf5 at all", "x"), InputError);
   for (std::size_t len : {std::size_t{0}, std::size_t{8}, std::size_t{100}, good.size() / 2, good.size() - 1})
     EXPECT_THROW(parse_hdf5(std::string_view(good).substr(0, len), "x"), InputError) << len;
+}
+
+// The processes this test process has started and not yet reaped.
+std::set<pid_t> children() {
+  std::set<pid_t> out;
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream f(task.path() / "children");
+    for (pid_t pid; f >> pid;) out.insert(pid);
+  }
+  return out;
+}
+
+// Our snapshot of 3 bodies (the fuzzer's seed), and copies of it with one byte changed on which
+// libhdf5 1.10 crashes, loops, or asks for 5.9 GB; found by fuzzing, cut down to the one byte.
+std::string seed_snapshot() { return bytes_of(fs::path(NBODY_SOURCE_DIR) / "tests/fuzz/corpus/hdf5/ours-n3.h5"); }
+std::string with_byte(std::string bytes, std::size_t at, char value) {
+  bytes.at(at) = value;
+  return bytes;
+}
+
+// Whether parse_hdf5 kills the process that runs it on `bytes` (a signal, or a sanitizer's exit).
+bool library_dies_on(const std::string& bytes) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    try {
+      (void)parse_hdf5(bytes, "x");
+    } catch (...) {
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
+void expect_seed(const Hdf5Snapshot& s) {
+  ASSERT_EQ(s.bodies.size(), 3u);
+  EXPECT_EQ(s.groups, std::vector<std::size_t>{3});
+  EXPECT_EQ(s.time, 0.01);
+}
+
+// One reading process answers file after file, a refused file included, with each file's own
+// contents (the library keeps open files by name: one process must not see an earlier file).
+TEST(Hdf5Snapshot, OneReadingProcessReadsManyFiles) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  std::vector<std::string> files;
+  std::vector<Bodies> bodies;
+  for (std::size_t n : {5, 9, 14}) {
+    bodies.push_back(some_bodies(n, static_cast<unsigned>(n)));
+    const fs::path p = tmp("many-" + std::to_string(n) + ".h5");
+    write_hdf5_snapshot(p.string(), bodies.back(), 0.5 * static_cast<double>(n), {});
+    files.push_back(bytes_of(p));
+  }
+  (void)parse_hdf5_isolated(files[0], "first");
+  const std::set<pid_t> reader = children();
+  const bool listed = fs::exists(fs::path("/proc/self/task") / std::to_string(gettid()) / "children");
+  if (listed)
+    ASSERT_EQ(reader.size(), 1u) << "the reading process stays for the next file";
+  else
+    std::fprintf(stderr, "no /proc/.../children here: the reading process is not checked to be the same one\n");
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t k = static_cast<std::size_t>(round) % files.size();
+    const Hdf5Snapshot s = parse_hdf5_isolated(files[k], "file " + std::to_string(k));
+    expect_same(s.bodies, bodies[k]);
+    EXPECT_EQ(s.time, 0.5 * static_cast<double>(bodies[k].size()));
+    if (round == 10) {
+      EXPECT_THROW((void)parse_hdf5_isolated("not hdf5 at all", "x"), InputError);
+    }
+  }
+  EXPECT_EQ(children(), reader) << "one reading process for every file";
+}
+
+// A file the library crashes on is refused, naming it; the files after it are read as before.
+TEST(Hdf5Snapshot, AFileTheLibraryDiesOnIsRefused) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  const std::string good = seed_snapshot();
+  const std::vector<std::string> crashing{with_byte(good, 7940, 125), with_byte(good, 12140, 9)};
+  for (const std::string& bad : crashing)
+    if (!library_dies_on(bad)) GTEST_SKIP() << "this libhdf5 does not die on the test files: nothing to contain";
+  expect_seed(parse_hdf5_isolated(good, "good"));
+  for (int round = 0; round < 3; ++round)
+    for (const std::string& bad : crashing) {
+      try {
+        (void)parse_hdf5_isolated(bad, "crashing.h5");
+        ADD_FAILURE() << "read a file the library dies on";
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("'crashing.h5': the HDF5 library failed on this file"), std::string::npos)
+            << e.what();
+      }
+      expect_seed(parse_hdf5_isolated(good, "good"));
+    }
+}
+
+// A file the library loops on is refused after the time it was given, and the next is read.
+TEST(Hdf5Snapshot, AFileTheLibraryLoopsOnIsRefusedInTime) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  const std::string good = seed_snapshot(), looping = with_byte(good, 8328, static_cast<char>(253));
+  expect_seed(parse_hdf5_isolated(good, "good"));
+  const auto began = std::chrono::steady_clock::now();
+  try {
+    (void)parse_hdf5_isolated(looping, "looping.h5", std::chrono::seconds(1));
+    GTEST_SKIP() << "this libhdf5 reads the test file in time: nothing to stop";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'looping.h5': the HDF5 library failed on this file (it took over 1 s)"),
+              std::string::npos) << e.what();
+  }
+  // 1 s in the process that had read the good file, 1 s in a fresh one
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(), 10.0);
+  expect_seed(parse_hdf5_isolated(good, "good"));
+}
+
+// A file on which the library asks for gigabytes (in-process this one takes 5.9 GB and 11 s on the
+// 2-core machine) is read within its memory cap by a reading process that has read other files
+// before: the cap is set for each file. The library then fails that allocation and goes on.
+TEST(Hdf5Snapshot, EveryFileIsReadWithinItsMemoryCap) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5 (scripts/install-deps.sh installs libhdf5-dev)";
+  const std::string good = seed_snapshot(), greedy = with_byte(good, 12259, static_cast<char>(180));
+  for (int round = 0; round < 2; ++round) {
+    expect_seed(parse_hdf5_isolated(good, "good"));
+    const auto began = std::chrono::steady_clock::now();
+    try {
+      expect_seed(parse_hdf5_isolated(greedy, "greedy.h5", std::chrono::seconds(30)));
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("'greedy.h5'"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(), 5.0) << round;
+  }
 }
 
 }  // namespace
