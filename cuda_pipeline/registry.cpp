@@ -17,7 +17,7 @@ namespace {
 template <auto>
 std::unique_ptr<Pipeline> made(const PipelineOptions&) {
 #ifdef __EMSCRIPTEN__
-  throw Unavailable("CUDA does not run in a browser (the page has WebAssembly and WebGL2)");
+  throw Unavailable("CUDA does not run in a browser (the page has WebAssembly, WebGL2 and WebGPU)");
 #else
   throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
 #endif

@@ -46,6 +46,13 @@ std::string quoted(const std::string& s) {
   return out + "'";
 }
 
+// `s` for a comment line: control characters, which would end the comment, become '?'.
+std::string comment(const std::string& s) {
+  std::string out;
+  for (char c : s) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return out;
+}
+
 std::string number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -122,7 +129,7 @@ class Script {
     const double key = 7.0 * static_cast<double>(key_) + 70;  // px: ~7 per character at 10 pt, the sample, the gaps
     const double right = std::clamp(1 - key / width, 0.6, 0.88);
     std::ostringstream s;
-    s << "# " << title << "\n# gnuplot -c THIS_FILE [OUT.png]\n"
+    s << "# " << comment(title) << "\n# gnuplot -c THIS_FILE [OUT.png]\n"
       << "out = (exists('ARGC') && ARGC > 0) ? ARG1 : " << quoted(default_png) << "\n"
       << "set terminal pngcairo size " << width << "," << height << " font ',10'\nset output out\n"
       << data_.str() << "set lmargin at screen 0.08\nset rmargin at screen " << number(right) << "\n"

@@ -16,6 +16,11 @@ mergeInto(LibraryManager.library, {
     next: 1,
 
     open: async function() {
+      if (typeof isSecureContext !== 'undefined' && !isSecureContext) {
+        NbodyGpu.why = 'WebGPU needs a secure context: serve the page on localhost (or https), not ' +
+                       (typeof location !== 'undefined' ? location.origin : 'this address');
+        return;
+      }
       if (typeof navigator === 'undefined' || !navigator.gpu) {
         NbodyGpu.why = 'this browser offers no WebGPU (navigator.gpu is undefined)';
         return;
@@ -23,7 +28,8 @@ mergeInto(LibraryManager.library, {
       try {
         const adapter = await navigator.gpu.requestAdapter();
         if (!adapter) {
-          NbodyGpu.why = 'WebGPU found no adapter (navigator.gpu.requestAdapter() gave none)';
+          NbodyGpu.why = 'WebGPU found no adapter (navigator.gpu.requestAdapter() gave none; on Linux, ' +
+                         'Chrome and Chromium need --enable-unsafe-webgpu or chrome://flags/#enable-unsafe-webgpu)';
           return;
         }
         NbodyGpu.timestamps = adapter.features.has('timestamp-query');
@@ -62,11 +68,13 @@ mergeInto(LibraryManager.library, {
         encoder.copyBufferToBuffer(copy[0], 0, staging, at, copy[1]);
         at += copy[1];
       }
-      NbodyGpu.device.queue.submit([encoder.finish()]);
-      await staging.mapAsync(GPUMapMode.READ);
-      const bytes = new Uint8Array(staging.getMappedRange().slice(0));
-      staging.destroy();
-      return bytes;
+      try {
+        NbodyGpu.device.queue.submit([encoder.finish()]);
+        await staging.mapAsync(GPUMapMode.READ);
+        return new Uint8Array(staging.getMappedRange().slice(0));
+      } finally {
+        staging.destroy();
+      }
     },
 
     // One force dispatch and one kick-drift dispatch per step, into `pass`, from buffers `r.cur`.
@@ -114,18 +122,22 @@ mergeInto(LibraryManager.library, {
           throw new Error(`${entry}: ` + errors.map(m => `line ${m.lineNum}: ${m.message}`).join('; '));
         return device.createComputePipelineAsync({layout: 'auto', compute: {module: module, entryPoint: entry}});
       };
+      device.pushErrorScope('validation');
+      let r = null, failure = null;
       try {
-        device.pushErrorScope('validation');
-        const r = {forces: await compile(forces_source, 'forces'), leapfrog: await compile(leapfrog_source, 'kick_drift')};
-        const error = await device.popErrorScope();
-        if (error) throw error;
-        const h = NbodyGpu.next++;
-        NbodyGpu.rungs[h] = r;
-        return h;
+        r = {forces: await compile(forces_source, 'forces'), leapfrog: await compile(leapfrog_source, 'kick_drift')};
       } catch (e) {
-        stringToUTF8('WGSL: ' + (e.message || e), why, capacity);
+        failure = e;
+      }
+      const error = await device.popErrorScope();  // popped however the compiling ended
+      failure = failure || error;
+      if (failure) {
+        stringToUTF8('WGSL: ' + (failure.message || failure), why, capacity);
         return 0;
       }
+      const h = NbodyGpu.next++;
+      NbodyGpu.rungs[h] = r;
+      return h;
     });
   },
 
@@ -216,15 +228,19 @@ mergeInto(LibraryManager.library, {
         if (NbodyGpu.timestamps) {
           const queries = device.createQuerySet({type: 'timestamp', count: 2});
           const resolved = NbodyGpu.buffer(16, GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC);
-          const pass = encoder.beginComputePass(
-              {timestampWrites: {querySet: queries, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1}});
-          NbodyGpu.encodeSteps(r, pass, count);
-          pass.end();
-          encoder.resolveQuerySet(queries, 0, 2, resolved, 0);
-          const t = new BigUint64Array((await NbodyGpu.readBack(encoder, [[resolved, 16]])).buffer);
-          ms = Number(t[1] - t[0]) / 1e6;
-          queries.destroy();
-          resolved.destroy();
+          try {
+            const pass = encoder.beginComputePass(
+                {timestampWrites: {querySet: queries, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1}});
+            NbodyGpu.encodeSteps(r, pass, count);
+            pass.end();
+            encoder.resolveQuerySet(queries, 0, 2, resolved, 0);
+            const t = new BigInt64Array((await NbodyGpu.readBack(encoder, [[resolved, 16]])).buffer);
+            if (t[1] < t[0]) throw new Error('the GPU\'s timestamps ran backwards (' + t[0] + ' then ' + t[1] + ' ns)');
+            ms = Number(t[1] - t[0]) / 1e6;
+          } finally {
+            queries.destroy();
+            resolved.destroy();
+          }
         } else {
           const pass = encoder.beginComputePass();
           NbodyGpu.encodeSteps(r, pass, count);

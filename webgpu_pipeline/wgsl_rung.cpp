@@ -2,12 +2,14 @@
 // and the leapfrog (leapfrog.wgsl) over ping-pong storage buffers. The state stays on the GPU from
 // load() to read(); accelerations() and read() copy out, through webgpu.js, whose calls that wait
 // for the GPU suspend this code (Asyncify) until the browser has the bytes.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "error.hpp"
 #include "factories.hpp"
+#include "options.hpp"
 #include "webgpu_pipeline.hpp"
 
 namespace nbody::webgpu {
@@ -52,6 +54,7 @@ class WgslRung final : public Pipeline {
   }
 
   void load(const Bodies& bodies, const Params& params) override {
+    check_dispatch(bodies.size());
     if (!handle_) compile();
     n_ = static_cast<int>(bodies.size());
     std::vector<float> pos(4 * bodies.size()), vel(4 * bodies.size());
@@ -108,6 +111,19 @@ class WgslRung final : public Pipeline {
     char why[kReason] = {};
     handle_ = nbody_wgpu_create(forces.c_str(), leapfrog.c_str(), why, kReason);
     if (!handle_) fail(why);
+  }
+
+  // WebGPU's default limit of workgroups a dispatch, for the force kernel (P K bodies a workgroup)
+  // and the leapfrog (64).
+  void check_dispatch(std::size_t n) const {
+    constexpr std::size_t kMaxGroups = 65535, kLeapfrog = 64;
+    const std::size_t per_group = static_cast<std::size_t>(kernel_.invocations) * static_cast<std::size_t>(kernel_.bodies);
+    const std::size_t most = kMaxGroups * std::min(per_group, kLeapfrog);
+    if (n > most)
+      throw InputError("n " + std::to_string(n) + ": " + kernel_.name + " with " + option("webgpu_p") + " " +
+                       std::to_string(kernel_.invocations) + (kernel_.bodies > 1 ? " and " + option("webgpu_k") + " " +
+                       std::to_string(kernel_.bodies) : std::string()) + " dispatches at most 65535 workgroups of " +
+                       std::to_string(std::min(per_group, kLeapfrog)) + " bodies: n <= " + std::to_string(most));
   }
 
   [[noreturn]] void fail(const char* why) const { throw std::runtime_error(kernel_.name + std::string(": ") + why); }

@@ -469,6 +469,20 @@ class Page(unittest.TestCase):
         self.assertEqual([r["webgpu_p"], r["webgpu_k"]], [32, 2])
         self.assertEqual(tab.evaluate("[webgpu_p.value, webgpu_k.value]"), ["32", "2"])
 
+    def test_a_start_while_a_webgpu_step_waits_for_the_gpu(self):
+        tab = open_page()
+        start(tab, pipeline="webgpu:gems31", n=2000, ic="plummer", seed=SEED)
+        # The step is suspended in the library (Asyncify) when the next start is asked for: the start
+        # waits its turn, and the step's reply, of the run before, changes nothing on the page.
+        r = tab.evaluate("(() => { const s = nbodyPage.step(3); const t = nbodyPage.start({pipeline: 'webgpu:tuned', "
+                         "n: 500, ic: 'shell'}, true); return Promise.all([s, t]); })()")
+        self.assertEqual(r[0]["step"], 3)
+        self.assertEqual(r[1]["pipeline"], "webgpu:tuned")
+        label = tab.evaluate("new Promise(r => setTimeout(() => r(document.getElementById('step-label').textContent), 1500))")
+        self.assertGreater(int(label.split()[-1]), 0, "the page stopped stepping")
+        self.assertTrue(tab.evaluate("document.getElementById('rate').textContent").startswith("webgpu:tuned:"))
+        self.assertEqual(tab.console(), [])
+
     def test_webgpu_bench_is_validated_then_timed(self):
         tab = open_page()
         start(tab, pipeline="webgpu:tuned", n=1024, ic="plummer", seed=SEED)
@@ -506,8 +520,11 @@ class Page(unittest.TestCase):
         start(tab, pipeline="gl:gather", n=500, ic="shell", seed=SEED)
         self.assertEqual(tab.evaluate("nbodyPage.ladderHere()"),
                          ["cpu32", "gl:forcequad", "gl:gather", "webgpu:gems31", "webgpu:tuned"])
-        rows = tab.evaluate("nbodyPage.measureLadder(1024, 2, 2)")
-        self.assertEqual([r["rung"] for r in rows], tab.evaluate("nbodyPage.ladderHere()"))
+        during = tab.evaluate("(() => { const p = nbodyPage.measureLadder(1024, 2, 2); "
+                              "const controls = ['start', 'step', 'pause', 'bench', 'measure-ladder']"
+                              ".map(id => document.getElementById(id).disabled); return p.then(rows => [rows, controls]); })()")
+        rows, controls = during
+        self.assertEqual(controls, [True] * 5, "the controls wait while the ladder is measured")
         for r in rows:
             self.assertEqual(r["status"], "ok", r)
             self.assertEqual([r["n"], r["validated_bodies"]], [1024, 1000], r)
@@ -540,7 +557,7 @@ class Page(unittest.TestCase):
         tab.evaluate("document.getElementById('next-tile').click()")
         self.assertTrue(tab.evaluate(label).startswith("tile 2 of 32: bodies j = 32..63"))
         tab.evaluate("document.getElementById('all-tiles').click()")
-        self.assertEqual(tab.evaluate(label), "all 32 tiles summed: each of the 32 invocations writes its acceleration once")
+        self.assertEqual(tab.evaluate(label), "all 32 tiles summed: each of the 32 invocations with a body writes its acceleration once")
         lit = tab.evaluate("(() => { const d = document.getElementById('workgroup').getContext('2d')"
                            ".getImageData(0, 0, 512, 256).data; let k = 0; for (let i = 0; i < d.length; i += 4) "
                            "k += d[i] + d[i + 1] + d[i + 2] > 0; return k; })()")

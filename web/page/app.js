@@ -15,6 +15,7 @@ const page = {
   timings: {},        // ms from navigation: module (wasm instantiated), info, started, first step
   stages: [], stageIndex: 0,
   pending: Promise.resolve(),  // the last button's work
+  measuring: false,            // the ladder is being measured: the controls wait
   workgroup: null,             // one workgroup's sums, as showWorkgroup() asked for them
   h100: {},                    // rung -> its H100 figure of docs/ladder.md
 };
@@ -61,7 +62,9 @@ function ask(method, ...args) {
 }
 
 function buttons() {
-  const live = !!page.started;
+  const live = !!page.started && !page.measuring;  // the ladder's measurement owns the session meanwhile
+  $('start').disabled = !!page.measuring;
+  $('measure-ladder').disabled = !!page.measuring;
   $('pause').disabled = !live;
   $('pause').textContent = page.running ? 'Pause' : 'Run';
   $('step').disabled = !live || page.running;
@@ -145,17 +148,19 @@ function draw(step) {
 }
 
 async function step(count) {
+  const run = page.started;
   const r = await ask('step', count);
+  if (page.started !== run || !run) return r;  // another start came meanwhile: this step was of the run before
   if (r.error) return fail(r, 'step failed');
   if (page.firstStepMs === null) page.firstStepMs = page.timings.firstStep = performance.now();
   if (r.divergence) page.points.push([r.step, r.divergence.max]);
   draw(r.step);
   const ref = r.reference_ms_per_step !== undefined
     ? `; cpu64 beside it ${r.reference_ms_per_step.toFixed(2)} ms/step` : '';
-  $('rate').textContent = `${page.started.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
-  $('live-rate').textContent = `${page.started.pipeline} at n = ${page.started.n}: ` +
+  $('rate').textContent = `${run.pipeline}: ${r.ms_per_step.toFixed(2)} ms/step` + ref;
+  $('live-rate').textContent = `${run.pipeline} at n = ${run.n}: ` +
     `${r.interactions_per_s.toExponential(3)} interactions/s (N\u00b2 per step; ${r.timer})`;
-  const every = page.started.energy_every;  // 50 steps, whatever the steps per frame; 0: on pause only
+  const every = run.energy_every;  // 50 steps, whatever the steps per frame; 0: on pause only
   if (every && Math.floor(r.step / every) > page.energyAt) {
     page.energyAt = Math.floor(r.step / every);
     await energy();
@@ -164,7 +169,9 @@ async function step(count) {
 }
 
 async function energy() {
+  const run = page.started;
   const e = await ask('energy');
+  if (page.started !== run || !run) return e;
   if (e.error) return fail(e, 'energy');
   $('energy').textContent = `E\u2080 = ${e.initial.toPrecision(8)}; at step ${e.step} E = ` +
     `${e.total.toPrecision(8)} (relative drift ${e.rel_drift.toExponential(2)}).`;
@@ -172,15 +179,15 @@ async function energy() {
 }
 
 async function tick() {
-  if (page.running && !page.busy) {
-    page.busy = true;
-    try {
+  try {
+    if (page.running && !page.busy && !page.measuring) {
+      page.busy = true;
       await step(Math.max(1, Math.min(100, Number($('per-frame').value) || 1)));
-    } finally {
-      page.busy = false;
     }
+  } finally {
+    page.busy = false;
+    requestAnimationFrame(tick);
   }
-  requestAnimationFrame(tick);
 }
 
 // ---- computing is drawing: gl:forcequad's stages ----------------------------------------------
@@ -237,10 +244,14 @@ function showTile(k) {
   const w = page.workgroup;
   w.upto = Math.min(k, w.tiles);
   Draw.workgroup($('workgroup'), w.sums, w.rows, w.tiles, w.upto);
+  const bodies = Math.min(w.p, w.n - w.upto * w.p), pad = w.p - bodies;
+  const plural = (k, what) => `${k} ${what}${k === 1 ? '' : 's'}`;
   $('tile-name').textContent = w.upto < w.tiles
-    ? `tile ${w.upto + 1} of ${w.tiles}: bodies j = ${w.upto * w.p}..${Math.min(w.n, (w.upto + 1) * w.p) - 1} ` +
-      `in workgroup memory; invocations 0..${w.rows - 1} each add ${Math.min(w.p, w.n - w.upto * w.p)} interactions`
-    : `all ${w.tiles} tiles summed: each of the ${w.rows} invocations writes its acceleration once`;
+    ? `tile ${w.upto + 1} of ${w.tiles}: bodies j = ${w.upto * w.p}..${w.upto * w.p + bodies - 1} in workgroup ` +
+      `memory${pad ? ` and ${pad} of zero mass (padding past n)` : ''}; each invocation adds ` +
+      `${plural(w.p, 'interaction')} to its sum`
+    : `${w.tiles === 1 ? 'the one tile' : `all ${w.tiles} tiles`} summed: each of the ${plural(w.rows, 'invocation')} ` +
+      `with a body writes its acceleration once`;
   $('next-tile').disabled = w.upto >= w.tiles;
   $('all-tiles').disabled = w.upto >= w.tiles;
 }
@@ -258,17 +269,18 @@ function ladderHere() {
 
 async function measureLadder(n, steps = 3, reps = 3) {
   page.running = false;
+  page.measuring = true;
   buttons();
   const keep = specFromForm(), rows = [], body = $('ladder-here').tBodies[0];
   body.replaceChildren();
   $('ladder-n').value = n;
-  $('measure-ladder').disabled = true;
   for (const name of ladderHere()) {
     const tr = body.insertRow();
     tr.insertCell().textContent = name;
     const cell = tr.insertCell();
     cell.textContent = 'validating, then timing\u2026';
-    const started = await ask('start', { ...keep, pipeline: name, n: n, reference: false });
+    // The bench's own bodies: a Plummer sphere of n from the form's seed (whatever ic the form holds).
+    const started = await ask('start', { ...keep, pipeline: name, n: n, ic: 'plummer', reference: false });
     const b = started.error ? started : await ask('bench', steps, reps);
     const below = rows.length ? rows[rows.length - 1] : null;
     const row = { rung: name, ...b };
@@ -288,8 +300,8 @@ async function measureLadder(n, steps = 3, reps = 3) {
   $('ladder-note').textContent = `n = ${n}, ${reps} timed repetitions of ${steps} steps each (median); timers: ${timers}; ` +
     `${navigator.userAgent.match(/Chrom\S+|Firefox\S+|Safari\S+/) || 'this browser'}, ` +
     `WebGPU: ${page.info.webgpu || page.info.webgpu_error}; WebGL2: ${page.info.gl || page.info.gl_error}.`;
-  $('measure-ladder').disabled = false;
-  await start(keep, false);  // the run the form held, back
+  page.measuring = false;
+  await start(keep, false);  // the run the form held, back at its step 0
   return rows;
 }
 
@@ -353,7 +365,10 @@ function act(work) {
 }
 
 function wire() {
-  $('setup').addEventListener('submit', e => { e.preventDefault(); page.pending = start(specFromForm()); });
+  $('setup').addEventListener('submit', e => {
+    e.preventDefault();
+    if (!page.measuring) page.pending = start(specFromForm());
+  });
   $('pause').onclick = act(async () => { page.running = !page.running; buttons(); if (!page.running) await energy(); });
   $('step').onclick = act(() => step(1));
   $('show-stages').onclick = act(() => showStages(page.stageIndex));

@@ -139,8 +139,8 @@ const Draw = (() => {
   }
 
   // One workgroup's sums (rows x tiles values, row by row: |a_i| after each tile) as a picture:
-  // invocation i from the top, tile k from the left, each value against the row's final |a_i| on
-  // a ramp (dark: far from it, yellow: there); tiles after `upto` are left black (not yet loaded),
+  // invocation i from the top, tile k from the left, each magnitude against the row's final |a_i|
+  // on a ramp (dark: off by 100% or more, yellow: there); tiles after `upto` are left black (not yet loaded),
   // tile `upto` is outlined (the one in workgroup memory now).
   function workgroup(canvas, sums, rows, tiles, upto) {
     const g = canvas.getContext('2d');
@@ -148,9 +148,10 @@ const Draw = (() => {
     g.fillRect(0, 0, canvas.width, canvas.height);
     const w = canvas.width / tiles, h = canvas.height / rows;
     for (let i = 0; i < rows; ++i) {
-      const last = sums[i * tiles + tiles - 1] || 1;
+      const last = sums[i * tiles + tiles - 1];
       for (let k = 0; k <= Math.min(upto, tiles - 1); ++k) {
-        const c = ramp(1 - Math.min(1, Math.abs(sums[i * tiles + k] - last) / last));
+        const off = last > 0 ? Math.abs(sums[i * tiles + k] - last) / last : 0;  // a body alone: a = 0 throughout
+        const c = ramp(1 - Math.min(1, off));
         g.fillStyle = `rgb(${c[0]},${c[1]},${c[2]})`;
         g.fillRect(k * w, i * h, Math.ceil(w), Math.ceil(h));
       }

@@ -22,9 +22,10 @@ namespace nbody::web {
 constexpr long long kMaxBodies = 16384;
 // Without cpu64 beside it, the rung's own pace sets the limit (Session::start measures it): the
 // set-up's float64 passes and one step, each under these (a step as long as cpu64's beside a rung at
-// kMaxBodies on a slow machine), and never past kMaxBodiesAlone (WebGPU's default storage-buffer
-// binding of 128 MiB holds 8M bodies of 16 bytes). The set-up is float64 all-pairs in WebAssembly on
-// one thread: on a fast GPU it, not the rung, bounds n (a few times 10^4 bodies).
+// kMaxBodies on a slow machine), and never past kMaxBodiesAlone (a WebGPU rung's dispatches of at
+// most 65535 workgroups stop it at 4194240 bodies, or fewer with p K < 64: it says so). The set-up is
+// float64 all-pairs in WebAssembly on one thread: on a fast GPU it, not the rung, bounds n (a few
+// times 10^4 bodies).
 constexpr long long kMaxBodiesAlone = 1 << 22;
 constexpr double kMaxSetupSeconds = 30, kMaxStepSeconds = 10;
 // The largest force quad whose stages the page reads back and draws (1024^2 texels, 16 MiB).
