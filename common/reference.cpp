@@ -155,9 +155,9 @@ void Cpu64::read(Bodies& bodies) {
 
 // ---- cpu32 ----------------------------------------------------------------------------------
 
-void Cpu32::load(const Bodies& bodies, const Params& params) {
+void Float32Soa::load(const Bodies& bodies, const Params& params) {
   const std::size_t n = bodies.size();
-  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_}) v->resize(n);
+  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->assign(n, 0.0f);
   for (std::size_t i = 0; i < n; ++i) {
     x_[i] = static_cast<float>(bodies.pos[i].x);
     y_[i] = static_cast<float>(bodies.pos[i].y);
@@ -171,26 +171,22 @@ void Cpu32::load(const Bodies& bodies, const Params& params) {
   eps2_ = static_cast<float>(params.eps2());
 }
 
-void Cpu32::accelerations(std::vector<Vec3>& out) {
-  std::vector<float> ax, ay, az;
+void Float32Soa::accelerations(std::vector<Vec3>& out) {
   const auto [b, e] = own(x_.size());
-  accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az, static_cast<std::ptrdiff_t>(b),
-                    static_cast<std::ptrdiff_t>(e));
+  compute_accelerations(b, e);
   out.resize(x_.size());
-  for (std::size_t i = b; i < e; ++i) out[i] = {ax[i], ay[i], az[i]};
+  for (std::size_t i = b; i < e; ++i) out[i] = {ax_[i], ay_[i], az_[i]};
   if (exchange()) gather(out);
 }
 
-void Cpu32::step(int count) {
-  std::vector<float> ax, ay, az;
+void Float32Soa::step(int count) {
   const auto [b, e] = own(x_.size());
   for (int s = 0; s < count; ++s) {
-    accelerations_soa(x_, y_, z_, m_, eps2_, ax, ay, az, static_cast<std::ptrdiff_t>(b),
-                      static_cast<std::ptrdiff_t>(e));
+    compute_accelerations(b, e);
     for (std::size_t i = b; i < e; ++i) {
-      vx_[i] += ax[i] * dt_;
-      vy_[i] += ay[i] * dt_;
-      vz_[i] += az[i] * dt_;
+      vx_[i] += ax_[i] * dt_;
+      vy_[i] += ay_[i] * dt_;
+      vz_[i] += az_[i] * dt_;
       x_[i] += vx_[i] * dt_;
       y_[i] += vy_[i] * dt_;
       z_[i] += vz_[i] * dt_;
@@ -200,7 +196,7 @@ void Cpu32::step(int count) {
   }
 }
 
-void Cpu32::read(Bodies& bodies) {
+void Float32Soa::read(Bodies& bodies) {
   if (exchange())
     for (auto* v : {&vx_, &vy_, &vz_}) gather(*v);
   const std::size_t n = x_.size();
@@ -209,6 +205,11 @@ void Cpu32::read(Bodies& bodies) {
     bodies.pos[i] = {x_[i], y_[i], z_[i], m_[i]};
     bodies.vel[i] = {vx_[i], vy_[i], vz_[i]};
   }
+}
+
+void Cpu32::compute_accelerations(std::size_t begin, std::size_t end) {
+  accelerations_soa(x_, y_, z_, m_, eps2_, ax_, ay_, az_, static_cast<std::ptrdiff_t>(begin),
+                    static_cast<std::ptrdiff_t>(end));
 }
 
 }  // namespace nbody

@@ -42,18 +42,30 @@ class Cpu64 final : public Pipeline {
   std::vector<Vec3> acc_;
 };
 
-class Cpu32 final : public Pipeline {
+// cpu32's state, which the float CPU rungs share (cpu32, cpu:tree): float structure of arrays for
+// the vector lanes, loaded and read back alike and stepped by the same kick and drift. A rung
+// supplies the accelerations of this rank's bodies.
+class Float32Soa : public Pipeline {
  public:
   void load(const Bodies& bodies, const Params& params) override;
   void accelerations(std::vector<Vec3>& out) override;
   void step(int count) override;
   void read(Bodies& bodies) override;
-  std::string name() const override { return "cpu32"; }
   bool distributable() const override { return true; }
 
- private:
-  std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_;  // structure of arrays for the vector lanes
+ protected:
+  // a(x) of the current positions for bodies [begin, end) into ax_, ay_, az_ (n long).
+  virtual void compute_accelerations(std::size_t begin, std::size_t end) = 0;
+  std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
   float dt_ = 0, eps2_ = 0;
+};
+
+class Cpu32 final : public Float32Soa {
+ public:
+  std::string name() const override { return "cpu32"; }
+
+ private:
+  void compute_accelerations(std::size_t begin, std::size_t end) override;
 };
 
 }  // namespace nbody

@@ -264,62 +264,9 @@ double Octree::accelerations(float theta, float eps2, std::size_t begin, std::si
 
 // ---- the rung -------------------------------------------------------------------------------
 
-void CpuTree::load(const Bodies& bodies, const Params& params) {
-  const std::size_t n = bodies.size();
-  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->assign(n, 0.0f);
-  for (std::size_t i = 0; i < n; ++i) {
-    x_[i] = static_cast<float>(bodies.pos[i].x);
-    y_[i] = static_cast<float>(bodies.pos[i].y);
-    z_[i] = static_cast<float>(bodies.pos[i].z);
-    m_[i] = static_cast<float>(bodies.pos[i].w);
-    vx_[i] = static_cast<float>(bodies.vel[i].x);
-    vy_[i] = static_cast<float>(bodies.vel[i].y);
-    vz_[i] = static_cast<float>(bodies.vel[i].z);
-  }
-  dt_ = static_cast<float>(params.dt);
-  eps2_ = static_cast<float>(params.eps2());
-}
-
-void CpuTree::evaluate() {
+void CpuTree::compute_accelerations(std::size_t begin, std::size_t end) {
   tree_.build(x_, y_, z_, m_, leaf_size_);
-  const auto [b, e] = own(x_.size());
-  interactions_ = tree_.accelerations(theta_, eps2_, b, e, ax_.data(), ay_.data(), az_.data());
-}
-
-void CpuTree::accelerations(std::vector<Vec3>& out) {
-  evaluate();
-  const auto [b, e] = own(x_.size());
-  out.resize(x_.size());
-  for (std::size_t i = b; i < e; ++i) out[i] = {ax_[i], ay_[i], az_[i]};
-  if (exchange()) gather(out);
-}
-
-void CpuTree::step(int count) {
-  const auto [b, e] = own(x_.size());
-  for (int s = 0; s < count; ++s) {
-    evaluate();
-    for (std::size_t i = b; i < e; ++i) {  // cpu32's kick and drift
-      vx_[i] += ax_[i] * dt_;
-      vy_[i] += ay_[i] * dt_;
-      vz_[i] += az_[i] * dt_;
-      x_[i] += vx_[i] * dt_;
-      y_[i] += vy_[i] * dt_;
-      z_[i] += vz_[i] * dt_;
-    }
-    if (exchange())
-      for (auto* v : {&x_, &y_, &z_}) gather_positions(*v);
-  }
-}
-
-void CpuTree::read(Bodies& bodies) {
-  if (exchange())
-    for (auto* v : {&vx_, &vy_, &vz_}) gather(*v);
-  const std::size_t n = x_.size();
-  bodies.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    bodies.pos[i] = {x_[i], y_[i], z_[i], m_[i]};
-    bodies.vel[i] = {vx_[i], vy_[i], vz_[i]};
-  }
+  interactions_ = tree_.accelerations(theta_, eps2_, begin, end, ax_.data(), ay_.data(), az_.data());
 }
 
 }  // namespace nbody

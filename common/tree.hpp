@@ -10,6 +10,7 @@
 
 #include "bodies.hpp"
 #include "pipeline.hpp"
+#include "reference.hpp"  // Float32Soa: cpu32's state
 
 namespace nbody {
 
@@ -71,24 +72,18 @@ class Octree {
   std::vector<Far> far_;                  // the same nodes, as the walk reads them
 };
 
-// The rung: float32 state (as cpu32) in index order; each step builds the tree and takes the same
-// kick-drift as cpu32. Distributed: every rank builds the same tree from all N positions and sums
+// The rung: cpu32's float32 state in index order (Float32Soa); each step builds the tree and takes
+// the same kick-drift as cpu32. Distributed: every rank builds the same tree from all N positions and sums
 // its own block's bodies, so a body's sum does not depend on the blocks.
-class CpuTree final : public Pipeline {
+class CpuTree final : public Float32Soa {
  public:
   CpuTree(double theta, int leaf_size) : theta_(static_cast<float>(theta)), leaf_size_(leaf_size) {}
-  void load(const Bodies& bodies, const Params& params) override;
-  void accelerations(std::vector<Vec3>& out) override;
-  void step(int count) override;
-  void read(Bodies& bodies) override;
   std::string name() const override { return "cpu:tree"; }
-  bool distributable() const override { return true; }
   double computed_interactions() const override { return interactions_; }
 
  private:
-  void evaluate();  // tree_ built from x_, y_, z_, m_; this rank's ax_, ay_, az_
-  std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
-  float dt_ = 0, eps2_ = 0, theta_;
+  void compute_accelerations(std::size_t begin, std::size_t end) override;  // the tree, built from all N
+  float theta_;
   int leaf_size_;
   Octree tree_;
   double interactions_ = 0;
