@@ -103,11 +103,13 @@ class WgslRung final : public Pipeline {
   }
 
  private:
-  // The force kernel with its constants before it, and the leapfrog, as compute pipelines.
+  // The force kernel with its constants and frame.wgsl before it, and the leapfrog after frame.wgsl, as
+  // compute pipelines.
   void compile() {
+    const std::string frame(shader_source("frame.wgsl"));
     const std::string forces = "const P: u32 = " + std::to_string(kernel_.invocations) + "u;\nconst K: u32 = " +
-                               std::to_string(kernel_.bodies) + "u;\n" + std::string(shader_source(kernel_.shader));
-    const std::string leapfrog(shader_source("leapfrog.wgsl"));
+                               std::to_string(kernel_.bodies) + "u;\n" + frame + std::string(shader_source(kernel_.shader));
+    const std::string leapfrog = frame + std::string(shader_source("leapfrog.wgsl"));
     char why[kReason] = {};
     handle_ = nbody_wgpu_create(forces.c_str(), leapfrog.c_str(), why, kReason);
     if (!handle_) fail(why);

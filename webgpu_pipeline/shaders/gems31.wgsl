@@ -1,16 +1,10 @@
 // webgpu:gems31: GPU Gems 3 listing 31-3 in WGSL. One invocation per body; a workgroup of P
 // invocations loads one tile of P bodies into workgroup memory, waits at a barrier, and every
-// invocation sums the tile into its own registers, then the next tile. The rung defines P before
-// this text (wgsl_rung.cpp). In the vocabulary of docs/ladder.md: the storage buffer `pos` is the
-// body texture, an invocation is a fragment, the dispatch covers the N x N grid without storing it,
-// and the register sum `a` replaces the log2(n) reduction passes.
-struct Frame {
-  n: u32,     // bodies
-  eps2: f32,  // softening squared
-  dt: f32,
-  pad: u32,
-}
-@group(0) @binding(0) var<uniform> frame: Frame;
+// invocation sums the tile into its own registers, then the next tile. The rung prepends P and
+// frame.wgsl (the Frame uniform at binding 0) to this text (wgsl_rung.cpp). In the vocabulary of
+// docs/ladder.md: the storage buffer `pos` is the body texture, an invocation is a fragment, the
+// dispatch covers the N x N grid without storing it, and the register sum `a` replaces the log2(n)
+// reduction passes.
 @group(0) @binding(1) var<storage, read> pos: array<vec4f>;  // xyz position, w mass
 @group(0) @binding(2) var<storage, read_write> acc: array<vec4f>;
 

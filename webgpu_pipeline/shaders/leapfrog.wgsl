@@ -1,13 +1,7 @@
 // The leapfrog kick and drift of every WebGPU rung (common/leapfrog.hpp), from one pair of storage
 // buffers into the other: TR04-032's velocity and position programs with their render-to-texture
 // ping-pong, as one invocation per body.
-struct Frame {
-  n: u32,
-  eps2: f32,
-  dt: f32,
-  pad: u32,
-}
-@group(0) @binding(0) var<uniform> frame: Frame;
+// The rung prepends frame.wgsl (the Frame uniform at binding 0) to this text.
 @group(0) @binding(1) var<storage, read> pos_in: array<vec4f>;  // x_n, mass in w
 @group(0) @binding(2) var<storage, read> vel_in: array<vec4f>;  // v_{n-1/2}
 @group(0) @binding(3) var<storage, read> acc: array<vec4f>;     // a(x_n)

@@ -1,14 +1,8 @@
 // webgpu:tuned: cuda:tuned's idea in WGSL. Each invocation owns K bodies (i = first + k P), so one
 // read of body j from the workgroup tile feeds K interactions and the K sums are independent work;
-// each interaction is one inverseSqrt of |r|^2 + eps^2 and fused multiply-adds. The rung defines P
-// and K before this text (wgsl_rung.cpp); a workgroup covers P K bodies.
-struct Frame {
-  n: u32,
-  eps2: f32,
-  dt: f32,
-  pad: u32,
-}
-@group(0) @binding(0) var<uniform> frame: Frame;
+// each interaction is one inverseSqrt of |r|^2 + eps^2 and fused multiply-adds. The rung prepends
+// P, K and frame.wgsl (the Frame uniform at binding 0) to this text (wgsl_rung.cpp); a workgroup
+// covers P K bodies.
 @group(0) @binding(1) var<storage, read> pos: array<vec4f>;  // xyz position, w mass
 @group(0) @binding(2) var<storage, read_write> acc: array<vec4f>;
 
