@@ -1,5 +1,7 @@
 #include "reference.hpp"
 
+#include "float_kernel.hpp"
+
 #include <cmath>
 #include <cstddef>
 
@@ -46,19 +48,7 @@ void accel_block_fp32(const float* x, const float* y, const float* z, const floa
     yi[l] = y[i];
     zi[l] = z[i];
   }
-  for (std::ptrdiff_t j = 0; j < n; ++j) {
-#pragma omp simd
-    for (std::ptrdiff_t l = 0; l < kLanes; ++l) {
-      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];  // r_ij   [3 flops]
-      const float d2 = rx * rx + ry * ry + rz * rz + eps2;                   // |r|^2+e [6 flops]
-      const float d6 = d2 * d2 * d2;                                         //         [2 flops]
-      const float inv3 = 1.0f / std::sqrt(d6);                               //         [2 flops]
-      const float s = m[j] * inv3;                                           //         [1 flop]
-      sx[l] += rx * s;                                                       // a_i    [6 flops]
-      sy[l] += ry * s;
-      sz[l] += rz * s;
-    }
-  }
+  sum_lanes<kLanes>(x, y, z, m, static_cast<std::size_t>(n), xi, yi, zi, eps2, sx, sy, sz);
   for (std::ptrdiff_t l = 0; l < kLanes && i0 + l < i_end; ++l) {
     ax[i0 + l] = sx[l];
     ay[i0 + l] = sy[l];

@@ -1,5 +1,7 @@
 #include "tree.hpp"
 
+#include "float_kernel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -198,25 +200,8 @@ void Octree::walk(const Node& target, float theta, List& l) const {
 namespace {
 
 // Bodies per vector block: each lane owns one body of the leaf and sums the list in order, as a
-// lane of cpu32 sums j = 0..n-1 (the same float expression, term for term).
+// lane of cpu32 sums j = 0..n-1 (float_kernel.hpp: the same kernel).
 constexpr std::uint32_t kLanes = 8;
-
-void sum_terms(const float* x, const float* y, const float* z, const float* m, std::size_t count, const float* xi,
-               const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz) {
-  for (std::size_t j = 0; j < count; ++j) {
-#pragma omp simd
-    for (std::uint32_t l = 0; l < kLanes; ++l) {
-      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];  // r_ij   [3 flops]
-      const float d2 = rx * rx + ry * ry + rz * rz + eps2;                   // |r|^2+e [6 flops]
-      const float d6 = d2 * d2 * d2;                                         //         [2 flops]
-      const float inv3 = 1.0f / std::sqrt(d6);                               //         [2 flops]
-      const float s = m[j] * inv3;                                           //         [1 flop]
-      sx[l] += rx * s;                                                       // a_i    [6 flops]
-      sy[l] += ry * s;
-      sz[l] += rz * s;
-    }
-  }
-}
 
 }  // namespace
 
@@ -229,9 +214,9 @@ void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin,
       const std::uint32_t k = std::min(k0 + q, leaf.end - 1);  // tail lanes repeat the last body
       xi[q] = sx_[k], yi[q] = sy_[k], zi[q] = sz_[k];
     }
-    sum_terms(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, xi, yi, zi, eps2, sx, sy, sz);
+    sum_lanes<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, xi, yi, zi, eps2, sx, sy, sz);
     for (const auto& [b, e] : l.runs)
-      sum_terms(sx_.data() + b, sy_.data() + b, sz_.data() + b, sm_.data() + b, e - b, xi, yi, zi, eps2, sx, sy, sz);
+      sum_lanes<kLanes>(sx_.data() + b, sy_.data() + b, sz_.data() + b, sm_.data() + b, e - b, xi, yi, zi, eps2, sx, sy, sz);
     for (std::uint32_t q = 0; q < kLanes && k0 + q < leaf.end; ++q) {
       const std::uint32_t i = order_[k0 + q];
       if (i >= begin && i < end) ax[i] = sx[q], ay[i] = sy[q], az[i] = sz[q];

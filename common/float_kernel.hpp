@@ -1,0 +1,29 @@
+// The float32 softened kernel of the float CPU rungs (cpu32, cpu:tree's leaves and cells): L lanes,
+// lane l owns a body (xi, yi, zi)[l] and adds the `count` bodies j, in order 0..count-1, to its sums
+// (sx, sy, sz)[l], each term as one thread of GPU Gems 3 listing 31-3 computes it. Internal to
+// common/ (reference.cpp, tree.cpp): its loop is vectorised there, under OpenMP's simd.
+#pragma once
+#include <cmath>
+#include <cstddef>
+
+namespace nbody {
+
+template <int L>
+inline void sum_lanes(const float* x, const float* y, const float* z, const float* m, std::size_t count,
+                      const float* xi, const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz) {
+  for (std::size_t j = 0; j < count; ++j) {
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];  // r_ij   [3 flops]
+      const float d2 = rx * rx + ry * ry + rz * rz + eps2;                   // |r|^2+e [6 flops]
+      const float d6 = d2 * d2 * d2;                                         //         [2 flops]
+      const float inv3 = 1.0f / std::sqrt(d6);                               //         [2 flops]
+      const float s = m[j] * inv3;                                           //         [1 flop]
+      sx[l] += rx * s;                                                       // a_i    [6 flops]
+      sy[l] += ry * s;
+      sz[l] += rz * s;
+    }
+  }
+}
+
+}  // namespace nbody
