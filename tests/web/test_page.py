@@ -177,7 +177,7 @@ class Page(unittest.TestCase):
 
     def test_random_unequal_masses_match_cpu64(self):
         # Fresh random bodies from the test's seed: a ball, masses from 0.5 to 1.5 times the mean,
-        # n = 1023 (no tile, chunk or texture width divides it).
+        # n = 1023 (no tile, workgroup, chunk or texture width divides it).
         rng = random.Random(SEED)
         lines = ["x,y,z,vx,vy,vz,m"]
         for _ in range(1023):
@@ -190,21 +190,26 @@ class Page(unittest.TestCase):
         tab = open_page()
         tab.call("(text) => { const FS = nbodyPage.module.FS; try { FS.mkdir('/input'); } catch (e) {} "
                  "FS.writeFile('/input/random.csv', text); }", "\n".join(lines) + "\n")
-        for pipeline in ("gl:forcequad", "gl:gather", "cpu32"):
+        for pipeline in ("gl:forcequad", "gl:gather", "cpu32", "webgpu:gems31", "webgpu:tuned"):
             self.check_accelerations(tab, pipeline=pipeline, n=1023, ic="/input/random.csv")
 
-    def test_fifteen_steps_stay_within_1e_5_of_cpu64(self):
-        tab = open_page()
-        r = start(tab, pipeline="gl:forcequad", n=1000, ic="plummer", seed=SEED)
+    def check_fifteen_steps(self, tab, name):
+        """`name` from the test's Plummer sphere of 1000, stepped one at a time beside cpu64: within
+        1e-5 of it at every step, and not equal to it. Returns the last step's reply."""
+        r = start(tab, pipeline=name, n=1000, ic="plummer", seed=SEED)
         self.assertNotIn("error", r, r)
         worst = 0.0
         for _ in range(15):
             s = tab.evaluate("nbodyPage.step(1)")
             worst = max(worst, s["divergence"]["max"])
-        print(f"\ngl:forcequad n=1000, 15 steps: largest distance to cpu64 {worst:.3e}", flush=True)
+        print(f"\n{name} n=1000, 15 steps: largest distance to cpu64 {worst:.3e} ({s['timer']})", flush=True)
         self.assertEqual(s["step"], 15)
         self.assertLess(worst, 1e-5)
         self.assertGreater(worst, 0, "a float32 rung cannot follow float64 exactly: nothing was compared")
+        return s
+
+    def test_fifteen_steps_stay_within_1e_5_of_cpu64(self):
+        self.check_fifteen_steps(open_page(), "gl:forcequad")
 
     def test_cpu64_has_the_native_bits(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -434,16 +439,7 @@ class Page(unittest.TestCase):
     def test_webgpu_fifteen_steps_stay_within_1e_5_of_cpu64(self):
         tab = open_page()
         for name in self.webgpu_rungs(tab):
-            r = start(tab, pipeline=name, n=1000, ic="plummer", seed=SEED)
-            self.assertNotIn("error", r, r)
-            worst = 0.0
-            for _ in range(15):
-                s = tab.evaluate("nbodyPage.step(1)")
-                worst = max(worst, s["divergence"]["max"])
-            print(f"\n{name} n=1000, 15 steps: largest distance to cpu64 {worst:.3e} ({s['timer']})", flush=True)
-            self.assertEqual(s["step"], 15)
-            self.assertLess(worst, 1e-5)
-            self.assertGreater(worst, 0, "a float32 rung cannot follow float64 exactly: nothing was compared")
+            s = self.check_fifteen_steps(tab, name)
             self.assertEqual(s["timer"], "WebGPU timestamp queries")
             # The state stays on the GPU between steps: 15 at once give the same bits as 15 one at a time.
             one_by_one = tab.evaluate("nbodyPage.positions().rung")
