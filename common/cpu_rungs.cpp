@@ -11,14 +11,6 @@ std::unique_ptr<Pipeline> make_cpu64(const PipelineOptions&) { return std::make_
 std::unique_ptr<Pipeline> make_cpu32(const PipelineOptions&) { return std::make_unique<Cpu32>(); }
 std::unique_ptr<Pipeline> make_tree(const PipelineOptions& o) { return std::make_unique<CpuTree>(o.theta, o.leaf_size); }
 
-// cpu:tree's accuracy against float64, checked per body as atol x rms|a| + rtol x |a|: float
-// rounding (all pairs, theta = 0), plus theta^2 / 2 in both terms for the cells taken whole. On a
-// Plummer sphere of 4096 the largest relative error is 0.016 at theta 0.5 (0.125 allowed) and 0.38
-// at theta 1 with leaves of one body, the loosest setting (0.5 allowed): docs/tree.md.
-Tolerance tree_tolerance(const PipelineOptions& o) {
-  const double t = o.theta * o.theta / 2;
-  return {kFloatTolerance.atol + t, kFloatTolerance.rtol + t};
-}
 }  // namespace
 
 const std::vector<Rung>& cpu_rungs() {
@@ -36,14 +28,13 @@ const std::vector<Rung>& cpu_rungs() {
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 20,
        .make = make_cpu32},
       {.name = "cpu:tree", .family = Family::Cpu,
+       // B = 32: the fastest or within 1% of it from N = 16384 up on the 2-core machine (docs/tree.md).
        .summary = "GPU Gems 3 §31.6's tree: a Barnes–Hut octree over Morton-ordered bodies, far cells as one "
                   "body, leaves of --leaf-size bodies summed directly, float32 as cpu32",
        .state_bits = 32, .fp64_forces = false, .distributable = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 20,
        .make = make_tree,
-       .options = {{.key = "theta", .field = &PipelineOptions::theta, .reals = {0, 1}},
-                   {.key = "leaf_size", .field = &PipelineOptions::leaf_size, .accepts = {Accepts::Interval, 1, 4096}}},
-       .method = Method::Tree, .tolerance_at = tree_tolerance},
+       .options = tree_options(32), .method = Method::Tree, .tolerance_at = tree_tolerance},
   };
   return kRungs;
 }

@@ -59,7 +59,9 @@ AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref)
     std::nth_element(rels.begin(), rels.begin() + static_cast<std::ptrdiff_t>(k), rels.end());
     return rels[k];
   };
-  if (!rels.empty()) e.median_rel = quantile(rels.size() / 2), e.p99_rel = quantile(rels.size() * 99 / 100);
+  if (!rels.empty())
+    e.median_rel = quantile(rels.size() / 2), e.p99_rel = quantile(rels.size() * 99 / 100),
+    e.p999_rel = quantile(rels.size() * 999 / 1000);
   return e;
 }
 

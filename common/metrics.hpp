@@ -19,11 +19,12 @@ std::vector<double> body_distances(const std::vector<Vec4>& a, const std::vector
 // Acceleration error against a reference:
 //   rms_rel = sqrt(sum_i |a_i - r_i|^2 / sum_i |r_i|^2)   (norm-wise, robust to tiny |r_i|)
 //   max_rel = max_i |a_i - r_i| / |r_i|                    (per body; worst is its index)
-//   median_rel, p99_rel: the median and the 99th percentile of the per-body |a_i - r_i| / |r_i|
+//   median_rel, p99_rel, p999_rel: the median, the 99th and the 99.9th percentile of the per-body
+//   |a_i - r_i| / |r_i|
 struct AccelError {
   double rms_rel = 0, max_rel = 0;
   std::size_t worst = 0;
-  double median_rel = 0, p99_rel = 0;
+  double median_rel = 0, p99_rel = 0, p999_rel = 0;
 };
 AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref);
 

@@ -147,6 +147,13 @@ struct Rung {
 // when the entry is whole. The catalogue refuses a registry with an incomplete entry.
 std::vector<std::string> missing_facts(const Rung& r);
 
+// What every tree rung takes: theta (0..1) and leaf_size (1..4096, 0 standing for `leaf_size`, the
+// rung's own measured best).
+std::vector<RungOption> tree_options(int leaf_size);
+// A tree rung's accuracy against float64, checked per body as atol x rms|a| + rtol x |a|: float
+// rounding (all pairs, theta = 0), plus theta^2 / 2 in both terms for the cells taken whole.
+Tolerance tree_tolerance(const PipelineOptions& resolved);
+
 // The CPU rungs (cpu64, cpu32, cpu:tree): common/cpu_rungs.cpp.
 const std::vector<Rung>& cpu_rungs();
 

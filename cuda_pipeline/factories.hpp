@@ -14,11 +14,14 @@ struct Options {
   int device = 0;
   int bodies = 0;   // tuned, mixed, symmetric: bodies per thread K (symmetric: 0 = chosen by N)
   int split = 0;    // tuned, mixed: blocks per row (the j range in S parts); 0 = chosen for the device
+  double theta = 0.5;  // tree: the opening angle
+  int leaf_size = 4;   // tree: bodies of a leaf summed directly
 };
 
 std::unique_ptr<Pipeline> make_gems31(const Options& o, bool fp64);  // listing 31-3, float or double
 std::unique_ptr<Pipeline> make_tuned(const Options& o, bool fp64);   // tuned_kernels.cuh
 std::unique_ptr<Pipeline> make_symmetric(const Options& o);          // symmetric_kernels.cuh
 std::unique_ptr<Pipeline> make_mixed(const Options& o);              // mixed_kernels.cuh
+std::unique_ptr<Pipeline> make_tree(const Options& o);               // tree_kernels.cuh
 
 }  // namespace nbody::cuda

@@ -22,7 +22,7 @@ std::unique_ptr<Pipeline> made(const PipelineOptions&) {
   throw Unavailable("CUDA pipeline not built (no nvcc at configure time)");
 #endif
 }
-constexpr int kGems31 = 0, kGems31Fp64 = 0, kTuned = 0, kTunedFp64 = 0, kSymmetric = 0, kMixed = 0;
+constexpr int kGems31 = 0, kGems31Fp64 = 0, kTuned = 0, kTunedFp64 = 0, kSymmetric = 0, kMixed = 0, kTree = 0;
 #else
 // A rung made by `factory` on the device the options name (require_device(): throws Unavailable
 // when there is none, or no kernel image for it).
@@ -36,6 +36,8 @@ std::unique_ptr<Pipeline> made(const PipelineOptions& o) {
   c.device = o.device;
   c.bodies = o.cuda_bodies;
   c.split = o.cuda_split;
+  c.theta = o.theta;
+  c.leaf_size = o.leaf_size;
   return factory(c);
 }
 std::unique_ptr<Pipeline> gems31(const Options& o) { return make_gems31(o, false); }
@@ -43,7 +45,7 @@ std::unique_ptr<Pipeline> gems31_fp64(const Options& o) { return make_gems31(o, 
 std::unique_ptr<Pipeline> tuned(const Options& o) { return make_tuned(o, false); }
 std::unique_ptr<Pipeline> tuned_fp64(const Options& o) { return make_tuned(o, true); }
 constexpr auto kGems31 = &gems31, kGems31Fp64 = &gems31_fp64, kTuned = &tuned, kTunedFp64 = &tuned_fp64;
-constexpr auto kSymmetric = &make_symmetric, kMixed = &make_mixed;
+constexpr auto kSymmetric = &make_symmetric, kMixed = &make_mixed, kTree = &make_tree;
 #endif
 
 using A = Accepts;
@@ -120,6 +122,13 @@ const std::vector<Rung>& rungs() {
        .state_bits = 64, .fp64_forces = false, .distributable = true, .ladder = ladder_above("cuda:tuned-fp64"),
        .tolerance = kFloatTolerance, .bound = B::Issue, .slots = kMixedSlots, .state = kDevice, .flops = 20,
        .make = made<kMixed>, .options = tuned_options(8), .bound_note = " (r_ij from double-single pairs)"},
+      // B = 4: with 2, the fastest at N = 4096, 2^20 and 2^23 on the H100, at the same error (docs/tree.md).
+      {.name = "cuda:tree", .family = Family::Cuda,
+       .summary = "GPU Gems 3 §31.6 on the GPU: Morton keys, CUB radix sort, a radix tree, group walks whose "
+                  "leaves are summed as tiles of cuda:tuned's kernel",
+       .state_bits = 32, .fp64_forces = false, .distributable = false, .ladder = kOffLadder,
+       .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = kDevice, .flops = 20,
+       .make = made<kTree>, .options = tree_options(4), .method = Method::Tree, .tolerance_at = tree_tolerance},
   };
   return kRungs;
 }

@@ -27,7 +27,8 @@ nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::s
   j["accel_error"] = nlohmann::json::object();
   for (const auto& [name, e] : r.accel)
     j["accel_error"][name] = {{"rms_rel", e.rms_rel},       {"max_rel", e.max_rel}, {"worst", e.worst},
-                              {"median_rel", e.median_rel}, {"p99_rel", e.p99_rel}};
+                              {"median_rel", e.median_rel}, {"p99_rel", e.p99_rel},
+                              {"p999_rel", e.p999_rel}};
   j["compared_steps"] = nlohmann::json::array();
   j["divergence"] = nlohmann::json::array();
   for (const auto& s : r.steps) {

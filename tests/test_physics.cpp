@@ -139,7 +139,7 @@ TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
   // A NaN is never hidden.
   b[0].z = NAN;
   EXPECT_EQ(position_distance(a, b).worst, 0u);
-  // The per-body relative errors' median and 99th percentile: bodies off by 0/1000 .. 999/1000 of
+  // The per-body relative errors' median, 99th and 99.9th percentile: bodies off by 0/1000 .. 999/1000 of
   // their |a|, in a shuffled order.
   std::vector<Vec3> ref, got;
   for (int i = 0; i < 1000; ++i) {
@@ -150,6 +150,7 @@ TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
   const AccelError q = accel_error(got, ref);
   EXPECT_NEAR(q.median_rel, 0.5, 1e-12);
   EXPECT_NEAR(q.p99_rel, 0.99, 1e-12);
+  EXPECT_NEAR(q.p999_rel, 0.999, 1e-12);
   EXPECT_NEAR(q.max_rel, 0.999, 1e-12);
   got[3].y = NAN;  // counted as the largest
   EXPECT_NEAR(accel_error(got, ref).median_rel, 0.501, 1e-12);

@@ -261,8 +261,14 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
     EXPECT_STREQ(e.what(), "--theta 1.5: cpu:tree takes a number in 0..1");
   }
   o = {};
+  o.leaf_size = -1;
+  EXPECT_THROW(check_pipeline_options({}, o), InputError) << "no rung takes leaves of -1 bodies";
+  o.leaf_size = 4097;
+  EXPECT_THROW(check_pipeline_options({}, o), InputError) << "no rung takes leaves of 4097 bodies";
+  // 0: each tree rung's own B.
   o.leaf_size = 0;
-  EXPECT_THROW(check_pipeline_options({}, o), InputError) << "no rung takes leaves of 0 bodies";
+  EXPECT_EQ(resolve_options(rung("cpu:tree"), o).leaf_size, 32);
+  EXPECT_EQ(resolve_options(rung("cuda:tree"), o).leaf_size, 4);
   // Both go through a checkpoint's options bit for bit.
   o = {};
   o.theta = 0.1, o.leaf_size = 7;

@@ -1,0 +1,366 @@
+// cuda:tree — GPU Gems 3 §31.6's hierarchical method with every stage on the device, each step:
+//
+//  1. bounding_box   the bodies' cube (min and max as ordered integers, so atomics decide them)
+//  2. morton_keys    63-bit keys, 21 bits an axis in that cube (cpu:tree's keys, common/tree.cpp)
+//  3. (CUB)          a stable radix sort of the keys with the bodies' indices
+//  4. gather         the bodies in Morton order; one leaf node per body
+//  5. build_tree     a binary radix tree over the sorted keys (Karras 2012): internal node i is
+//                    found from the keys around i alone, so every node is built at once; equal
+//                    keys are told apart by their places, so coincident bodies make a balanced
+//                    subtree and the depth stays at most 63 + log2(N)
+//  6. moments        bottom up, one thread per leaf: the second child to finish computes its
+//                    parent (mass, centre of mass, box, bmax), so no level waits for another
+//  7. find_groups    the largest subtrees of at most 32 bodies: one warp's bodies each
+//  8. walk           Bonsai's group walk: a warp takes a group and walks the tree once for all its
+//                    bodies, 32 nodes at a time, with the opening test against the group's box.
+//                    Cells taken whole and the bodies of opened leaves (buckets of at most B
+//                    bodies) go into one list in shared memory, and every 32 entries the warp sums
+//                    them as a tile: the tiled all-pairs kernel inside the leaves (§31.6), with
+//                    cuda:tuned's interaction (tuned_kernels.cuh)
+//
+// Deterministic: the sort is stable, a node's moments are its two children's combined in one
+// order, and a group's list is built in lane order whichever warp walks it.
+#pragma once
+#include <cstdint>
+
+#include "tuned_kernels.cuh"  // interact(): cuda:tuned's 13-slot interaction
+#include "vec.cuh"
+
+namespace nbody::cuda::tree {
+
+using Key = unsigned long long;
+using Body = Vec4T<float>;  // position and mass, or a cell's centre of mass and mass
+constexpr int kMaxLevel = 21;                      // bits an axis: 63-bit keys
+constexpr unsigned kCells = 1u << kMaxLevel;       // quantised positions an axis
+constexpr int kGroup = 32;                         // bodies that share a walk: one warp's
+constexpr int kStack = 8192;                       // nodes waiting in one warp's walk
+constexpr unsigned kAll = 0xffffffffu;
+
+// ---- 1. the bounding box ------------------------------------------------------------------
+
+// A float as an unsigned integer in the floats' order, for atomicMin and atomicMax.
+__device__ __forceinline__ unsigned ordered(float f) {
+  const unsigned u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+__device__ __forceinline__ float unordered(unsigned u) {
+  return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u);
+}
+
+// box[0..2] the least x, y, z (set to 0xffffffff before), box[3..5] the greatest (0 before). NaN
+// coordinates are passed over, as cpu:tree passes them.
+__global__ void bounding_box(const Body* __restrict__ pos, int n, unsigned* box) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Body p = pos[i];
+    const float v[3] = {p.x, p.y, p.z};
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      if (v[a] < lo[a]) lo[a] = v[a];
+      if (v[a] > hi[a]) hi[a] = v[a];
+    }
+  }
+#pragma unroll
+  for (int a = 0; a < 3; ++a) {
+    for (int o = 16; o > 0; o /= 2) {
+      lo[a] = fminf(lo[a], __shfl_xor_sync(kAll, lo[a], o));
+      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kAll, hi[a], o));
+    }
+    if (threadIdx.x % 32 == 0) {
+      atomicMin(&box[a], ordered(lo[a]));
+      atomicMax(&box[3 + a], ordered(hi[a]));
+    }
+  }
+}
+
+// ---- 2. Morton keys -------------------------------------------------------------------------
+
+// The 21 low bits of v, two zero bits after each: one axis of a key.
+__device__ __forceinline__ Key spread(Key v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
+// t in cells of the cube, clamped to 0..kCells - 1 (NaN: 0).
+__device__ __forceinline__ Key quantised(float t) {
+  if (!(t >= 0)) return 0;
+  return t < static_cast<float>(kCells - 1) ? static_cast<Key>(t) : kCells - 1;
+}
+
+// Keys and the identity order, for the sort. The cube's scale is cpu:tree's: a cube of one point
+// (or of none) gives every body the key 0.
+__global__ void morton_keys(const Body* __restrict__ pos, int n, const unsigned* __restrict__ box, Key* keys,
+                            int* index) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float lo[3], side = 0;
+#pragma unroll
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = unordered(box[a]);
+    side = fmaxf(side, unordered(box[3 + a]) - lo[a]);
+  }
+  const float scale =
+      side > 0 && isfinite(side) ? __fdiv_rn(static_cast<float>(kCells), __fmul_rn(side, 1 + 0x1p-20f)) : 0;
+  const Body p = pos[i];
+  const Key qx = quantised(__fmul_rn(p.x - lo[0], scale)), qy = quantised(__fmul_rn(p.y - lo[1], scale)),
+            qz = quantised(__fmul_rn(p.z - lo[2], scale));
+  keys[i] = spread(qx) << 2 | spread(qy) << 1 | spread(qz);
+  index[i] = i;
+}
+
+// ---- 4. Morton order and the leaves ----------------------------------------------------------
+
+// Nodes: internal 0..n-2 (the root is 0), then the leaf of sorted body k at n - 1 + k; with one
+// body, node 0 is its leaf and the root.
+struct Nodes {
+  int2* child;      // an internal node's two children
+  int2* range;      // the sorted bodies [x, y] under a node
+  int* parent;      // -1 for the root
+  float4* com;      // centre of mass (xyz) and mass (w)
+  float* bmax2;     // (the farthest body's distance from the centre of mass, rounded up)^2
+  float4* lo;       // the bodies' box
+  float4* hi;
+  int* arrived;     // an internal node's children done (bottom-up pass)
+};
+
+__global__ void gather(const Body* __restrict__ pos, const int* __restrict__ order, int n, Body* sorted,
+                       Nodes t) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  sorted[k] = pos[order[k]];
+  t.range[n - 1 + k] = make_int2(k, k);
+}
+
+// ---- 5. the binary radix tree ------------------------------------------------------------------
+
+// The length of the prefix keys i and j share, their places breaking ties; -1 outside 0..n-1.
+__device__ __forceinline__ int common_prefix(const Key* __restrict__ keys, int n, int i, int j) {
+  if (j < 0 || j >= n) return -1;
+  const Key a = keys[i], b = keys[j];
+  return a != b ? __clzll(static_cast<long long>(a ^ b)) : 64 + __clz(i ^ j);
+}
+
+// Internal node i: Karras, "Maximizing parallelism in the construction of BVHs, octrees, and k-d
+// trees" (HPG 2012), §4. Its range runs from i in direction d as far as the keys share more than
+// its neighbour on the other side does; it splits where the shared prefix first grows shorter.
+__global__ void build_tree(const Key* __restrict__ keys, int n, Nodes t) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n - 1) return;
+  const int d = common_prefix(keys, n, i, i + 1) > common_prefix(keys, n, i, i - 1) ? 1 : -1;
+  const int shortest = common_prefix(keys, n, i, i - d);
+  int reach = 2;
+  while (common_prefix(keys, n, i, i + reach * d) > shortest) reach *= 2;
+  int length = 0;
+  for (int step = reach / 2; step >= 1; step /= 2)
+    if (common_prefix(keys, n, i, i + (length + step) * d) > shortest) length += step;
+  const int j = i + length * d;
+  const int shared = common_prefix(keys, n, i, j);
+  int split = 0;
+  for (int step = length;;) {
+    step = (step + 1) / 2;
+    if (common_prefix(keys, n, i, i + (split + step) * d) > shared) split += step;
+    if (step <= 1) break;
+  }
+  const int gamma = i + split * d + min(d, 0);
+  const int first = min(i, j), last = max(i, j);
+  const int left = first == gamma ? n - 1 + gamma : gamma;
+  const int right = last == gamma + 1 ? n - 1 + gamma + 1 : gamma + 1;
+  t.child[i] = make_int2(left, right);
+  t.range[i] = make_int2(first, last);
+  t.parent[left] = i;
+  t.parent[right] = i;
+}
+
+// ---- 6. moments, bottom up ---------------------------------------------------------------------
+
+__device__ __forceinline__ double dist(double ax, double ay, double az, double bx, double by, double bz) {
+  return sqrt((ax - bx) * (ax - bx) + (ay - by) * (ay - by) + (az - bz) * (az - bz));
+}
+
+// Thread k starts at the leaf of sorted body k and climbs while it is the second child to arrive.
+// A node's centre of mass is its children's, weighted by mass in double (by body count where the
+// mass is 0: the centre of massless bodies, a cell that pulls nothing); its bmax the smaller of two
+// bounds on the farthest body's distance (through the children's bmax, and the box's farthest
+// corner), rounded up so that the opening test never takes a cell for smaller than it is.
+__global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int leaf = n - 1 + k;
+  const Body b = sorted[k];
+  t.com[leaf] = make_float4(b.x, b.y, b.z, b.w);
+  t.bmax2[leaf] = 0;
+  t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
+  for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
+    __threadfence();  // this child's moments, before the count that lets the other thread read them
+    if (atomicAdd(&t.arrived[node], 1) == 0) return;  // the other child's thread carries on
+    __threadfence();
+    const int2 c = t.child[node];
+    const int2 rl = t.range[c.x], rr = t.range[c.y];
+    // Written by other threads in this launch: read past the (incoherent) L1.
+    const float4 cl = __ldcg(&t.com[c.x]), cr = __ldcg(&t.com[c.y]);
+    const float4 ll = __ldcg(&t.lo[c.x]), lr = __ldcg(&t.lo[c.y]), hl = __ldcg(&t.hi[c.x]), hr = __ldcg(&t.hi[c.y]);
+    const double ml = cl.w, mr = cr.w, mass = ml + mr;
+    const double wl = mass > 0 ? ml : rl.y - rl.x + 1.0, wr = mass > 0 ? mr : rr.y - rr.x + 1.0;
+    const float4 com = make_float4(static_cast<float>((wl * cl.x + wr * cr.x) / (wl + wr)),
+                                   static_cast<float>((wl * cl.y + wr * cr.y) / (wl + wr)),
+                                   static_cast<float>((wl * cl.z + wr * cr.z) / (wl + wr)), static_cast<float>(mass));
+    const float4 lo = make_float4(fminf(ll.x, lr.x), fminf(ll.y, lr.y), fminf(ll.z, lr.z), 0);
+    const float4 hi = make_float4(fmaxf(hl.x, hr.x), fmaxf(hl.y, hr.y), fmaxf(hl.z, hr.z), 0);
+    const double through = fmax(dist(cl.x, cl.y, cl.z, com.x, com.y, com.z) + sqrt(static_cast<double>(__ldcg(&t.bmax2[c.x]))),
+                                dist(cr.x, cr.y, cr.z, com.x, com.y, com.z) + sqrt(static_cast<double>(__ldcg(&t.bmax2[c.y]))));
+    const double fx = fmax(com.x - static_cast<double>(lo.x), hi.x - static_cast<double>(com.x));
+    const double fy = fmax(com.y - static_cast<double>(lo.y), hi.y - static_cast<double>(com.y));
+    const double fz = fmax(com.z - static_cast<double>(lo.z), hi.z - static_cast<double>(com.z));
+    const float bmax = static_cast<float>(fmin(through, sqrt(fx * fx + fy * fy + fz * fz))) * (1 + 0x1p-20f);
+    t.com[node] = com;
+    t.lo[node] = lo;
+    t.hi[node] = hi;
+    t.bmax2[node] = bmax * bmax * (1 + 0x1p-20f);
+  }
+}
+
+// ---- 7. groups -----------------------------------------------------------------------------------
+
+// The nodes of at most kGroup bodies whose parent has more (or that are the root), in any order:
+// each group is walked alike whichever warp takes it.
+__global__ void find_groups(int n, Nodes t, int* groups, int* count) {
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= 2 * n - 1) return;
+  const auto size = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
+  const int up = t.parent[node];
+  if (size(node) <= kGroup && (up < 0 || size(up) > kGroup)) groups[atomicAdd(count, 1)] = node;
+}
+
+// ---- 8. the walk ---------------------------------------------------------------------------------
+
+struct WalkCounters {
+  int groups = 0;                      // found by find_groups
+  int next = 0;                        // the next group a warp takes
+  int overflow = 0;                    // a warp's stack would have passed kStack: the host refuses the step
+  unsigned long long interactions = 0;  // terms summed, bodies x list entries
+};
+
+// Each lane sums the first `count` entries of the list, in order (cuda:tuned's interaction).
+template <int kCount>
+__device__ __forceinline__ void sum_tile(const Body* list, int count, float xi, float yi, float zi, float& ax,
+                                         float& ay, float& az, float eps2) {
+#pragma unroll 8
+  for (int j = 0; j < (kCount ? kCount : count); ++j) interact(list[j], xi, yi, zi, ax, ay, az, eps2);
+}
+
+// The list's full tiles summed and taken off; fewer than 32 entries are left.
+__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, float xi, float yi, float zi, float& ax,
+                                            float& ay, float& az, float eps2) {
+  while (listed >= 32) {
+    __syncwarp();
+    sum_tile<32>(list, 32, xi, yi, zi, ax, ay, az, eps2);
+    __syncwarp();
+    if (32 + lane < listed) list[lane] = list[32 + lane];
+    listed -= 32;
+  }
+  __syncwarp();
+}
+
+template <int kWarps>
+__global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
+                                                    int root, Nodes t, const int* __restrict__ groups,
+                                                    WalkCounters* counters, int* stacks, float theta2, float eps2,
+                                                    int leaf_size, Body* acc) {
+  __shared__ Body lists[kWarps][64];
+  __shared__ int bucket_first[kWarps][32], bucket_end[kWarps][32];  // a bucket's first body; running totals
+  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const unsigned below = (1u << lane) - 1;
+  Body* list = lists[w];
+  int* stack = stacks + static_cast<long long>(blockIdx.x * kWarps + w) * kStack;
+  const int ngroups = counters->groups;
+  for (;;) {
+    int g = 0;
+    if (lane == 0) g = atomicAdd(&counters->next, 1);
+    g = __shfl_sync(kAll, g, 0);
+    if (g >= ngroups) return;
+    const int group = groups[g];
+    const int2 mine = t.range[group];
+    const int count = mine.y - mine.x + 1;
+    const float4 glo = t.lo[group], ghi = t.hi[group];
+    const Body bi = sorted[mine.x + min(lane, count - 1)];  // lanes past the group repeat its last body
+    float ax = 0, ay = 0, az = 0;
+    int listed = 0;
+    long long terms = 0;
+    if (lane == 0) stack[0] = root;
+    int top = 1;
+    __syncwarp();
+    while (top > 0) {
+      const int take = min(top, 32);
+      top -= take;
+      const int node = lane < take ? stack[top + lane] : -1;
+      __syncwarp();  // every lane has its node before the pushes below overwrite the stack
+      enum { None, Cell, Bucket, Open } kind = None;
+      float4 c = {};
+      int2 r = {};
+      if (node >= 0) {
+        c = __ldg(&t.com[node]);
+        r = __ldg(&t.range[node]);
+        // The distance from the centre of mass to the group's box (0 inside it).
+        const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
+        const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
+        const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
+        if (theta2 * (dx * dx + dy * dy + dz * dz) > __ldg(&t.bmax2[node])) kind = Cell;
+        else if (r.y - r.x < leaf_size) kind = Bucket;
+        else kind = Open;
+      }
+      // Cells taken whole: one list entry each, in lane order.
+      unsigned m = __ballot_sync(kAll, kind == Cell);
+      if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
+      listed += __popc(m);
+      terms += __popc(m);
+      flush_tiles(list, listed, lane, bi.x, bi.y, bi.z, ax, ay, az, eps2);
+      // Cells opened: both children onto the stack, in lane order.
+      m = __ballot_sync(kAll, kind == Open);
+      if (top + 2 * __popc(m) > kStack) {
+        if (lane == 0) atomicExch(&counters->overflow, 1);
+        break;
+      }
+      if (kind == Open) {
+        const int2 ch = __ldg(&t.child[node]);
+        const int at = top + 2 * __popc(m & below);
+        stack[at] = ch.x;
+        stack[at + 1] = ch.y;
+      }
+      top += 2 * __popc(m);
+      // Buckets opened: their bodies, 32 at a time, each lane copying one of them.
+      int ends = kind == Bucket ? r.y - r.x + 1 : 0;
+      for (int o = 1; o < 32; o *= 2) {
+        const int v = __shfl_up_sync(kAll, ends, o);
+        if (lane >= o) ends += v;
+      }
+      const int total = __shfl_sync(kAll, ends, 31);
+      bucket_first[w][lane] = r.x;
+      bucket_end[w][lane] = ends;
+      __syncwarp();
+      terms += total;
+      for (int base = 0; base < total; base += 32) {
+        const int f = base + lane;
+        if (f < total) {
+          int l = 0;  // the lane whose bucket holds entry f: the first whose running total passes f
+          for (int step = 16; step > 0; step /= 2)
+            if (bucket_end[w][l + step - 1] <= f) l += step;
+          const int before = l > 0 ? bucket_end[w][l - 1] : 0;
+          list[listed + lane] = sorted[bucket_first[w][l] + f - before];
+        }
+        listed += min(32, total - base);
+        flush_tiles(list, listed, lane, bi.x, bi.y, bi.z, ax, ay, az, eps2);
+      }
+    }
+    sum_tile<0>(list, listed, bi.x, bi.y, bi.z, ax, ay, az, eps2);
+    __syncwarp();
+    if (lane < count) acc[order[mine.x + lane]] = {ax, ay, az, 0};
+    if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
+  }
+}
+
+}  // namespace nbody::cuda::tree

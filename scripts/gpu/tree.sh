@@ -1,0 +1,74 @@
+# cuda:tree on the GPU: its tests, its crossover with the all-pairs rungs, its large N, its θ and B.
+#
+# Usage: bash scripts/gpu.sh tree [bundle-dir [PART...]], the PARTs in turn (default: tests crossover large):
+#   tests      test_tree's tests of every tree rung and test_cuda's all-pairs tests of cuda:tree (θ = 0)
+#   crossover  cuda:symmetric, cuda:tuned and cuda:tree (θ 0.5) at N = 2^14 .. 2^20: where the tree overtakes
+#   large      cuda:tree alone at N = 2^22, 2^23, 2^24 (Plummer spheres; validated on 1000 bodies)
+#   theta      cuda:tree at N = 2^20 for θ 0.3 .. 0.8: rate and force error against float64
+#   errors     the first evaluation's force error against float64 (median, 99%, largest) at θ 0 .. 0.8, on a
+#              Plummer sphere of 2^20 and on the galaxy model (../shared/data/galaxy_20K.bin), beside cpu:tree's
+#   leaf       cuda:tree at N = 4096, 2^20 and 2^23 for leaf sizes B 2 .. 32
+#   profile    each stage's time at N = 2^23 (Nsight Compute)
+#   sanitize   compute-sanitizer memcheck, racecheck and synccheck on a short compare
+tree_tests() {
+  section "test_tree (every tree rung)"
+  outcomes "$B/test_tree" '*TreeRung*' 'rms|worst'
+  section "test_cuda (cuda:tree at theta 0)"
+  outcomes "$B/test_cuda" '*CudaVariant*'
+}
+tree_crossover() {
+  section "crossover"
+  "$N" bench --pipelines cuda:symmetric,cuda:tuned,cuda:tree -n 16384,32768,65536,131072,262144,1048576 --steps 5 \
+    --reps 3 --json "$O/tree-crossover.json"
+}
+tree_large() {
+  section "large N"
+  "$N" bench --pipelines cuda:tree -n 4194304,8388608,16777216 --steps 5 --reps 3 --json "$O/tree-large.json"
+}
+tree_theta() {
+  section "theta"
+  for t in 0.3 0.4 0.5 0.6 0.8; do
+    "$N" bench --pipelines cuda:tree -n 1048576 --steps 5 --reps 3 --theta "$t" | awk -v t="$t" '/^cuda/ {print "theta " t "  " $0}'
+  done
+}
+tree_errors() {
+  section "force errors"
+  local galaxy=${NBODY_GALAXY:-../shared/data/galaxy_20K.bin} t  # where the GPU machine has it
+  for t in 0 0.3 0.5 0.8; do
+    "$N" compare --pipelines cuda:tree --reference cuda:tuned-fp64 -n 1048576 --steps 0 --theta "$t" \
+      --json "$O/tree-errors-$t.json" >/dev/null
+    "$N" compare --pipelines cpu:tree,cuda:tree --reference cuda:tuned-fp64 --ic "$galaxy" --steps 0 --theta "$t" \
+      --json "$O/tree-galaxy-$t.json" >/dev/null
+    python3 - "$t" "$O" <<'PY'
+import json, sys
+t, o = sys.argv[1], sys.argv[2]
+for what in ("errors", "galaxy"):
+    d = json.load(open(f"{o}/tree-{what}-{t}.json"))
+    for name, e in sorted(d.get("accel_error", {}).items()):
+        print(f"{what:8s} theta {t:4s} {name:10s} median {e['median_rel']:.2e}  p99 {e['p99_rel']:.2e}  p99.9 {e['p999_rel']:.2e}  max {e['max_rel']:.2e}")
+PY
+  done
+}
+tree_leaf() {
+  section "leaf size"
+  local n l
+  for n in 4096 1048576 8388608; do
+    for l in 2 4 8 16 32; do
+      "$N" bench --pipelines cuda:tree -n "$n" --steps 5 --reps 3 --leaf-size "$l" |
+        awk -v l="$l" '/^cuda/ {print "B " l "  " $0} /computed/ {print "      " $0}'
+    done
+  done
+}
+tree_profile() {
+  section "the stages at N = 2^23 (ncu, one force stage)"
+  ncu --metrics gpu__time_duration.sum -k 'regex:tree|Onesweep|Histogram|Radix' --launch-skip 30 --launch-count 14 \
+    "$N" bench --pipelines cuda:tree -n 8388608 --steps 3 --reps 1 --validate-n 10 "$@" 2>&1 |
+    grep -E '^  [a-zA-Z_].*\(|gpu__time_duration' | sed 's/(.*//' | paste - - | awk '{print $1, $NF, $(NF-1)}'
+}
+tree_sanitize() {
+  section "compute-sanitizer"
+  for tool in memcheck racecheck synccheck; do sanitize "$tool" tree cuda:tree; done
+}
+for part in "${@:-tests crossover large}"; do
+  for p in $part; do "tree_$p"; done
+done
