@@ -58,13 +58,20 @@ nlohmann::json to_json(const Explanation& e) {
     j.push_back({{"factor", r.cause}, {"variant", r.variant},
                  {"accel_rms_rel_vs_cpu64", r.accel_vs_cpu64}, {"accel_rms_rel_vs_baseline", r.accel_vs_baseline},
                  {"max_distance_vs_cpu64", r.distance_vs_cpu64}, {"max_distance_vs_baseline", r.distance_vs_baseline}});
+  for (const ThetaRow& t : e.theta)
+    j.push_back({{"factor", theta_factor(t)}, {"variant", t.rung}, {"theta", t.theta},
+                 {"accel_rms_rel_vs_cpu64", t.accel.rms_rel}, {"accel_median_rel_vs_cpu64", t.accel.median_rel},
+                 {"accel_p99_rel_vs_cpu64", t.accel.p99_rel}, {"accel_max_rel_vs_cpu64", t.accel.max_rel},
+                 {"accel_rms_rel_vs_baseline", t.accel_vs_baseline}, {"expected_distance", t.expected},
+                 {"max_distance_vs_cpu64", t.distance_vs_cpu64}, {"max_distance_vs_baseline", t.distance_vs_baseline},
+                 {"theta_part", t.theta_part}});
   if (e.steps > 0) {
     j.push_back({{"factor", "time step: cpu64 at dt against cpu64 at dt/2"}, {"max_distance", e.dt_vs_half}});
     j.push_back({{"factor", "time step: cpu64 at dt/2 against cpu64 at dt/4"}, {"max_distance", e.half_vs_quarter},
                  {"measured_order", e.order}});
     j.push_back({{"factor", "time step: Richardson estimate of cpu64's error at dt (order 2)"},
                  {"max_distance", e.richardson}});
-    j.push_back({{"factor", "verdict"}, {"text", e.verdict}});
+    j.push_back({{"factor", "verdict"}, {"text", e.verdict}, {"limit", e.limit}});
   }
   nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
   if (e.efold_steps > 0) {

@@ -1,6 +1,7 @@
 // nbody compare as a user meets it: the JSON fields DESIGN.md names, the CSV and the plot with
 // every pair at every step, --fail-above as the CI hook, --explain naming every factor of the
-// distance, the TR04 Fig. 9 and dt-sweep presets, and the time step's error beside float rounding.
+// distance, the TR04 Fig. 9 and dt-sweep presets, the time step's error beside float rounding, and
+// a tree's opening angle beside both.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -356,4 +357,58 @@ TEST(CliCompare, DtSweepDrawsTheRoundingFloor) {
     EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
+// --explain's rows as factor -> row.
+std::map<std::string, nlohmann::json> explain_rows(const nlohmann::json& rows) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& row : rows) out[row["factor"].get<std::string>().substr(0, 14)] = row;
+  return out;
+}
+
+// The opening angle gets its own --explain row only when a tree rung is among the pipelines; at a
+// large theta it is the largest source and the closing sentence says so, while at theta = 0 (every
+// cell opened) the tree is float rounding and theta is no source at all.
+TEST(CliCompare, ExplainWeighsTheOpeningAngle) {
+  Result r = nbody("compare --pipelines cpu32 -n 300 --steps 20 --explain --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)["explain"])
+    EXPECT_FALSE(row["factor"].get<std::string>().starts_with("opening angle")) << row.dump();
+
+  const fs::path json = scratch() / "theta-explain.json";
+  r = nbody("compare --pipelines cpu32,cpu:tree -n 300 --steps 20 --explain --theta 0.8 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto rows = nlohmann::json::parse(slurp(json))["explain"];
+  auto by = explain_rows(rows);
+  ASSERT_TRUE(by.count("opening angle:")) << rows.dump();
+  const auto& tree = by["opening angle:"];
+  const auto& base = rows[0];
+  EXPECT_EQ(tree["variant"], "cpu:tree");
+  EXPECT_EQ(tree["theta"], 0.8);
+  // Far cells as one body: orders of magnitude above float rounding, in the forces and the trajectory.
+  EXPECT_GT(tree["accel_rms_rel_vs_cpu64"].get<double>(), 100 * base["accel_rms_rel_vs_cpu64"].get<double>()) << rows.dump();
+  EXPECT_LE(tree["accel_median_rel_vs_cpu64"].get<double>(), tree["accel_p99_rel_vs_cpu64"].get<double>());
+  EXPECT_LE(tree["accel_p99_rel_vs_cpu64"].get<double>(), tree["accel_max_rel_vs_cpu64"].get<double>());
+  EXPECT_GT(tree["max_distance_vs_cpu64"].get<double>(), 10 * base["max_distance_vs_cpu64"].get<double>()) << rows.dump();
+  EXPECT_GT(tree["expected_distance"].get<double>(), 0);
+  EXPECT_EQ(by["verdict"]["limit"], "theta") << by["verdict"].dump();
+  const std::string sentence = by["verdict"]["text"];
+  EXPECT_NE(sentence.find("opening angle"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("theta = 0.8"), std::string::npos) << sentence;
+  // The printed explanation closes with that sentence, after the tree's row and its percentiles.
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  EXPECT_EQ(last, sentence + "\n") << r.out;
+  EXPECT_NE(r.out.find("opening angle: cpu:tree at theta = 0.8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("its force error per body against float64 (all 300): median"), std::string::npos) << r.out;
+
+  r = nbody("compare --pipelines cpu32,cpu:tree -n 300 --steps 20 --explain --theta 0 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rows = nlohmann::json::parse(r.out)["explain"];
+  by = explain_rows(rows);
+  ASSERT_TRUE(by.count("opening angle:")) << rows.dump();
+  EXPECT_LT(by["opening angle:"]["accel_rms_rel_vs_cpu64"].get<double>(), 10 * rows[0]["accel_rms_rel_vs_cpu64"].get<double>())
+      << "theta = 0 is all pairs: float rounding";
+  EXPECT_EQ(by["opening angle:"]["theta_part"], 0.0);
+  EXPECT_NE(by["verdict"]["limit"], "theta") << by["verdict"].dump();
+}
+
 }  // namespace
+
