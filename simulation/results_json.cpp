@@ -147,4 +147,46 @@ nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r) {
   return j;
 }
 
+namespace {
+
+nlohmann::json point_json(const SweepPoint& p) {
+  return {{"ms_per_step", p.ms},
+          {"interactions_per_body", p.per_body},
+          {"accel_error", {{"median_rel", p.median}, {"p99_rel", p.p99}, {"p999_rel", p.p999}, {"max_rel", p.max}}}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r) {
+  nlohmann::json j = config_json(s.cfg, r.n);
+  j.erase("steps");
+  j.erase("dt");
+  j["preset"] = "theta-sweep";
+  j["leaf_size"] = s.cfg.pipeline.leaf_size;
+  j["timed_steps"] = s.steps;
+  j["sampled_bodies"] = r.sampled;
+  j["fp64_engine"] = r.engine;
+  j["thetas"] = r.thetas;
+  std::vector<std::string> ran = r.all_pairs;
+  ran.insert(ran.end(), r.trees.begin(), r.trees.end());
+  j["pipelines"] = ran;
+  j["skipped"] = r.skipped;
+  j["timer"] = r.timer;
+  j["all_pairs"] = nlohmann::json::object();
+  for (const auto& name : r.all_pairs) j["all_pairs"][name] = point_json(r.baseline.at(name));
+  j["tree"] = nlohmann::json::object();
+  for (const auto& name : r.trees) {
+    nlohmann::json points = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.thetas.size(); ++i) {
+      nlohmann::json p = point_json(r.tree.at(name)[i]);
+      p["theta"] = r.thetas[i];
+      p["speedup"] = nlohmann::json::object();
+      for (const auto& base : r.all_pairs) p["speedup"][base] = r.speedup(name, i, base);
+      points.push_back(p);
+    }
+    j["tree"][name] = points;
+  }
+  return j;
+}
+
 }  // namespace nbody
