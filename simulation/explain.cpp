@@ -186,8 +186,9 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
   std::vector<double> base_vs_ref;
   Bodies r64, rk;
   std::vector<Bodies> last(factors.size());
-  const auto task = report.begin("explain (cpu64 and " + std::to_string(factors.size() + trees.size()) +
-                                     " float32 variants)", steps);
+  const auto task = report.begin("explain (cpu64, " + std::to_string(factors.size()) + " float32 variants" +
+                                     (trees.empty() ? "" : " and " + std::to_string(trees.size()) + " tree rung(s)") + ")",
+                                 steps);
   for (long long s = 0; s < steps; ++s) {
     task->update(s);
     if (const int signal = report.interrupted()) throw Interrupted(signal);
