@@ -366,12 +366,8 @@ Command add_compare(CLI::App& app) {
                   "(-n, --steps override), max distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to "
                   "T = --steps x --dt (default 50 x 0.02) at dt = --dt and 5 halvings, each against the "
                   "reference at a quarter of the smallest dt, and each float rung against the reference at its own dt "
-                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt). theta-sweep: "
-                  "each tree rung at theta = 0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1 and the all-pairs rungs of its family "
-                  "(default: every one that runs here; --pipelines names them) on the same bodies: the force error "
-                  "against float64 of 4096 sampled bodies (median, 99%, 99.9%, max), ms per step (the median of "
-                  "--steps steps, default 3), the interactions a body computes and the speed-up over each all-pairs "
-                  "rung (default n 16384; --plot draws error and speed-up against theta)");
+                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt). " +
+                      theta_sweep_help());
   sub->add_option("--against", a->against,
                   "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
                   "(default: the snapshot's) and measure the distance to its positions; with "

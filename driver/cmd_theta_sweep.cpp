@@ -16,10 +16,6 @@ namespace nbody {
 
 namespace {
 
-// The default N: where cpu:tree pays on a 2-core machine (it overtakes cpu32 near N = 2048 and is
-// 2-3x faster at 4096: docs/tree.md) and the whole sweep takes seconds there.
-constexpr long long kThetaSweepBodies = 16384;
-
 void print_table(const ThetaSweepResult& r) {
   std::printf("%-18s %6s %10s %10s %10s %10s %10s %12s", "pipeline", "theta", "median", "99%", "99.9%", "max",
               "ms/step", "terms/body");
@@ -68,6 +64,18 @@ void print_savings(const ThetaSweepResult& r) {
 
 }  // namespace
 
+// The thetas and sizes written once, in theta_sweep.hpp.
+std::string theta_sweep_help() {
+  std::string thetas;
+  for (double t : ThetaSweep{}.thetas) thetas += (thetas.empty() ? "" : ", ") + number_text(t);
+  return "theta-sweep: each tree rung at theta = " + thetas + " and the float32 all-pairs rungs on the ladder of "
+         "its family (default: those that run here; --pipelines names others) on the same bodies: the force error "
+         "against float64 of " + std::to_string(kThetaSweepSample) + " sampled bodies (median, 99%, 99.9%, max), "
+         "ms per step (the median of --steps single steps, default " + std::to_string(kThetaSweepSteps) + "), the "
+         "interactions a body sums and the speed-up over each all-pairs rung (default n " +
+         std::to_string(kThetaSweepBodies) + "; --plot draws error and speed-up against theta)";
+}
+
 // GPU Gems 3 §31.6's savings: each tree rung at theta = 0 .. 1 against float64 and the all-pairs
 // rungs at the same N.
 int run_theta_sweep(CompareArgs& a) {
@@ -75,7 +83,7 @@ int run_theta_sweep(CompareArgs& a) {
   if (a.given("--reference"))
     throw InputError("--preset theta-sweep measures the forces against the float64 engine; it takes no --reference");
   if (!a.cfg.n_given && !a.cfg.ic_is_file()) a.cfg.n = kThetaSweepBodies;
-  if (!a.given("--steps")) a.cfg.steps = 3;
+  if (!a.given("--steps")) a.cfg.steps = kThetaSweepSteps;
   resolve_body_count(a.cfg);
   check_config(a.cfg, 2);
   if (a.cfg.steps < 1)

@@ -18,13 +18,18 @@ namespace nbody {
 // from the 5th largest error.
 constexpr long long kThetaSweepSample = 4096;
 
+// The default N: where cpu:tree pays on a 2-core machine (it overtakes cpu32 near N = 2048 and is
+// 2-3x faster at 4096: docs/tree.md) and the whole sweep takes seconds there.
+constexpr long long kThetaSweepBodies = 16384;
+constexpr long long kThetaSweepSteps = 3;
+
 struct ThetaSweep {
   Config cfg;                      // n, ic, seed, softening, options (leaf size; theta set per point)
   std::vector<std::string> names;  // tree rungs (swept) and all-pairs rungs (each measured once)
   IfUnavailable policy = IfUnavailable::Skip;
   std::vector<double> thetas{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0};
   long long sample = kThetaSweepSample;
-  long long steps = 3;  // timed steps of each point, one at a time after a warm-up step; the median counts
+  long long steps = kThetaSweepSteps;  // timed steps of each point, one at a time after a warm-up step; the median counts
 };
 
 // One rung at one theta (an all-pairs rung: at its only setting).

@@ -479,6 +479,21 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
     EXPECT_NE(name, "cpu64");
     EXPECT_FALSE(name.starts_with("gl:")) << name;
   }
+  // --help says what the sweep does: its thetas and its sample, as a run past the sample reports them.
+  const std::string help = nbody("compare --help").out;
+  const Result big = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 5000 --steps 1 --json -");
+  ASSERT_EQ(big.code, 0) << big.err;
+  const auto b = nlohmann::json::parse(big.out);
+  std::string thetas;
+  for (const auto& t : b["thetas"]) {
+    std::ostringstream one;
+    one << t.get<double>();
+    thetas += (thetas.empty() ? "" : ", ") + one.str();
+  }
+  EXPECT_NE(help.find("theta-sweep: each tree rung at theta = " + thetas + " "), std::string::npos) << thetas << "\n" << help;
+  EXPECT_NE(help.find("of " + std::to_string(b["sampled_bodies"].get<int>()) + " sampled bodies"), std::string::npos)
+      << help;
+  EXPECT_LT(b["sampled_bodies"].get<int>(), 5000);
   expect_bad_input({{"compare --preset theta-sweep --pipelines cpu32 -n 100", "names none"},
                     {"compare --preset theta-sweep -n 100 --theta 0.3", "--theta"},
                     {"compare --preset theta-sweep -n 100 --reference cpu64/2", "--reference"},
