@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
@@ -28,21 +27,6 @@ namespace nbody {
 namespace {
 
 constexpr long long kPlotEnergySamples = 40;  // --plot without --energy-every: at most this many
-
-// A plot's title: what drew it and the run it shows, `steps` the steps and dt (default: "steps=S,
-// dt=D"); a file's name without its folder.
-std::string plot_title(const std::string& what, const std::string& n, const Config& cfg, std::string steps = "") {
-  if (steps.empty()) steps = "steps=" + std::to_string(cfg.steps) + ", dt=" + number_text(cfg.dt);
-  const std::string ic = cfg.ic_is_file() ? std::filesystem::path(cfg.ic).filename().string() : cfg.ic;
-  return what + ": n=" + n + ", " + steps + ", eps=" + number_text(cfg.softening) + ", ic=" + ic +
-         ", seed=" + std::to_string(cfg.seed);
-}
-
-// --plot FILE: a place to write it and, for a PNG, gnuplot (before any work is done).
-void check_plot(const CompareArgs& a) {
-  check_output_path(a.plot, "--plot");
-  if (!a.plot.empty()) check_plot_tool(a.plot);
-}
 
 // The reference first, then the rest in the order given (default: every pipeline, in ladder order).
 std::vector<std::string> resolve_names(const CompareArgs& a) {
@@ -116,7 +100,7 @@ int run_fig9(CompareArgs& a) {
     check_config(a.cfg, 3);
   }
   check_output_path(a.json, "--json");
-  check_plot(a);
+  check_plot(a.plot);
   check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
   if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
   check_named_options(a);
@@ -155,7 +139,7 @@ Threshold check_compare_args(CompareArgs& a) {
   check_compare_options(a.every, a.energy_every, a.validate_n);
   check_output_path(a.json, "--json");
   check_output_path(a.csv, "--csv");
-  check_plot(a);
+  check_plot(a.plot);
   check_junit(a);
   check_distinct_outputs({{"--json", a.json}, {"--csv", a.csv}, {"--plot", a.plot}, {"--junit", a.junit}});
   if (names_stdout(a.json) || names_stdout(a.csv) || names_stdout(a.plot) || names_stdout(a.junit))
@@ -215,7 +199,7 @@ int run_dt_sweep(CompareArgs& a) {
   check_reference(a);
   if (a.cfg.steps < 1) throw InputError("--steps " + std::to_string(a.cfg.steps) + ": the sweep needs T = steps x dt > 0");
   check_output_path(a.json, "--json");
-  check_plot(a);
+  check_plot(a.plot);
   check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
   if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
   check_named_options(a);
@@ -289,7 +273,10 @@ int run_compare_once(CompareArgs& a) {
   if (a.explain) {
     Bodies b = initial_bodies(a.cfg);
     stagger(b, a.cfg.params(), *engine, false);
-    const Explanation e = explain(b, a.cfg.params(), a.cfg.steps, terminal);
+    std::vector<std::string> trees;  // each tree rung that ran: its opening angle as a source beside the others
+    for (const auto& name : r.pipelines)
+      if (rung(name).method == Method::Tree) trees.push_back(name);
+    const Explanation e = explain(b, a.cfg.params(), a.cfg.steps, terminal, trees, a.cfg.pipeline);
     print_explanation(e);
     j["explain"] = to_json(e);
   }
@@ -318,9 +305,13 @@ int run_compare(CompareArgs& a) {
     refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
     return run_dt_sweep(a);
   }
+  if (a.preset == "theta-sweep") {
+    refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
+    return run_theta_sweep(a);
+  }
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
-      throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9 and dt-sweep");
+      throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9, dt-sweep and theta-sweep");
     refuse({"--fail-above", "--junit", "--csv", "--explain", "--plot-all-pairs"});
     return run_fig9(a);
   }
@@ -375,7 +366,8 @@ Command add_compare(CLI::App& app) {
                   "(-n, --steps override), max distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to "
                   "T = --steps x --dt (default 50 x 0.02) at dt = --dt and 5 halvings, each against the "
                   "reference at a quarter of the smallest dt, and each float rung against the reference at its own dt "
-                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt)");
+                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt). " +
+                      theta_sweep_help());
   sub->add_option("--against", a->against,
                   "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
                   "(default: the snapshot's) and measure the distance to its positions; with "
@@ -383,8 +375,10 @@ Command add_compare(CLI::App& app) {
   sub->add_flag("--explain", a->explain,
                 "Explain the divergence: CPU float32 variants that differ in one factor each "
                 "(summation order, rsqrt, FMA, storage precision), the time step's own error (cpu64 at dt, "
-                "dt/2, dt/4: the measured order and the Richardson estimate) beside float32 rounding, and the "
-                "e-folding time");
+                "dt/2, dt/4: the measured order and the Richardson estimate) beside float32 rounding, the "
+                "e-folding time, and for each tree rung among the pipelines its opening angle (its force error "
+                "against float64 over every body, and its distance to cpu64 beside the baseline's); the last line "
+                "says which of float32 rounding, the time step, theta or chaos limits accuracy");
   a->app = sub;
   return [a] { return run_compare(*a); };
 }

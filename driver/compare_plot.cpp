@@ -250,6 +250,18 @@ void check_plot_tool(const std::string& path) {
                      "gnuplot-nox; --plot FILE.gp writes the script to draw elsewhere)");
 }
 
+void check_plot(const std::string& path, const std::string& option) {
+  check_output_path(path, option);
+  if (!path.empty()) check_plot_tool(path);
+}
+
+std::string plot_title(const std::string& what, const std::string& n, const Config& cfg, std::string steps) {
+  if (steps.empty()) steps = "steps=" + std::to_string(cfg.steps) + ", dt=" + number_text(cfg.dt);
+  const std::string ic = cfg.ic_is_file() ? fs::path(cfg.ic).filename().string() : cfg.ic;
+  return what + ": n=" + n + ", " + steps + ", eps=" + number_text(cfg.softening) + ", ic=" + ic +
+         ", seed=" + std::to_string(cfg.seed);
+}
+
 std::string plot_png_name(const std::string& path) {
   return is_script(path) ? fs::path(path).replace_extension(".png").string() : path;
 }
@@ -341,6 +353,71 @@ std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& titl
   }
   s.commands << "unset multiplot\n";
   return s.text(title, default_png, 1100, 700);
+}
+
+std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string& title, const std::string& default_png) {
+  Script s;
+  std::vector<std::string> names = r.trees;
+  names.insert(names.end(), r.all_pairs.begin(), r.all_pairs.end());
+  const Looks looks(names, "");  // no reference among them: every rung in its palette colour
+  s.commands << "set multiplot layout 2,1 title " << quoted(title) << " noenhanced font ',12'\n"
+             << "set xlabel 'theta (opening angle)'\n";
+  if (!r.thetas.empty()) {
+    const auto [lo, hi] = std::minmax_element(r.thetas.begin(), r.thetas.end());
+    s.commands << "set xrange [" << number(*lo - 0.03) << ":" << number(*hi + 0.03) << "]\n";
+  }
+  // The error panel: each tree's percentiles in its colour, a dash pattern each.
+  s.commands << "set title " << quoted("force error against float64: |a - a_ref| / |a_ref| of " +
+                                       std::to_string(r.sampled) + " sampled bodies (" + r.engine + ")")
+             << " noenhanced\nset ylabel 'relative error'\n";
+  struct Level {
+    const char* name;
+    double SweepPoint::*field;
+    const char* dash;
+  };
+  const Level levels[] = {{"median", &SweepPoint::median, "1"}, {"99%", &SweepPoint::p99, "2"},
+                          {"99.9%", &SweepPoint::p999, "4"}, {"max", &SweepPoint::max, "3"}};
+  std::vector<std::string> curves;
+  for (const auto& name : r.trees)
+    for (const Level& l : levels) {
+      std::vector<std::vector<double>> rows;
+      for (const SweepPoint& p : r.tree.at(name))
+        if (p.*l.field > 0) rows.push_back({p.theta, p.*l.field});
+      curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) +
+                                   "' lw " + (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash +
+                                   looks.points(name, 1),
+                               name + " " + l.name));
+    }
+  for (const auto& name : r.all_pairs) {  // an all-pairs rung's error is its float rounding: a level
+    const double median = r.baseline.at(name).median;
+    if (median > 0 && !r.thetas.empty())
+      curves.push_back(s.curve(s.block({{r.thetas.front(), median}, {r.thetas.back(), median}}) +
+                                   " using 1:2 with lines lc rgb '" + looks.colour(name) + "' lw 1.5 dt 5",
+                               name + " median (all pairs)"));
+  }
+  if (curves.empty()) empty_plot(s, "no tree rung ran");
+  else plot(s, curves);
+  // The speed-up panel: a tree's colour, a dash pattern per all-pairs rung.
+  s.commands << "set title " << quoted("speed-up: the all-pairs rung's ms per step over the tree's, at the same n")
+             << " noenhanced\nset ylabel 'speed-up'\nset format y '%g'\n";
+  curves.clear();
+  for (const auto& name : r.trees)
+    for (std::size_t b = 0; b < r.all_pairs.size(); ++b) {
+      std::vector<std::vector<double>> rows;
+      for (std::size_t i = 0; i < r.thetas.size(); ++i)
+        if (r.speedup(name, i, r.all_pairs[b]) > 0) rows.push_back({r.thetas[i], r.speedup(name, i, r.all_pairs[b])});
+      curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) +
+                                   "' lw 2 dt " + std::to_string(b % 5 + 1) + looks.points(name, 1),
+                               name + " over " + r.all_pairs[b]));
+    }
+  if (curves.empty()) {
+    empty_plot(s, "no all-pairs rung ran to compare with");
+  } else {
+    curves.push_back(s.curve("1 with lines lc rgb '#7F7F7F' lw 1 dt 2", "break-even (1x)"));
+    plot(s, curves);
+  }
+  s.commands << "unset multiplot\n";
+  return s.text(title, default_png, 1100, 900);
 }
 
 namespace {

@@ -55,13 +55,22 @@ void print_explanation(const Explanation& e) {
   for (const ExplainRow& r : e.rows)
     std::printf("%-92s %11.3e %11.3e %11.3e %11.3e\n", r.cause.c_str(), r.accel_vs_cpu64, r.accel_vs_baseline,
                 r.distance_vs_cpu64, r.distance_vs_baseline);
+  for (const ThetaRow& t : e.theta) {
+    std::printf("%-92s %11.3e %11.3e %11.3e %11.3e\n", theta_factor(t).c_str(), t.accel.rms_rel, t.accel_vs_baseline,
+                t.distance_vs_cpu64, t.distance_vs_baseline);
+    std::printf("    its force error per body against float64 (all %zu): median %.2e, 99%% %.2e, max %.2e\n", e.n,
+                t.accel.median_rel, t.accel.p99_rel, t.accel.max_rel);
+    if (e.steps > 0)
+      std::printf("    by step %lld: %.2e expected from that error alone (1/2 max|a - a_ref| T^2: no chaos), %.2e measured "
+                  "beyond float rounding (its distance to cpu64 less the baseline's, in quadrature)\n",
+                  e.steps, t.expected, t.theta_part);
+  }
   if (e.steps > 0) {
     std::printf("%-92s %11s %11s %11.3e\n", "time step: cpu64 at dt against cpu64 at dt/2", "", "", e.dt_vs_half);
     std::printf("%-92s %11s %11s %11.3e  (order %.2f)\n", "time step: cpu64 at dt/2 against cpu64 at dt/4", "", "",
                 e.half_vs_quarter, e.order);
     std::printf("%-92s %11s %11s %11.3e\n", "time step: Richardson estimate of cpu64's error at dt (4/3 of the first)",
                 "", "", e.richardson);
-    std::printf("%s\n", e.verdict.c_str());
   }
   if (e.efold_steps > 0)
     std::printf("chaos: the baseline-vs-cpu64 distance grows by e every %.1f steps (%.3g time "
@@ -69,6 +78,7 @@ void print_explanation(const Explanation& e) {
   else
     std::printf("chaos: no exponential growth of the divergence over these %lld steps (run "
                 "longer to see it)\n", e.steps);
+  if (!e.verdict.empty()) std::printf("%s\n", e.verdict.c_str());
 }
 
 void check_junit(const CompareArgs& a) {

@@ -33,6 +33,9 @@ struct CompareArgs {
 
 // `--against SNAPSHOT.h5` (cmd_against.cpp).
 int run_against(CompareArgs& a);
+// `--preset theta-sweep` (cmd_theta_sweep.cpp), and its part of --preset's help.
+int run_theta_sweep(CompareArgs& a);
+std::string theta_sweep_help();
 
 // --junit needs a check to report, and a place to write it.
 void check_junit(const CompareArgs& a);

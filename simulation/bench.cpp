@@ -16,25 +16,6 @@ namespace nbody {
 
 namespace {
 
-// Milliseconds for `steps` steps: the pipeline's own timer (CUDA events, a GL timer query) in one
-// process; distributed, the wall clock (the slowest rank's from a common start, and rank 0's alone
-// for the one-rank figure, so that the speed-up compares like with like).
-double time_steps(Pipeline& p, int steps, bool all_ranks) {
-  if (World::size() == 1) return p.timed_steps(steps);
-  if (!all_ranks) {
-    const auto t0 = std::chrono::steady_clock::now();
-    p.step(steps);
-    p.finish();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-  World::barrier();
-  const auto t0 = std::chrono::steady_clock::now();
-  p.step(steps);
-  p.finish();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return World::max(ms);
-}
-
 // ms per step over `reps` timed runs after one warm-up step: the median, the fastest and the
 // slowest. `all_ranks`: every rank runs `p` (distributed or one process); otherwise this rank
 // runs it alone.
@@ -93,6 +74,24 @@ std::string validate(Pipeline& p, const Bodies& bodies, const Params& params, Fp
 }
 
 }  // namespace
+
+// Rank 0's time alone gives the one-rank figure of a distributed bench, so that its speed-up
+// compares like with like.
+double time_steps(Pipeline& p, int steps, bool all_ranks) {
+  if (World::size() == 1) return p.timed_steps(steps);
+  if (!all_ranks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    p.step(steps);
+    p.finish();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  World::barrier();
+  const auto t0 = std::chrono::steady_clock::now();
+  p.step(steps);
+  p.finish();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return World::max(ms);
+}
 
 std::vector<std::pair<std::size_t, std::size_t>> checked_rows(std::size_t n, std::size_t m) {
   if (m >= n) return {{0, n}};

@@ -56,6 +56,11 @@ struct BenchRow {
   double spread() const { return ms > 0 ? (ms_max - ms_min) / ms : 0; }  // (max - min) / median
 };
 
+// Milliseconds for `steps` steps of `p`: the pipeline's own timer (CUDA events, a GL timer query,
+// else the wall clock) in one process; distributed, the wall clock (the slowest rank's from a
+// common start, or with `all_ranks` false this rank's alone).
+double time_steps(Pipeline& p, int steps, bool all_ranks = true);
+
 // The rows checked: `m` bodies in (up to) four runs spread over [0, n): for m >= 2 the first run
 // starts at body 0 and the last ends at body n - 1, two lie in between, so tiles, splits and padding
 // at both ends are covered. Runs do not overlap; all of [0, n) when m >= n.

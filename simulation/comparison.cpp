@@ -68,6 +68,12 @@ void estimate(const Comparison& c, const Made& made, Fp64Engine& engine) {
     Work variants = engine_work(*cpu64, 16 * scale * steps, params, c.cfg.n);  // 9 recipes, cpu64, /2, /4
     variants.what = "--explain (CPU variants, cpu64 at dt, dt/2, dt/4)";
     work.push_back(std::move(variants));
+    for (std::size_t k = 0; k < made.pipelines.size(); ++k)  // and each tree rung again, beside them
+      if (rung(made.names[k]).method == Method::Tree) {
+        Work again = step_work(*made.pipelines[k], scale * (steps + 1), params, c.cfg.n);
+        again.what = "--explain: " + again.what + " again";
+        work.push_back(std::move(again));
+      }
   }
   check_estimate(work, c.cfg.force);
 }

@@ -59,13 +59,20 @@ nlohmann::json to_json(const Explanation& e) {
     j.push_back({{"factor", r.cause}, {"variant", r.variant},
                  {"accel_rms_rel_vs_cpu64", r.accel_vs_cpu64}, {"accel_rms_rel_vs_baseline", r.accel_vs_baseline},
                  {"max_distance_vs_cpu64", r.distance_vs_cpu64}, {"max_distance_vs_baseline", r.distance_vs_baseline}});
+  for (const ThetaRow& t : e.theta)
+    j.push_back({{"factor", theta_factor(t)}, {"variant", t.rung}, {"theta", t.theta},
+                 {"accel_rms_rel_vs_cpu64", t.accel.rms_rel}, {"accel_median_rel_vs_cpu64", t.accel.median_rel},
+                 {"accel_p99_rel_vs_cpu64", t.accel.p99_rel}, {"accel_max_rel_vs_cpu64", t.accel.max_rel},
+                 {"accel_rms_rel_vs_baseline", t.accel_vs_baseline}, {"expected_distance", t.expected},
+                 {"max_distance_vs_cpu64", t.distance_vs_cpu64}, {"max_distance_vs_baseline", t.distance_vs_baseline},
+                 {"theta_part", t.theta_part}});
   if (e.steps > 0) {
     j.push_back({{"factor", "time step: cpu64 at dt against cpu64 at dt/2"}, {"max_distance", e.dt_vs_half}});
     j.push_back({{"factor", "time step: cpu64 at dt/2 against cpu64 at dt/4"}, {"max_distance", e.half_vs_quarter},
                  {"measured_order", e.order}});
     j.push_back({{"factor", "time step: Richardson estimate of cpu64's error at dt (order 2)"},
                  {"max_distance", e.richardson}});
-    j.push_back({{"factor", "verdict"}, {"text", e.verdict}});
+    j.push_back({{"factor", "verdict"}, {"text", e.verdict}, {"limit", e.limit}});
   }
   nlohmann::json chaos = {{"factor", "chaos: nearby trajectories separate exponentially"}};
   if (e.efold_steps > 0) {
@@ -138,6 +145,48 @@ nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r) {
   j["rounding"] = r.rounding;
   j["crossing_dt"] = nlohmann::json::object();
   for (const auto& [name, dt] : r.crossing_dt) j["crossing_dt"][name] = dt > 0 ? nlohmann::json(dt) : nlohmann::json(nullptr);
+  return j;
+}
+
+namespace {
+
+nlohmann::json point_json(const SweepPoint& p) {
+  return {{"ms_per_step", p.ms},
+          {"interactions_per_body", p.per_body},
+          {"accel_error", {{"median_rel", p.median}, {"p99_rel", p.p99}, {"p999_rel", p.p999}, {"max_rel", p.max}}}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r) {
+  nlohmann::json j = config_json(s.cfg, r.n);
+  j.erase("steps");
+  j.erase("dt");
+  j["preset"] = "theta-sweep";
+  j["leaf_size"] = s.cfg.pipeline.leaf_size;
+  j["timed_steps"] = s.steps;
+  j["sampled_bodies"] = r.sampled;
+  j["fp64_engine"] = r.engine;
+  j["thetas"] = r.thetas;
+  std::vector<std::string> ran = r.all_pairs;
+  ran.insert(ran.end(), r.trees.begin(), r.trees.end());
+  j["pipelines"] = ran;
+  j["skipped"] = r.skipped;
+  j["timer"] = r.timer;
+  j["all_pairs"] = nlohmann::json::object();
+  for (const auto& name : r.all_pairs) j["all_pairs"][name] = point_json(r.baseline.at(name));
+  j["tree"] = nlohmann::json::object();
+  for (const auto& name : r.trees) {
+    nlohmann::json points = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.thetas.size(); ++i) {
+      nlohmann::json p = point_json(r.tree.at(name)[i]);
+      p["theta"] = r.thetas[i];
+      p["speedup"] = nlohmann::json::object();
+      for (const auto& base : r.all_pairs) p["speedup"][base] = r.speedup(name, i, base);
+      points.push_back(p);
+    }
+    j["tree"][name] = points;
+  }
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include "dt_sweep.hpp"
 #include "explain.hpp"
 #include "setup.hpp"
+#include "theta_sweep.hpp"
 
 namespace nbody {
 
@@ -20,6 +21,8 @@ nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::s
 nlohmann::json to_json(const Explanation& e);
 // The dt-sweep preset's document.
 nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r);
+// The theta-sweep preset's document.
+nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r);
 // One bench or ladder row; `speedup` over the rung below (ladder only; 0: none).
 nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup);
 // The bench's or the ladder's document: device, ranks, results (and the ladder's unavailable).

@@ -1,6 +1,7 @@
 // nbody compare as a user meets it: the JSON fields DESIGN.md names, the CSV and the plot with
 // every pair at every step, --fail-above as the CI hook, --explain naming every factor of the
-// distance, the TR04 Fig. 9 and dt-sweep presets, and the time step's error beside float rounding.
+// distance, the TR04 Fig. 9, dt-sweep and theta-sweep presets, the time step's error beside float
+// rounding, and a tree's opening angle beside both.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -356,4 +357,161 @@ TEST(CliCompare, DtSweepDrawsTheRoundingFloor) {
     EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
+// --explain's rows as factor -> row.
+std::map<std::string, nlohmann::json> explain_rows(const nlohmann::json& rows) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& row : rows) out[row["factor"].get<std::string>().substr(0, 14)] = row;
+  return out;
+}
+
+// The opening angle gets its own --explain row only when a tree rung is among the pipelines; at a
+// large theta it is the largest source and the closing sentence says so, while at theta = 0 (every
+// cell opened) the tree is float rounding and theta is no source at all.
+TEST(CliCompare, ExplainWeighsTheOpeningAngle) {
+  Result r = nbody("compare --pipelines cpu32 -n 300 --steps 20 --explain --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)["explain"])
+    EXPECT_FALSE(row["factor"].get<std::string>().starts_with("opening angle")) << row.dump();
+
+  const fs::path json = scratch() / "theta-explain.json";
+  r = nbody("compare --pipelines cpu32,cpu:tree -n 300 --steps 20 --explain --theta 0.8 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto rows = nlohmann::json::parse(slurp(json))["explain"];
+  auto by = explain_rows(rows);
+  ASSERT_TRUE(by.count("opening angle:")) << rows.dump();
+  const auto& tree = by["opening angle:"];
+  const auto& base = rows[0];
+  EXPECT_EQ(tree["variant"], "cpu:tree");
+  EXPECT_EQ(tree["theta"], 0.8);
+  // Far cells as one body: orders of magnitude above float rounding, in the forces and the trajectory.
+  EXPECT_GT(tree["accel_rms_rel_vs_cpu64"].get<double>(), 100 * base["accel_rms_rel_vs_cpu64"].get<double>()) << rows.dump();
+  EXPECT_LE(tree["accel_median_rel_vs_cpu64"].get<double>(), tree["accel_p99_rel_vs_cpu64"].get<double>());
+  EXPECT_LE(tree["accel_p99_rel_vs_cpu64"].get<double>(), tree["accel_max_rel_vs_cpu64"].get<double>());
+  EXPECT_GT(tree["max_distance_vs_cpu64"].get<double>(), 10 * base["max_distance_vs_cpu64"].get<double>()) << rows.dump();
+  EXPECT_GT(tree["expected_distance"].get<double>(), 0);
+  EXPECT_EQ(by["verdict"]["limit"], "theta") << by["verdict"].dump();
+  const std::string sentence = by["verdict"]["text"];
+  EXPECT_NE(sentence.find("opening angle"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("theta = 0.8"), std::string::npos) << sentence;
+  // The printed explanation closes with that sentence, after the tree's row and its percentiles.
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  EXPECT_EQ(last, sentence + "\n") << r.out;
+  EXPECT_NE(r.out.find("opening angle: cpu:tree at theta = 0.8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("its force error per body against float64 (all 300): median"), std::string::npos) << r.out;
+
+  r = nbody("compare --pipelines cpu32,cpu:tree -n 300 --steps 20 --explain --theta 0 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  rows = nlohmann::json::parse(r.out)["explain"];
+  by = explain_rows(rows);
+  ASSERT_TRUE(by.count("opening angle:")) << rows.dump();
+  EXPECT_LT(by["opening angle:"]["accel_rms_rel_vs_cpu64"].get<double>(), 10 * rows[0]["accel_rms_rel_vs_cpu64"].get<double>())
+      << "theta = 0 is all pairs: float rounding";
+  EXPECT_EQ(by["opening angle:"]["theta_part"], 0.0);
+  EXPECT_NE(by["verdict"]["limit"], "theta") << by["verdict"].dump();
+}
+
+// The theta-sweep: the tree's force error rises with theta from float rounding at theta = 0 (where
+// every body sums all n), the work a body does falls, and the tree gains on the all-pairs rung.
+TEST(CliCompare, ThetaSweepMeasuresTheSavings) {
+  const fs::path gp = scratch() / "theta.gp";
+  const Result r = nbody("compare --preset theta-sweep --pipelines cpu32,cpu:tree -n 3000 --steps 3 --json - --plot '" +
+                         gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["preset"], "theta-sweep");
+  EXPECT_EQ(s["sampled_bodies"], 3000) << "below the sample size every body is checked";
+  const auto& thetas = s["thetas"];
+  ASSERT_GE(thetas.size(), 5u);
+  EXPECT_EQ(thetas[0], 0.0);
+  EXPECT_EQ(thetas.back(), 1.0);
+  const auto& flat = s["all_pairs"]["cpu32"];
+  EXPECT_EQ(flat["interactions_per_body"], 3000.0);
+  const double rounding = flat["accel_error"]["median_rel"];
+  EXPECT_GT(rounding, 0);
+  EXPECT_LT(rounding, 1e-5);
+  const auto& points = s["tree"]["cpu:tree"];
+  ASSERT_EQ(points.size(), thetas.size());
+  const auto& zero = points[0];
+  EXPECT_EQ(zero["interactions_per_body"], 3000.0) << "theta = 0 opens every cell";
+  EXPECT_LT(zero["accel_error"]["median_rel"].get<double>(), 10 * rounding) << zero.dump();
+  EXPECT_LT(zero["accel_error"]["max_rel"].get<double>(), 1e-4) << zero.dump();
+  for (std::size_t k = 1; k < points.size(); ++k) {
+    const auto& e = points[k]["accel_error"];
+    EXPECT_GT(e["median_rel"].get<double>(), points[k - 1]["accel_error"]["median_rel"].get<double>()) << k;
+    EXPECT_LE(points[k]["interactions_per_body"].get<double>(), points[k - 1]["interactions_per_body"].get<double>()) << k;
+    EXPECT_LE(e["median_rel"].get<double>(), e["p99_rel"].get<double>()) << k;
+    EXPECT_LE(e["p99_rel"].get<double>(), e["p999_rel"].get<double>()) << k;
+    EXPECT_LE(e["p999_rel"].get<double>(), e["max_rel"].get<double>()) << k;
+  }
+  EXPECT_GT(points.back()["accel_error"]["median_rel"].get<double>(), 1000 * rounding);
+  EXPECT_LT(points.back()["interactions_per_body"].get<double>(), 0.5 * 3000);
+  const double slow = zero["speedup"]["cpu32"], fast = points.back()["speedup"]["cpu32"];
+  EXPECT_GT(fast, 2 * slow) << s.dump();
+  // The table names the speed-up's rung, and a line says from which theta the tree pays.
+  EXPECT_NE(r.err.find("x cpu32"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plot: gnuplot script written to " + gp.string()), std::string::npos) << r.err;
+  // The plot: the percentiles in the tree's colour, cpu32's rounding as a level, the speed-up and
+  // break-even; the key outside the data, no yellow, the run in the title.
+  const std::string script = slurp(gp);
+  const auto c = curves(script);
+  for (const char* curve : {"cpu:tree median", "cpu:tree 99%", "cpu:tree 99.9%", "cpu:tree max",
+                            "cpu32 median (all pairs)", "cpu:tree over cpu32"})
+    EXPECT_TRUE(c.count(curve)) << curve << "\n" << script;
+  EXPECT_EQ(colour_of(c.at("cpu:tree median")), colour_of(c.at("cpu:tree max")));
+  for (const auto& [title, clause] : c) EXPECT_FALSE(yellowish(colour_of(clause))) << title;
+  EXPECT_NE(script.find("break-even"), std::string::npos);
+  EXPECT_LT(right_margin(script), 0.9);
+  EXPECT_GT(right_margin(script), 0.5);
+  for (const char* field : {"theta-sweep", "n=3000", "ic=plummer", "leaf_size=32"})
+    EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
+}
+
+// The sweep's rungs: by default the tree and the all-pairs rungs of its family (no float64 rung,
+// no GL); named, at least one must be a tree; theta is the sweep's own.
+TEST(CliCompare, ThetaSweepRungsAndRefusals) {
+  const Result r = nbody("compare --preset theta-sweep -n 600 --steps 1 --json -");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  std::vector<std::string> ran = s["pipelines"];
+  EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu:tree"), ran.end()) << s.dump();
+  EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu32"), ran.end()) << s.dump();
+  for (const auto& name : ran) {
+    EXPECT_NE(name, "cpu64");
+    EXPECT_FALSE(name.starts_with("gl:")) << name;
+  }
+  // --help says what the sweep does: its thetas and its sample, as a run past the sample reports them.
+  const std::string help = nbody("compare --help").out;
+  const Result big = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 5000 --steps 1 --json -");
+  ASSERT_EQ(big.code, 0) << big.err;
+  const auto b = nlohmann::json::parse(big.out);
+  std::string thetas;
+  for (const auto& t : b["thetas"]) {
+    std::ostringstream one;
+    one << t.get<double>();
+    thetas += (thetas.empty() ? "" : ", ") + one.str();
+  }
+  EXPECT_NE(help.find("theta-sweep: each tree rung at theta = " + thetas + " "), std::string::npos) << thetas << "\n" << help;
+  EXPECT_NE(help.find("of " + std::to_string(b["sampled_bodies"].get<int>()) + " sampled bodies"), std::string::npos)
+      << help;
+  EXPECT_LT(b["sampled_bodies"].get<int>(), 5000);
+  expect_bad_input({{"compare --preset theta-sweep --pipelines cpu32 -n 100", "names none"},
+                    {"compare --preset theta-sweep -n 100 --theta 0.3", "--theta"},
+                    {"compare --preset theta-sweep -n 100 --reference cpu64/2", "--reference"},
+                    {"compare --preset theta-sweep -n 100 --explain", "--explain"},
+                    {"compare --preset theta-sweep -n 100 --every 2", "--every"},
+                    {"compare --preset theta-sweep -n 100 --steps 0", "--steps 0"}});
+}
+
+// The PNG itself, where gnuplot is here.
+TEST(CliCompare, ThetaSweepDrawsAPng) {
+  REQUIRE_GNUPLOT();
+  const fs::path png = scratch() / "theta.png";
+  const Result r = nbody("compare --preset theta-sweep --pipelines cpu32,cpu:tree -n 1000 --steps 1 --plot '" +
+                         png.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("plot: PNG written to " + png.string() + "\n"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+}
+
 }  // namespace
+
