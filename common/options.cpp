@@ -44,7 +44,7 @@ const std::vector<OptionRow> kOptions{
      "distributed rank computes whole parts of its own block while the exchange runs)"},
     {"theta", "--theta", "theta", "theta", V{d::theta}, "",
      "Tree opening angle: a cell is summed as one body at its centre of mass where theta x its distance from the "
-     "box of the bodies it pulls (cpu:tree: a leaf; cuda:tree: a warp's group of up to 32) > its radius bmax "
+     "box of the bodies it pulls (cpu:tree: a leaf; cuda:tree: a warp's group of up to 64) > its radius bmax "
      "(from the centre of mass to its farthest body), else opened; 0 opens every cell (all pairs)"},
     {"leaf_size", "--leaf-size", "leaf_size", "leaf_size", V{static_cast<long long>(d::leaf_size)}, "",
      "Tree leaf size B: a cell of at most B bodies is not split further; opened, its bodies are summed directly "

@@ -26,7 +26,7 @@ class Tree final : public BodySystem<float> {
   explicit Tree(const Options& o)
       : BodySystem<float>(o.device), theta2_(static_cast<float>(o.theta * o.theta)), leaf_size_(o.leaf_size) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm_, tree::walk<kWarps>, kWarps * 32, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm_, tree::walk<kWarps, kPer>, kWarps * 32, 0));
   }
 
   std::string name() const override { return "cuda:tree"; }
@@ -40,6 +40,10 @@ class Tree final : public BodySystem<float> {
 
  private:
   static constexpr int kWarps = 4;  // warps per block of the walk
+  // Bodies a lane: groups of up to 64. On the H100 at B = 4, against one a lane: 9% faster at
+  // N = 2^20 and 12% at 2^23; four a lane (groups of 128) were 4% slower at 2^20, 1% faster at 2^23
+  // (docs/tree.md).
+  static constexpr int kPer = 2;
   static constexpr int kBlock = 256;
 
   // Every buffer of the tree, sized for n bodies (2n - 1 nodes), after refusing what the device
@@ -55,7 +59,8 @@ class Tree final : public BodySystem<float> {
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, index, n, 0, 3 * tree::kMaxLevel));
     const double need = 2.0 * n * (sizeof(Key) + sizeof(int)) + static_cast<double>(sort_bytes) + n * sizeof(Body) +
                         internal * (sizeof(int2) + sizeof(int)) +
-                        nodes * (sizeof(int2) + sizeof(int) + 3 * sizeof(float4) + sizeof(float) + sizeof(int)) +
+                        nodes * (sizeof(int2) + sizeof(int) + 3 * sizeof(float4) + sizeof(int4) + sizeof(float) +
+                                 sizeof(int)) +
                         static_cast<double>(walkers) * tree::kStack * sizeof(int) +
                         // BodySystem's positions (2), velocities and accelerations, allocated after this
                         4.0 * n * sizeof(Body);
@@ -79,6 +84,7 @@ class Tree final : public BodySystem<float> {
     com_ = DeviceBuffer<float4>(nodes);
     lo_ = DeviceBuffer<float4>(nodes);
     hi_ = DeviceBuffer<float4>(nodes);
+    walked_ = DeviceBuffer<int4>(nodes);
     bmax2_ = DeviceBuffer<float>(nodes);
     groups_ = DeviceBuffer<int>(nodes);
     stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers) * tree::kStack);
@@ -92,8 +98,8 @@ class Tree final : public BodySystem<float> {
   void compute_accelerations(const Body* pos, Body* acc, int, int, SplitRun) override {
     const int n = n_;
     const auto blocks = [](long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); };
-    const tree::Nodes t{child_.get(), range_.get(), parent_.get(), com_.get(),
-                        bmax2_.get(), lo_.get(),    hi_.get(),     arrived_.get()};
+    const tree::Nodes t{child_.get(), range_.get(), parent_.get(), com_.get(),    bmax2_.get(),
+                        lo_.get(),    hi_.get(),    arrived_.get(), walked_.get()};
     CUDA_CHECK(cudaMemsetAsync(box_.get(), 0xff, 3 * sizeof(unsigned)));  // least: above every float
     CUDA_CHECK(cudaMemsetAsync(box_.get() + 3, 0, 3 * sizeof(unsigned)));  // greatest: below every float
     CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(tree::WalkCounters)));
@@ -108,10 +114,10 @@ class Tree final : public BodySystem<float> {
     tree::gather<<<blocks(n), kBlock>>>(pos, order.Current(), n, sorted_.get(), t);
     if (n > 1) tree::build_tree<<<blocks(n - 1), kBlock>>>(keys.Current(), n, t);
     tree::moments<<<blocks(n), kBlock>>>(sorted_.get(), n, t);
-    tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, t, groups_.get(), &counters_.get()->groups);
-    tree::walk<kWarps><<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), 0, t, groups_.get(),
-                                                           counters_.get(), stacks_.get(), theta2_, eps2(),
-                                                           leaf_size_, acc);
+    tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, t, 32 * kPer, groups_.get(), &counters_.get()->groups);
+    tree::walk<kWarps, kPer><<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), n, t, groups_.get(),
+                                                                 counters_.get(), stacks_.get(), theta2_, eps2(),
+                                                                 leaf_size_, acc);
     CUDA_CHECK(cudaGetLastError());
     int overflow = 0;
     CUDA_CHECK(cudaMemcpy(&overflow, &counters_.get()->overflow, sizeof overflow, cudaMemcpyDeviceToHost));
@@ -126,6 +132,7 @@ class Tree final : public BodySystem<float> {
     for (auto* b : {&index_[0], &index_[1], &arrived_, &parent_, &groups_, &stacks_}) *b = {};
     for (auto* b : {&child_, &range_}) *b = {};
     for (auto* b : {&com_, &lo_, &hi_}) *b = {};
+    walked_ = {};
     sort_temp_ = {};
     sorted_ = {};
     bmax2_ = {};
@@ -141,6 +148,7 @@ class Tree final : public BodySystem<float> {
   DeviceBuffer<int2> child_, range_;
   DeviceBuffer<int> arrived_, parent_, groups_, stacks_;
   DeviceBuffer<float4> com_, lo_, hi_;
+  DeviceBuffer<int4> walked_;
   DeviceBuffer<float> bmax2_;
   DeviceBuffer<tree::WalkCounters> counters_;
   DeviceBuffer<unsigned> box_;

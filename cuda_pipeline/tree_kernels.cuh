@@ -10,7 +10,7 @@
 //                    subtree and the depth stays at most 63 + log2(N)
 //  6. moments        bottom up, one thread per leaf: the second child to finish computes its
 //                    parent (mass, centre of mass, box, bmax), so no level waits for another
-//  7. find_groups    the largest subtrees of at most 32 bodies: one warp's bodies each
+//  7. find_groups    the largest subtrees of at most 64 bodies: one warp's, two bodies a lane
 //  8. walk           Bonsai's group walk: a warp takes a group and walks the tree once for all its
 //                    bodies, 32 nodes at a time, with the opening test against the group's box.
 //                    Cells taken whole and the bodies of opened leaves (buckets of at most B
@@ -32,7 +32,6 @@ using Key = unsigned long long;
 using Body = Vec4T<float>;  // position and mass, or a cell's centre of mass and mass
 constexpr int kMaxLevel = 21;                      // bits an axis: 63-bit keys
 constexpr unsigned kCells = 1u << kMaxLevel;       // quantised positions an axis
-constexpr int kGroup = 32;                         // bodies that share a walk: one warp's
 constexpr int kStack = 8192;                       // nodes waiting in one warp's walk
 constexpr unsigned kAll = 0xffffffffu;
 
@@ -126,6 +125,8 @@ struct Nodes {
   float4* lo;       // the bodies' box
   float4* hi;
   int* arrived;     // an internal node's children done (bottom-up pass)
+  int4* walked;     // what the walk reads beside com, in one load: bmax2's bits, the first sorted
+                    // body, the count, and the split (an internal node's children follow from it)
 };
 
 __global__ void gather(const Body* __restrict__ pos, const int* __restrict__ order, int n, Body* sorted,
@@ -194,6 +195,7 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
   const Body b = sorted[k];
   t.com[leaf] = make_float4(b.x, b.y, b.z, b.w);
   t.bmax2[leaf] = 0;
+  t.walked[leaf] = make_int4(0, k, 1, -1);
   t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
   for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
     __threadfence();  // this child's moments, before the count that lets the other thread read them
@@ -221,19 +223,22 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
     t.lo[node] = lo;
     t.hi[node] = hi;
     t.bmax2[node] = bmax * bmax * (1 + 0x1p-20f);
+    // The split: the left child's last body (its children follow from it and the range).
+    const int first = rl.x, last = rr.y, split = rl.y;
+    t.walked[node] = make_int4(__float_as_int(t.bmax2[node]), first, last - first + 1, split);
   }
 }
 
 // ---- 7. groups -----------------------------------------------------------------------------------
 
-// The nodes of at most kGroup bodies whose parent has more (or that are the root), in any order:
+// The nodes of at most `group` bodies whose parent has more (or that are the root), in any order:
 // each group is walked alike whichever warp takes it.
-__global__ void find_groups(int n, Nodes t, int* groups, int* count) {
+__global__ void find_groups(int n, Nodes t, int group, int* groups, int* count) {
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= 2 * n - 1) return;
   const auto size = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
   const int up = t.parent[node];
-  if (size(node) <= kGroup && (up < 0 || size(up) > kGroup)) groups[atomicAdd(count, 1)] = node;
+  if (size(node) <= group && (up < 0 || size(up) > group)) groups[atomicAdd(count, 1)] = node;
 }
 
 // ---- 8. the walk ---------------------------------------------------------------------------------
@@ -245,20 +250,30 @@ struct WalkCounters {
   unsigned long long interactions = 0;  // terms summed, bodies x list entries
 };
 
-// Each lane sums the first `count` entries of the list, in order (cuda:tuned's interaction).
-template <int kCount>
-__device__ __forceinline__ void sum_tile(const Body* list, int count, float xi, float yi, float zi, float& ax,
-                                         float& ay, float& az, float eps2) {
+// A lane's bodies (kPer of them, 32 apart in the group) and their sums.
+template <int kPer>
+struct LaneBodies {
+  float x[kPer], y[kPer], z[kPer], ax[kPer] = {}, ay[kPer] = {}, az[kPer] = {};
+};
+
+// Each lane sums the first `count` entries of the list for each of its bodies, in order
+// (cuda:tuned's interaction).
+template <int kCount, int kPer>
+__device__ __forceinline__ void sum_tile(const Body* list, int count, LaneBodies<kPer>& l, float eps2) {
 #pragma unroll 8
-  for (int j = 0; j < (kCount ? kCount : count); ++j) interact(list[j], xi, yi, zi, ax, ay, az, eps2);
+  for (int j = 0; j < (kCount ? kCount : count); ++j) {
+    const Body b = list[j];
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) interact(b, l.x[k], l.y[k], l.z[k], l.ax[k], l.ay[k], l.az[k], eps2);
+  }
 }
 
 // The list's full tiles summed and taken off; fewer than 32 entries are left.
-__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, float xi, float yi, float zi, float& ax,
-                                            float& ay, float& az, float eps2) {
+template <int kPer>
+__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, LaneBodies<kPer>& l, float eps2) {
   while (listed >= 32) {
     __syncwarp();
-    sum_tile<32>(list, 32, xi, yi, zi, ax, ay, az, eps2);
+    sum_tile<32>(list, 32, l, eps2);
     __syncwarp();
     if (32 + lane < listed) list[lane] = list[32 + lane];
     listed -= 32;
@@ -266,9 +281,10 @@ __device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, f
   __syncwarp();
 }
 
-template <int kWarps>
+// kPer bodies a lane: a group of up to 32 kPer bodies shares one walk.
+template <int kWarps, int kPer>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
-                                                    int root, Nodes t, const int* __restrict__ groups,
+                                                    int n, Nodes t, const int* __restrict__ groups,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
                                                     int leaf_size, Body* acc) {
   __shared__ Body lists[kWarps][64];
@@ -287,11 +303,15 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     const int2 mine = t.range[group];
     const int count = mine.y - mine.x + 1;
     const float4 glo = t.lo[group], ghi = t.hi[group];
-    const Body bi = sorted[mine.x + min(lane, count - 1)];  // lanes past the group repeat its last body
-    float ax = 0, ay = 0, az = 0;
+    LaneBodies<kPer> l;
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {  // lanes past the group repeat its last body
+      const Body bi = sorted[mine.x + min(lane + 32 * k, count - 1)];
+      l.x[k] = bi.x, l.y[k] = bi.y, l.z[k] = bi.z;
+    }
     int listed = 0;
     long long terms = 0;
-    if (lane == 0) stack[0] = root;
+    if (lane == 0) stack[0] = 0;  // the root
     int top = 1;
     __syncwarp();
     while (top > 0) {
@@ -301,16 +321,16 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       __syncwarp();  // every lane has its node before the pushes below overwrite the stack
       enum { None, Cell, Bucket, Open } kind = None;
       float4 c = {};
-      int2 r = {};
+      int4 m4 = {};  // bmax2's bits, first body, count, split
       if (node >= 0) {
         c = __ldg(&t.com[node]);
-        r = __ldg(&t.range[node]);
+        m4 = __ldg(&t.walked[node]);
         // The distance from the centre of mass to the group's box (0 inside it).
         const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
         const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
         const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
-        if (theta2 * (dx * dx + dy * dy + dz * dz) > __ldg(&t.bmax2[node])) kind = Cell;
-        else if (r.y - r.x < leaf_size) kind = Bucket;
+        if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) kind = Cell;
+        else if (m4.z <= leaf_size) kind = Bucket;
         else kind = Open;
       }
       // Cells taken whole: one list entry each, in lane order.
@@ -318,47 +338,49 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
       listed += __popc(m);
       terms += __popc(m);
-      flush_tiles(list, listed, lane, bi.x, bi.y, bi.z, ax, ay, az, eps2);
-      // Cells opened: both children onto the stack, in lane order.
+      flush_tiles(list, listed, lane, l, eps2);
+      // Cells opened: both children onto the stack, in lane order. The left child ends at the split
+      // body, the right starts after it; a child of one body is that body's leaf.
       m = __ballot_sync(kAll, kind == Open);
       if (top + 2 * __popc(m) > kStack) {
         if (lane == 0) atomicExch(&counters->overflow, 1);
         break;
       }
       if (kind == Open) {
-        const int2 ch = __ldg(&t.child[node]);
-        const int at = top + 2 * __popc(m & below);
-        stack[at] = ch.x;
-        stack[at + 1] = ch.y;
+        const int at = top + 2 * __popc(m & below), split = m4.w, last = m4.y + m4.z - 1;
+        stack[at] = m4.y == split ? n - 1 + split : split;
+        stack[at + 1] = last == split + 1 ? n + split : split + 1;
       }
       top += 2 * __popc(m);
       // Buckets opened: their bodies, 32 at a time, each lane copying one of them.
-      int ends = kind == Bucket ? r.y - r.x + 1 : 0;
+      int ends = kind == Bucket ? m4.z : 0;
       for (int o = 1; o < 32; o *= 2) {
         const int v = __shfl_up_sync(kAll, ends, o);
         if (lane >= o) ends += v;
       }
       const int total = __shfl_sync(kAll, ends, 31);
-      bucket_first[w][lane] = r.x;
+      bucket_first[w][lane] = m4.y;
       bucket_end[w][lane] = ends;
       __syncwarp();
       terms += total;
       for (int base = 0; base < total; base += 32) {
         const int f = base + lane;
         if (f < total) {
-          int l = 0;  // the lane whose bucket holds entry f: the first whose running total passes f
+          int b = 0;  // the lane whose bucket holds entry f: the first whose running total passes f
           for (int step = 16; step > 0; step /= 2)
-            if (bucket_end[w][l + step - 1] <= f) l += step;
-          const int before = l > 0 ? bucket_end[w][l - 1] : 0;
-          list[listed + lane] = sorted[bucket_first[w][l] + f - before];
+            if (bucket_end[w][b + step - 1] <= f) b += step;
+          const int before = b > 0 ? bucket_end[w][b - 1] : 0;
+          list[listed + lane] = sorted[bucket_first[w][b] + f - before];
         }
         listed += min(32, total - base);
-        flush_tiles(list, listed, lane, bi.x, bi.y, bi.z, ax, ay, az, eps2);
+        flush_tiles(list, listed, lane, l, eps2);
       }
     }
-    sum_tile<0>(list, listed, bi.x, bi.y, bi.z, ax, ay, az, eps2);
+    sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
-    if (lane < count) acc[order[mine.x + lane]] = {ax, ay, az, 0};
+#pragma unroll
+    for (int k = 0; k < kPer; ++k)
+      if (lane + 32 * k < count) acc[order[mine.x + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], 0};
     if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
   }
 }
