@@ -122,7 +122,7 @@ const std::vector<Rung>& rungs() {
        .state_bits = 64, .fp64_forces = false, .distributable = true, .ladder = ladder_above("cuda:tuned-fp64"),
        .tolerance = kFloatTolerance, .bound = B::Issue, .slots = kMixedSlots, .state = kDevice, .flops = 20,
        .make = made<kMixed>, .options = tuned_options(8), .bound_note = " (r_ij from double-single pairs)"},
-      // B = 4: with 2, the fastest at N = 4096, 2^20 and 2^23 on the H100, at the same error (docs/tree.md).
+      // B = 4: with 2, the fastest at N = 2^20 and 2^23 on the H100, at the same error (docs/tree.md).
       {.name = "cuda:tree", .family = Family::Cuda,
        .summary = "GPU Gems 3 §31.6 on the GPU: Morton keys, CUB radix sort, a radix tree, group walks whose "
                   "leaves are summed as tiles of cuda:tuned's kernel",

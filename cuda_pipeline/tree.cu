@@ -40,8 +40,8 @@ class Tree final : public BodySystem<float> {
 
  private:
   static constexpr int kWarps = 4;  // warps per block of the walk
-  // Bodies a lane: groups of up to 64. On the H100 at B = 4, against one a lane: 9% faster at
-  // N = 2^20 and 12% at 2^23; four a lane (groups of 128) were 4% slower at 2^20, 1% faster at 2^23
+  // Bodies a lane: groups of up to 64. On the H100 at B = 4, against one a lane: 7% faster at
+  // N = 2^20 and 9% at 2^23; four a lane (groups of 128) were 4% slower at 2^20, 1% faster at 2^23
   // (docs/tree.md).
   static constexpr int kPer = 2;
   static constexpr int kBlock = 256;

@@ -108,9 +108,10 @@ int run_theta_sweep(CompareArgs& a) {
   char sampled[64];
   std::snprintf(sampled, sizeof sampled, "%zu bodies (one in %.3g)", sample.size(),
                 static_cast<double>(a.cfg.n) / static_cast<double>(sample.size()));
-  std::printf("theta-sweep: n=%lld leaf_size=%d eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
+  const std::string leaf_sizes = theta_sweep_leaf_sizes_text(s);
+  std::printf("theta-sweep: n=%lld leaf_size=%s eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
               "float64 (fp64 engine=%s); ms/step: the median of %lld step%s timed one by one after a warm-up step\n",
-              a.cfg.n, a.cfg.pipeline.leaf_size, a.cfg.softening, a.cfg.ic.c_str(),
+              a.cfg.n, leaf_sizes.c_str(), a.cfg.softening, a.cfg.ic.c_str(),
               static_cast<unsigned long long>(a.cfg.seed), thetas.c_str(),
               sample.size() < static_cast<std::size_t>(a.cfg.n) ? sampled : "every body", engine->name().c_str(), s.steps,
               s.steps == 1 ? "" : "s");
@@ -126,7 +127,7 @@ int run_theta_sweep(CompareArgs& a) {
   if (!a.plot.empty() && World::writer())
     write_plot(theta_sweep_plot_script(
                    r, plot_title("nbody compare --preset theta-sweep", std::to_string(r.n), a.cfg,
-                                 "leaf_size=" + std::to_string(a.cfg.pipeline.leaf_size)),
+                                 "leaf_size=" + leaf_sizes),
                    plot_png_name(a.plot)),
                a.plot);
   return 0;

@@ -163,7 +163,7 @@ nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r) {
   j.erase("steps");
   j.erase("dt");
   j["preset"] = "theta-sweep";
-  j["leaf_size"] = s.cfg.pipeline.leaf_size;
+  j["leaf_size"] = theta_sweep_leaf_sizes(s);  // by tree rung, as it ran (0 resolved)
   j["timed_steps"] = s.steps;
   j["sampled_bodies"] = r.sampled;
   j["fp64_engine"] = r.engine;

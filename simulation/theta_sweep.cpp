@@ -31,6 +31,20 @@ bool is_tree(const std::string& name) { return rung(name).method == Method::Tree
 
 }  // namespace
 
+std::map<std::string, int> theta_sweep_leaf_sizes(const ThetaSweep& s) {
+  std::map<std::string, int> out;
+  for (const std::string& name : s.names)
+    if (rung(name).method == Method::Tree) out[name] = resolve_options(rung(name), s.cfg.pipeline).leaf_size;
+  return out;
+}
+
+std::string theta_sweep_leaf_sizes_text(const ThetaSweep& s) {
+  std::string text;
+  for (const auto& [name, b] : theta_sweep_leaf_sizes(s))
+    text += (text.empty() ? "" : ", ") + std::to_string(b) + " (" + name + ")";
+  return text;
+}
+
 std::vector<std::string> theta_sweep_rungs() {
   std::vector<Family> with_tree;
   for (const Rung& r : rungs())

@@ -420,6 +420,7 @@ TEST(CliCompare, ThetaSweepMeasuresTheSavings) {
   const auto s = nlohmann::json::parse(r.out);
   EXPECT_EQ(s["preset"], "theta-sweep");
   EXPECT_EQ(s["sampled_bodies"], 3000) << "below the sample size every body is checked";
+  EXPECT_EQ(s["leaf_size"], nlohmann::json({{"cpu:tree", 32}})) << "--leaf-size 0: the leaf size the tree ran with";
   const auto& thetas = s["thetas"];
   ASSERT_GE(thetas.size(), 5u);
   EXPECT_EQ(thetas[0], 0.0);
@@ -462,7 +463,7 @@ TEST(CliCompare, ThetaSweepMeasuresTheSavings) {
   EXPECT_NE(script.find("break-even"), std::string::npos);
   EXPECT_LT(right_margin(script), 0.9);
   EXPECT_GT(right_margin(script), 0.5);
-  for (const char* field : {"theta-sweep", "n=3000", "ic=plummer", "leaf_size=32"})
+  for (const char* field : {"theta-sweep", "n=3000", "ic=plummer", "leaf_size=32 (cpu:tree)"})
     EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
