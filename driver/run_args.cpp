@@ -97,7 +97,7 @@ std::optional<Energy> resumed_energy(const RunArgs& a, const Meta& m, const std:
   return Energy{e["kinetic"].get<double>(), e["potential"].get<double>()};
 }
 
-std::string quoted(const std::string& s) {
+std::string shell_quoted(const std::string& s) {
   if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") == std::string::npos)
     return s;
   std::string q = "'";
@@ -275,7 +275,7 @@ void check_args(RunArgs& a, const std::string& name) {
 }
 
 std::string resume_outputs(const RunArgs& a) {
-  std::string s = quoted(checkpoint_path(a.out)) + " --out " + quoted(a.out);
+  std::string s = shell_quoted(checkpoint_path(a.out)) + " --out " + shell_quoted(a.out);
   if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
   if (a.snapshot_every > 0) s += " --snapshot-every " + std::to_string(a.snapshot_every) + " --snapshot-format " + a.snapshot_format;
   if (a.frames > 0) {
@@ -285,8 +285,8 @@ std::string resume_outputs(const RunArgs& a) {
                   a.view_tilt, a.view_yaw);
     s += view;
   }
-  if (!a.save.empty()) s += " --save " + quoted(a.save);
-  if (!a.json.empty()) s += " --json " + quoted(a.json);
+  if (!a.save.empty()) s += " --save " + shell_quoted(a.save);
+  if (!a.json.empty()) s += " --json " + shell_quoted(a.json);
   if (a.cfg.force) s += " --force";
   if (a.cfg.pipeline.device_given) s += " --device " + std::to_string(a.cfg.pipeline.device);
   if (a.cfg.pipeline.balance != PipelineOptions{}.balance) s += " --balance " + a.cfg.pipeline.balance;
