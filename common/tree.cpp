@@ -1,6 +1,7 @@
 #include "tree.hpp"
 
 #include "float_kernel.hpp"
+#include "morton.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,24 +11,7 @@ namespace nbody {
 
 namespace {
 
-constexpr std::uint32_t kCells = 1u << Octree::kMaxLevel;  // quantised positions an axis
-
-// The 21 low bits of v, two zero bits after each: one axis of a Morton key.
-std::uint64_t spread(std::uint64_t v) {
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
-
-// t in cells of the cube, clamped to 0..kCells - 1 (NaN: 0, so that no input stops the build).
-std::uint64_t quantised(float t) {
-  if (!(t >= 0)) return 0;
-  return t < static_cast<float>(kCells - 1) ? static_cast<std::uint64_t>(t) : kCells - 1;
-}
+constexpr std::uint32_t kCells = morton::kCells;  // quantised positions an axis
 
 // The octant of `key` at `level` (0: the root's split).
 int octant(std::uint64_t key, int level) { return static_cast<int>(key >> (3 * (Octree::kMaxLevel - 1 - level)) & 7); }
@@ -68,9 +52,10 @@ void Octree::build(const std::vector<float>& x, const std::vector<float>& y, con
   // region, whose barriers cost more than the work when another process holds a core.
   std::vector<std::pair<std::uint64_t, std::uint32_t>> kv(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t qx = quantised((x[i] - cube.lo[0]) * cube.scale), qy = quantised((y[i] - cube.lo[1]) * cube.scale),
-                        qz = quantised((z[i] - cube.lo[2]) * cube.scale);
-    kv[i] = {spread(qx) << 2 | spread(qy) << 1 | spread(qz), static_cast<std::uint32_t>(i)};
+    kv[i] = {morton::key(morton::quantised((x[i] - cube.lo[0]) * cube.scale),
+                         morton::quantised((y[i] - cube.lo[1]) * cube.scale),
+                         morton::quantised((z[i] - cube.lo[2]) * cube.scale)),
+             static_cast<std::uint32_t>(i)};
   }
   std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   keys_.resize(n), order_.resize(n);

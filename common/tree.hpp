@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bodies.hpp"
+#include "morton.hpp"
 #include "pipeline.hpp"
 #include "reference.hpp"  // Float32Soa: cpu32's state
 
@@ -40,7 +41,7 @@ class Octree {
   // The body at each place of the Morton order.
   const std::vector<std::uint32_t>& order() const { return order_; }
 
-  static constexpr int kMaxLevel = 21;  // bits of each axis in a 63-bit Morton key
+  static constexpr int kMaxLevel = morton::kLevels;  // bits of each axis in a 63-bit Morton key (morton.hpp)
 
  private:
   struct Node {

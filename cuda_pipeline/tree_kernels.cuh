@@ -23,6 +23,7 @@
 #pragma once
 #include <cstdint>
 
+#include "morton.hpp"         // the keys, cpu:tree's
 #include "tuned_kernels.cuh"  // interact(): cuda:tuned's 13-slot interaction
 #include "vec.cuh"
 
@@ -30,8 +31,8 @@ namespace nbody::cuda::tree {
 
 using Key = unsigned long long;
 using Body = Vec4T<float>;  // position and mass, or a cell's centre of mass and mass
-constexpr int kMaxLevel = 21;                      // bits an axis: 63-bit keys
-constexpr unsigned kCells = 1u << kMaxLevel;       // quantised positions an axis
+constexpr int kMaxLevel = morton::kLevels;         // bits an axis: 63-bit keys
+constexpr unsigned kCells = morton::kCells;        // quantised positions an axis
 constexpr int kStack = 8192;                       // nodes waiting in one warp's walk
 constexpr unsigned kAll = 0xffffffffu;
 
@@ -74,23 +75,6 @@ __global__ void bounding_box(const Body* __restrict__ pos, int n, unsigned* box)
 
 // ---- 2. Morton keys -------------------------------------------------------------------------
 
-// The 21 low bits of v, two zero bits after each: one axis of a key.
-__device__ __forceinline__ Key spread(Key v) {
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffULL;
-  v = (v | v << 16) & 0x1f0000ff0000ffULL;
-  v = (v | v << 8) & 0x100f00f00f00f00fULL;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-  v = (v | v << 2) & 0x1249249249249249ULL;
-  return v;
-}
-
-// t in cells of the cube, clamped to 0..kCells - 1 (NaN: 0).
-__device__ __forceinline__ Key quantised(float t) {
-  if (!(t >= 0)) return 0;
-  return t < static_cast<float>(kCells - 1) ? static_cast<Key>(t) : kCells - 1;
-}
-
 // Keys and the identity order, for the sort. The cube's scale is cpu:tree's: a cube of one point
 // (or of none) gives every body the key 0.
 __global__ void morton_keys(const Body* __restrict__ pos, int n, const unsigned* __restrict__ box, Key* keys,
@@ -106,9 +90,8 @@ __global__ void morton_keys(const Body* __restrict__ pos, int n, const unsigned*
   const float scale =
       side > 0 && isfinite(side) ? __fdiv_rn(static_cast<float>(kCells), __fmul_rn(side, 1 + 0x1p-20f)) : 0;
   const Body p = pos[i];
-  const Key qx = quantised(__fmul_rn(p.x - lo[0], scale)), qy = quantised(__fmul_rn(p.y - lo[1], scale)),
-            qz = quantised(__fmul_rn(p.z - lo[2], scale));
-  keys[i] = spread(qx) << 2 | spread(qy) << 1 | spread(qz);
+  keys[i] = morton::key(morton::quantised(__fmul_rn(p.x - lo[0], scale)), morton::quantised(__fmul_rn(p.y - lo[1], scale)),
+                        morton::quantised(__fmul_rn(p.z - lo[2], scale)));
   index[i] = i;
 }
 
