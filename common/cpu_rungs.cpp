@@ -10,6 +10,7 @@ namespace {
 std::unique_ptr<Pipeline> make_cpu64(const PipelineOptions&) { return std::make_unique<Cpu64>(); }
 std::unique_ptr<Pipeline> make_cpu32(const PipelineOptions&) { return std::make_unique<Cpu32>(); }
 std::unique_ptr<Pipeline> make_tree(const PipelineOptions& o) { return std::make_unique<CpuTree>(o.theta, o.leaf_size); }
+std::unique_ptr<Fp64Engine> make_tree_engine(const PipelineOptions& o) { return make_cpu_tree_engine(o.theta, o.leaf_size); }
 
 }  // namespace
 
@@ -34,7 +35,8 @@ const std::vector<Rung>& cpu_rungs() {
        .state_bits = 32, .fp64_forces = false, .distributable = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 20,
        .make = make_tree,
-       .options = tree_options(32), .method = Method::Tree, .tolerance_at = tree_tolerance},
+       .options = tree_options(32), .method = Method::Tree, .tolerance_at = tree_tolerance,
+       .tree_engine = make_tree_engine},
   };
   return kRungs;
 }

@@ -38,6 +38,9 @@ class Fp64Engine {
   virtual std::string name() const = 0;
   // Where the engine runs, for humans: "NVIDIA H100 80GB HBM3" or the CPU model.
   virtual std::string where() const { return ""; }
+  // Every pair summed (an O(N^2) pass, as the estimate counts it); false for a tree rung's engine
+  // (--diagnostics tree: O(N log N), its error the opening angle's).
+  virtual bool all_pairs() const { return true; }
   // Called with (bodies done, bodies in all) during a long pass, from the calling thread.
   std::function<void(std::size_t, std::size_t)> on_progress;
 };

@@ -67,6 +67,10 @@ const std::vector<OptionRow> kOptions{
      "The pipeline the others are measured against"},
     {"every", "--every", "every", "", V{1LL}, ">= 1", "Compare every K steps"},
     {"energy_every", "--energy-every", "energy_every", "", V{0LL}, ">= 0", "Measure the energy every K steps"},
+    {"diagnostics", "--diagnostics", "", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
+     "How the stagger, the energies and snapshots' velocities are computed: all-pairs (float64, O(N^2) a pass) | "
+     "tree (a tree rung's own tree: O(N log N) a pass, its error measured against float64 all pairs on sampled "
+     "bodies and reported) | auto (tree for a tree rung from a size on, else all-pairs)"},
     {"validate_n", "--validate-n", "validate_n", "", V{1000LL}, ">= 1", "Bodies checked against float64"},
     {"reps", "--reps", "reps", "reps", V{5LL}, ">= 1", "Timed repetitions"},
     {"force", "--force", "force", "", V{0LL}, "", "Start even when the estimated time is above the limit (1 hour)"},

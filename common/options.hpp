@@ -34,6 +34,7 @@ inline constexpr int webgpu_p = 128;  // invocations per workgroup: bodies per t
 inline constexpr int webgpu_k = 4;    // bodies per invocation (webgpu:tuned)
 inline constexpr int device = 0;
 inline constexpr const char* balance = "equal";
+inline constexpr const char* diagnostics = "auto";
 }  // namespace defaults
 
 using OptionValue = std::variant<long long, double, std::uint64_t, std::string_view>;

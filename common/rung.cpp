@@ -61,6 +61,8 @@ std::vector<std::string> missing_facts(const Rung& r) {
        "an issue bound without its slots");
   need(!r.ladder.on || r.ladder.above != r.name, "stands on itself in the ladder");
   need(!r.ladder.on || r.method == Method::AllPairs, "a tree on the all-pairs ladder");
+  need((r.method == Method::Tree) == (r.tree_engine != nullptr), "a tree without its diagnostics engine, or one "
+                                                                  "that is not a tree with one");
   for (const RungOption& o : r.options) {
     need(std::visit([](auto f) { return f != nullptr; }, o.field), "an option without its field");
     need(o.is_real() ? o.reals.lo <= o.reals.hi : o.accepts.lo <= o.accepts.hi, "an option with an empty range");

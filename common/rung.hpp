@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "fp64_engine.hpp"
 #include "options.hpp"
 #include "pipeline.hpp"
 
@@ -117,6 +118,7 @@ inline constexpr LadderPlace ladder_above(std::string_view below, bool restart =
 }
 
 using RungFactory = std::unique_ptr<Pipeline> (*)(const PipelineOptions& resolved);
+using EngineFactory = std::unique_ptr<Fp64Engine> (*)(const PipelineOptions& resolved);
 // Rules across a rung's options, on the values resolved (given: as the user gave them); throws
 // InputError.
 using RungCheck = void (*)(const PipelineOptions& resolved, const PipelineOptions& given);
@@ -141,6 +143,10 @@ struct Rung {
   Method method = Method::AllPairs;
   // Where the options set the accuracy (a tree's theta): the tolerance at the resolved options.
   Tolerance (*tolerance_at)(const PipelineOptions& resolved) = nullptr;
+  // A tree rung's diagnostics engine (--diagnostics tree): its own tree at the resolved options,
+  // the accelerations and potentials of the stagger and the energies in O(N log N) a pass; throws
+  // Unavailable where the rung cannot run.
+  EngineFactory tree_engine = nullptr;
 };
 
 // The facts a rung's entry lacks or gets wrong, each in a few words ("no factory", "flops 0"); empty

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <thread>
 #include <utility>
 
 namespace nbody {
@@ -209,8 +211,8 @@ void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin,
   }
 }
 
-double Octree::accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
-                             float* az) const {
+template <typename Visit>
+double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const {
   std::vector<std::uint32_t> leaves;
   for (std::uint32_t i = 0; i < nodes_.size(); ++i)
     if (nodes_[i].leaf) leaves.push_back(i);
@@ -226,10 +228,43 @@ double Octree::accelerations(float theta, float eps2, std::size_t begin, std::si
       if (mine == 0) continue;
       walk(leaf, theta, l);
       count += static_cast<double>(mine) * l.terms();
-      sum(leaf, l, eps2, begin, end, ax, ay, az);
+      visit(leaf, l);
     }
   }
   return count;
+}
+
+double Octree::accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+                             float* az) const {
+  return each_leaf(theta, begin, end,
+                   [&](const Node& leaf, const List& l) { sum(leaf, l, eps2, begin, end, ax, ay, az); });
+}
+
+// Each body of the leaf in [begin, end) sums the list in order, in float64.
+void Octree::sum_fp64(const Node& leaf, const List& l, double eps2, std::size_t begin, std::size_t end, Vec3* acc,
+                      double* phi) const {
+  for (std::uint32_t k = leaf.begin; k < leaf.end; ++k) {
+    const std::uint32_t i = order_[k];
+    if (i < begin || i >= end) continue;
+    const double xi = sx_[k], yi = sy_[k], zi = sz_[k];
+    double ax = 0, ay = 0, az = 0, p = 0;
+    const auto add = [&](double x, double y, double z, double m) {
+      const double rx = x - xi, ry = y - yi, rz = z - zi;
+      const double rinv = 1 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
+      const double s = m * rinv * rinv * rinv;
+      ax += rx * s, ay += ry * s, az += rz * s, p -= m * rinv;
+    };
+    for (std::size_t c = 0; c < l.cells; ++c) add(l.x[c], l.y[c], l.z[c], l.m[c]);
+    for (const auto& [b, e] : l.runs)
+      for (std::uint32_t j = b; j < e; ++j)
+        if (j != k) add(sx_[j], sy_[j], sz_[j], sm_[j]);
+    if (acc) acc[i] = {ax, ay, az};
+    if (phi) phi[i] = p;
+  }
+}
+
+void Octree::potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const {
+  each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) { sum_fp64(leaf, l, eps2, begin, end, acc, phi); });
 }
 
 // ---- the rung -------------------------------------------------------------------------------
@@ -237,6 +272,46 @@ double Octree::accelerations(float theta, float eps2, std::size_t begin, std::si
 void CpuTree::compute_accelerations(std::size_t begin, std::size_t end) {
   tree_.build(x_, y_, z_, m_, leaf_size_);
   interactions_ = tree_.accelerations(theta_, eps2_, begin, end, ax_.data(), ay_.data(), az_.data());
+}
+
+namespace {
+
+class CpuTreeEngine final : public Fp64Engine {
+ public:
+  CpuTreeEngine(double theta, int leaf_size) : theta_(static_cast<float>(theta)), leaf_size_(leaf_size) {}
+
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    const std::size_t n = pos.size();
+    if (acc) acc->resize(n);
+    if (phi) phi->resize(n);
+    if (n == 0 || end <= begin || (!acc && !phi)) return;
+    std::vector<float> x(n), y(n), z(n), m(n);
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y), z[i] = static_cast<float>(pos[i].z),
+      m[i] = static_cast<float>(pos[i].w);
+    tree_.build(x, y, z, m, leaf_size_);
+    tree_.potentials(theta_, eps2, begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr);
+    if (on_progress) on_progress(end - begin, end - begin);
+  }
+  std::string name() const override {
+    char buf[80];
+    std::snprintf(buf, sizeof buf, "cpu:tree (theta %g, leaf %d)", static_cast<double>(theta_), leaf_size_);
+    return buf;
+  }
+  std::string where() const override { return std::to_string(std::thread::hardware_concurrency()) + " CPU threads"; }
+  bool all_pairs() const override { return false; }
+
+ private:
+  float theta_;
+  int leaf_size_;
+  Octree tree_;
+};
+
+}  // namespace
+
+std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size) {
+  return std::make_unique<CpuTreeEngine>(theta, leaf_size);
 }
 
 }  // namespace nbody

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bodies.hpp"
+#include "fp64_engine.hpp"
 #include "morton.hpp"
 #include "pipeline.hpp"
 #include "reference.hpp"  // Float32Soa: cpu32's state
@@ -33,6 +34,11 @@ class Octree {
   // computed (each body's terms: bodies and cells).
   double accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
                        float* az) const;
+  // The same walk summed in float64 for diagnostics: acc[i] (when not null) and the softened
+  // potential phi[i] = -sum m_j / sqrt(|r_ij|^2 + eps^2) over the list (when not null), body i's own
+  // term left out. A cell holding body i is never taken whole for theta <= 1 (the distance from its
+  // centre of mass to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
+  void potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
 
   std::size_t cells() const { return nodes_.size(); }
   std::size_t leaves() const;
@@ -64,6 +70,12 @@ class Octree {
   void walk(const Node& target, float theta, List& l) const;
   void sum(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
            float* az) const;
+  void sum_fp64(const Node& target, const List& l, double eps2, std::size_t begin, std::size_t end, Vec3* acc,
+                double* phi) const;
+  // Calls visit(leaf node, list) for each leaf holding a body of [begin, end), in parallel; returns
+  // the terms summed for those bodies.
+  template <typename Visit>
+  double each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const;
 
   int leaf_size_ = 16;
   std::vector<std::uint64_t> keys_;  // in Morton order
@@ -89,5 +101,11 @@ class CpuTree final : public Float32Soa {
   Octree tree_;
   double interactions_ = 0;
 };
+
+// cpu:tree's diagnostics engine (--diagnostics tree): the octree built from the positions (rounded
+// to float, as the rung holds them) and walked at the rung's theta and leaf size, each list summed
+// in float64 (Octree::potentials). O(N log N) a pass in place of the all-pairs float64 engine's
+// O(N^2); its error is the opening angle's, measured on a sample by the run (diagnostics.hpp).
+std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size);
 
 }  // namespace nbody

@@ -23,5 +23,6 @@ std::unique_ptr<Pipeline> make_tuned(const Options& o, bool fp64);   // tuned_ke
 std::unique_ptr<Pipeline> make_symmetric(const Options& o);          // symmetric_kernels.cuh
 std::unique_ptr<Pipeline> make_mixed(const Options& o);              // mixed_kernels.cuh
 std::unique_ptr<Pipeline> make_tree(const Options& o);               // tree_kernels.cuh
+std::unique_ptr<Fp64Engine> make_tree_engine(const Options& o);      // cuda:tree's diagnostics engine
 
 }  // namespace nbody::cuda

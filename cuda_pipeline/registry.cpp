@@ -23,12 +23,13 @@ std::unique_ptr<Pipeline> made(const PipelineOptions&) {
 #endif
 }
 constexpr int kGems31 = 0, kGems31Fp64 = 0, kTuned = 0, kTunedFp64 = 0, kSymmetric = 0, kMixed = 0, kTree = 0;
+std::unique_ptr<Fp64Engine> tree_engine(const PipelineOptions& o) {
+  made<0>(o);  // throws Unavailable, with the reason
+  return nullptr;
+}
 #else
-// A rung made by `factory` on the device the options name (require_device(): throws Unavailable
-// when there is none, or no kernel image for it).
-template <auto factory>
-std::unique_ptr<Pipeline> made(const PipelineOptions& o) {
-  require_device(o.device);
+// The factories' options from the resolved pipeline options.
+Options options_of(const PipelineOptions& o) {
   Options c;
   c.block = o.cuda_block;
   c.unroll = o.cuda_unroll;
@@ -38,7 +39,18 @@ std::unique_ptr<Pipeline> made(const PipelineOptions& o) {
   c.split = o.cuda_split;
   c.theta = o.theta;
   c.leaf_size = o.leaf_size;
-  return factory(c);
+  return c;
+}
+// A rung made by `factory` on the device the options name (require_device(): throws Unavailable
+// when there is none, or no kernel image for it).
+template <auto factory>
+std::unique_ptr<Pipeline> made(const PipelineOptions& o) {
+  require_device(o.device);
+  return factory(options_of(o));
+}
+std::unique_ptr<Fp64Engine> tree_engine(const PipelineOptions& o) {
+  require_device(o.device);
+  return make_tree_engine(options_of(o));
 }
 std::unique_ptr<Pipeline> gems31(const Options& o) { return make_gems31(o, false); }
 std::unique_ptr<Pipeline> gems31_fp64(const Options& o) { return make_gems31(o, true); }
@@ -128,7 +140,8 @@ const std::vector<Rung>& rungs() {
                   "leaves are summed as tiles of cuda:tuned's kernel",
        .state_bits = 32, .fp64_forces = false, .distributable = false, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = kDevice, .flops = 20,
-       .make = made<kTree>, .options = tree_options(4), .method = Method::Tree, .tolerance_at = tree_tolerance},
+       .make = made<kTree>, .options = tree_options(4), .method = Method::Tree, .tolerance_at = tree_tolerance,
+       .tree_engine = tree_engine},
   };
   return kRungs;
 }

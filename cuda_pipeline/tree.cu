@@ -5,6 +5,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "cuda_pipeline.hpp"
 #include "error.hpp"
 #include "factories.hpp"
+#include "fp64_engine.hpp"
 #include "tree_kernels.cuh"
 
 namespace nbody::cuda {
@@ -30,6 +32,23 @@ class Tree final : public BodySystem<float> {
   }
 
   std::string name() const override { return "cuda:tree"; }
+
+  // The diagnostics engine's pass: the force stage with the potential, for the bodies as loaded.
+  // acc[i] = a_i, phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2), each summed as a step sums.
+  void potentials(std::vector<Vec3>* acc, std::vector<double>* phi) {
+    if (out_.size() != static_cast<std::size_t>(n_)) out_ = DeviceBuffer<Body>(n_);
+    potential_ = true;
+    compute_accelerations(device_positions(), out_.get(), 0, n_, {0, 1});
+    potential_ = false;
+    std::vector<Body> a;
+    out_.download(a);
+    if (acc) acc->resize(a.size());
+    if (phi) phi->resize(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (acc) (*acc)[i] = {a[i].x, a[i].y, a[i].z};
+      if (phi) (*phi)[i] = a[i].w;
+    }
+  }
 
   // The last force stage's terms: bodies x (cells + bodies) in their lists.
   double computed_interactions() const override {
@@ -115,9 +134,9 @@ class Tree final : public BodySystem<float> {
     if (n > 1) tree::build_tree<<<blocks(n - 1), kBlock>>>(keys.Current(), n, t);
     tree::moments<<<blocks(n), kBlock>>>(sorted_.get(), n, t);
     tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, t, 32 * kPer, groups_.get(), &counters_.get()->groups);
-    tree::walk<kWarps, kPer><<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), n, t, groups_.get(),
-                                                                 counters_.get(), stacks_.get(), theta2_, eps2(),
-                                                                 leaf_size_, acc);
+    const auto walk = potential_ ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>;
+    walk<<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), n, t, groups_.get(), counters_.get(),
+                                             stacks_.get(), theta2_, eps2(), leaf_size_, acc);
     CUDA_CHECK(cudaGetLastError());
     int overflow = 0;
     CUDA_CHECK(cudaMemcpy(&overflow, &counters_.get()->overflow, sizeof overflow, cudaMemcpyDeviceToHost));
@@ -133,6 +152,7 @@ class Tree final : public BodySystem<float> {
     for (auto* b : {&child_, &range_}) *b = {};
     for (auto* b : {&com_, &lo_, &hi_}) *b = {};
     walked_ = {};
+    out_ = {};
     sort_temp_ = {};
     sorted_ = {};
     bmax2_ = {};
@@ -140,6 +160,8 @@ class Tree final : public BodySystem<float> {
 
   float theta2_;
   int leaf_size_;
+  bool potential_ = false;  // the next walk writes the potential in acc's w (potentials())
+  DeviceBuffer<Body> out_;  // potentials()' accelerations and potentials
   int sms_ = 0, blocks_per_sm_ = 0, walkers_ = 0, n_ = 0;
   DeviceBuffer<Key> keys_[2];
   DeviceBuffer<int> index_[2];
@@ -154,8 +176,49 @@ class Tree final : public BodySystem<float> {
   DeviceBuffer<unsigned> box_;
 };
 
+// cuda:tree's diagnostics engine (--diagnostics tree): the rung's own tree at its theta and leaf
+// size, each pass one force stage with the potential (Tree::potentials), float32 as the steps sum.
+class TreeEngine final : public Fp64Engine {
+ public:
+  explicit TreeEngine(const Options& o)
+      : tree_(o), theta_(o.theta), leaf_size_(o.leaf_size), where_(require_device(o.device).describe()) {}
+
+  void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
+                     std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    if (acc) acc->resize(pos.size());
+    if (phi) phi->resize(pos.size());
+    if (pos.empty() || end <= begin || (!acc && !phi)) return;
+    Bodies b;
+    b.pos = pos;
+    b.vel.assign(pos.size(), Vec3{});
+    tree_.load(b, {0, std::sqrt(eps2)});
+    std::vector<Vec3> a;
+    std::vector<double> p;
+    tree_.potentials(acc ? &a : nullptr, phi ? &p : nullptr);
+    for (std::size_t i = begin; i < end; ++i) {  // the rows asked for; the others as they were
+      if (acc) (*acc)[i] = a[i];
+      if (phi) (*phi)[i] = p[i];
+    }
+    if (on_progress) on_progress(end - begin, end - begin);
+  }
+  std::string name() const override {
+    char buf[80];
+    std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d)", theta_, leaf_size_);
+    return buf;
+  }
+  std::string where() const override { return where_; }
+  bool all_pairs() const override { return false; }
+
+ private:
+  Tree tree_;
+  double theta_;
+  int leaf_size_;
+  std::string where_;
+};
+
 }  // namespace
 
 std::unique_ptr<Pipeline> make_tree(const Options& o) { return std::make_unique<Tree>(o); }
+std::unique_ptr<Fp64Engine> make_tree_engine(const Options& o) { return std::make_unique<TreeEngine>(o); }
 
 }  // namespace nbody::cuda

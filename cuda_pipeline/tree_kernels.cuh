@@ -233,27 +233,47 @@ struct WalkCounters {
   unsigned long long interactions = 0;  // terms summed, bodies x list entries
 };
 
-// A lane's bodies (kPer of them, 32 apart in the group) and their sums.
-template <int kPer>
+// A lane's bodies (kPer of them, 32 apart in the group) and their sums; with kPotential (the
+// diagnostics engine, never a step) the potential too.
+template <int kPer, bool kPotential>
 struct LaneBodies {
   float x[kPer], y[kPer], z[kPer], ax[kPer] = {}, ay[kPer] = {}, az[kPer] = {};
+  float phi[kPotential ? kPer : 1] = {};
 };
+
+// cuda:tuned's interaction, and with kPotential the term -m_j / sqrt(|r|^2 + eps^2) of the
+// potential from the same reciprocal root [2 more slots].
+template <bool kPotential>
+__device__ __forceinline__ void interact_listed(const Body& b, float xi, float yi, float zi, float& ax, float& ay,
+                                                float& az, float& phi, float eps2) {
+  if constexpr (kPotential) {
+    const float dx = b.x - xi, dy = b.y - yi, dz = b.z - zi;
+    const float r = rsqrt_fast(fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2))));
+    const float mr = b.w * r, s = mr * (r * r);
+    ax = fmaf(dx, s, ax), ay = fmaf(dy, s, ay), az = fmaf(dz, s, az);
+    phi -= mr;
+  } else {
+    interact(b, xi, yi, zi, ax, ay, az, eps2);
+  }
+}
 
 // Each lane sums the first `count` entries of the list for each of its bodies, in order
 // (cuda:tuned's interaction).
-template <int kCount, int kPer>
-__device__ __forceinline__ void sum_tile(const Body* list, int count, LaneBodies<kPer>& l, float eps2) {
+template <int kCount, int kPer, bool kPotential>
+__device__ __forceinline__ void sum_tile(const Body* list, int count, LaneBodies<kPer, kPotential>& l, float eps2) {
 #pragma unroll 8
   for (int j = 0; j < (kCount ? kCount : count); ++j) {
     const Body b = list[j];
 #pragma unroll
-    for (int k = 0; k < kPer; ++k) interact(b, l.x[k], l.y[k], l.z[k], l.ax[k], l.ay[k], l.az[k], eps2);
+    for (int k = 0; k < kPer; ++k)
+      interact_listed<kPotential>(b, l.x[k], l.y[k], l.z[k], l.ax[k], l.ay[k], l.az[k], l.phi[kPotential ? k : 0], eps2);
   }
 }
 
 // The list's full tiles summed and taken off; fewer than 32 entries are left.
-template <int kPer>
-__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, LaneBodies<kPer>& l, float eps2) {
+template <int kPer, bool kPotential>
+__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, LaneBodies<kPer, kPotential>& l,
+                                            float eps2) {
   while (listed >= 32) {
     __syncwarp();
     sum_tile<32>(list, 32, l, eps2);
@@ -264,8 +284,11 @@ __device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, L
   __syncwarp();
 }
 
-// kPer bodies a lane: a group of up to 32 kPer bodies shares one walk.
-template <int kWarps, int kPer>
+// kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
+// potential of each body, its own term taken off again (a cell holding the body is never taken
+// whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
+// itself in its bucket, once).
+template <int kWarps, int kPer, bool kPotential = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
                                                     int n, Nodes t, const int* __restrict__ groups,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
@@ -286,7 +309,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     const int2 mine = t.range[group];
     const int count = mine.y - mine.x + 1;
     const float4 glo = t.lo[group], ghi = t.hi[group];
-    LaneBodies<kPer> l;
+    LaneBodies<kPer, kPotential> l;
 #pragma unroll
     for (int k = 0; k < kPer; ++k) {  // lanes past the group repeat its last body
       const Body bi = sorted[mine.x + min(lane + 32 * k, count - 1)];
@@ -362,8 +385,12 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
 #pragma unroll
-    for (int k = 0; k < kPer; ++k)
-      if (lane + 32 * k < count) acc[order[mine.x + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], 0};
+    for (int k = 0; k < kPer; ++k) {
+      if (lane + 32 * k >= count) continue;
+      float phi = 0;
+      if constexpr (kPotential) phi = l.phi[k] + sorted[mine.x + lane + 32 * k].w * rsqrt_fast(eps2);
+      acc[order[mine.x + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], phi};
+    }
     if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
   }
 }

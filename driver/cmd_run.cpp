@@ -1,11 +1,14 @@
 // nbody run: one pipeline, N steps, energy drift; optional PNG frames, snapshots, checkpoints and
 // the final state. `--resume FILE` continues a checkpointed run bit for bit.
 //
-// Set-up, simulation and diagnostics are timed apart. The float64 all-pairs work (the stagger and
-// E_0 at the start; E, and the synchronised velocities of a snapshot, at the end and every K
-// steps) runs on the fp64 engine (setup.hpp: CUDA where there is a device), one pass each. The
+// Set-up, simulation and diagnostics are timed apart. The diagnostics (the stagger and E_0 at the
+// start; E, and the synchronised velocities of a snapshot, at the end and every K steps) are one
+// pass each of the float64 all-pairs engine (setup.hpp: CUDA where there is a device) or, with
+// --diagnostics tree, of the tree rung's own tree, checked once against all pairs on a sample
+// (diagnostics.hpp). The
 // steps go through the stepper (stepper.hpp): frames, energy samples, snapshots and checkpoints are
 // its observers, in that order at a step they share.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +17,7 @@
 
 #include "balance.hpp"
 #include "config.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "io.hpp"
@@ -75,6 +79,7 @@ class Run {
   void make();
   void estimate();
   void start();
+  void check_diagnostics();
   void observe(Stepper& stepper);
   const Synchronised& synchronised_at(long long step, const std::string& label);
   void frame(long long step);
@@ -96,7 +101,9 @@ class Run {
   nlohmann::json phases_ = nlohmann::json::object();  // where the time goes (the JSON's "phases_s")
   Terminal terminal_;
   OutFolder out_;
+  Diagnostics diagnostics_ = Diagnostics::AllPairs;
   std::unique_ptr<Fp64Engine> engine_;
+  std::optional<EngineCheck> check_;  // a tree engine against all pairs, on the state at the start
   std::unique_ptr<Pipeline> p_;
   Start start_;
   Bodies& bodies_ = start_.bodies;
@@ -119,7 +126,9 @@ class Run {
 };
 
 void Run::make() {
-  engine_ = make_engine(a_.cfg.pipeline);
+  diagnostics_ = diagnostics_method(a_.cfg.diagnostics, name_, a_.cfg.n);
+  a_.cfg.diagnostics = diagnostics_name(diagnostics_);  // resolved: what a checkpoint keeps
+  engine_ = make_diagnostics_engine(diagnostics_, name_, a_.cfg.pipeline);
   p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
   rates_ = balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
   phase("devices");
@@ -155,6 +164,7 @@ void Run::start() {
     }
   }
   t_phase_ = Clock::now();
+  if (diagnostics_ == Diagnostics::Tree) check_diagnostics();
   p_->load(bodies_, params_);
   if (!resumed_) p_->read(bodies_);  // x_0 as the pipeline holds it: what a step-0 snapshot or checkpoint keeps
   phase("load");
@@ -169,6 +179,18 @@ void Run::start() {
         viewer::parse_colour(a_.colour));
   }
 #endif
+}
+
+// The tree engine against float64 all pairs on a sample, before the first step: what the energies'
+// and velocities' opening-angle error is (counted as diagnostics).
+void Run::check_diagnostics() {
+  const auto task = terminal_.begin("diagnostics check (" + engine_->name() + " against float64 all pairs on " +
+                                        std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
+                                    1);
+  const auto exact = make_engine(a_.cfg.pipeline);
+  check_ = check_engine(bodies_.pos, params_.eps2(), *engine_, *exact);
+  task->update(1);
+  phase("diagnostics_check");
 }
 
 const Synchronised& Run::synchronised_at(long long step, const std::string& label) {
@@ -268,7 +290,16 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
               name_.c_str(), bodies_.size(), steps, params_.dt, params_.softening, a_.cfg.ic.c_str(),
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   if (resumed_) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), first_, last_);
-  std::printf("fp64 engine: %s (%s)\n", engine_->name().c_str(), engine_->where().c_str());
+  if (check_) {
+    const EngineCheck& c = *check_;
+    std::printf("diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled "
+                "bodies: potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% "
+                "%.2e, max %.2e; W off by about %.1e (relative)\n",
+                engine_->name().c_str(), engine_->where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
+                c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy);
+  } else {
+    std::printf("fp64 engine: %s (%s)\n", engine_->name().c_str(), engine_->where().c_str());
+  }
   if (World::size() > 1) {
     std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s", World::size(),
                 shares_text(block_shares(*p_, bodies_.size())).c_str(), a_.cfg.pipeline.balance.c_str());
@@ -298,6 +329,16 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;
   j["fp64_engine"] = engine_->name();
+  j["diagnostics"] = {{"method", diagnostics_name(diagnostics_)}, {"engine", engine_->name()}};
+  if (check_) {
+    const EngineCheck& c = *check_;
+    const auto stats = [](const Percentiles& p) {
+      return nlohmann::json{{"median_rel", p.median}, {"p99_rel", p.p99}, {"max_rel", p.max}};
+    };
+    j["diagnostics"]["check"] = {{"against", c.against},           {"sampled_bodies", c.sampled},
+                                 {"potential_error", stats(c.potential)}, {"accel_error", stats(c.accel)},
+                                 {"potential_energy_rel", c.potential_energy}};
+  }
   j["setup_s"] = setup_s;
   j["sim_s"] = sim_s;
   j["wall_s"] = since(t_start_);

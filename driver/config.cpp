@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "output.hpp"
 #include "world.hpp"
@@ -63,6 +64,12 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
 std::string softening_help() {
   return std::string(option_row("softening").help) + " (> 0; the rungs with float forces: >= " +
          number_text(kFloatSmallestSoftening) + ")";
+}
+
+std::string diagnostics_help() {
+  return std::string(option_row("diagnostics").help) + " (" + std::string(option_row("diagnostics").range) +
+         "; auto's size: " + std::to_string(kTreeDiagnosticsFrom) + " bodies; the sample: " +
+         std::to_string(kDiagnosticsSample) + " bodies)";
 }
 
 void add_common_options(CLI::App& app, Config& c, std::string& json) {

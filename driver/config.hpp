@@ -12,6 +12,8 @@ namespace nbody {
 
 // --softening's help: the table's line and the float rungs' smallest eps.
 std::string softening_help();
+// --diagnostics' help: the table's line with auto's size and the sample (diagnostics.hpp).
+std::string diagnostics_help();
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json (into `json`), --force.
 void add_common_options(CLI::App& app, Config& c, std::string& json);
 // --seed alone (bench has no other initial-condition options).

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "output.hpp"
 #include "run.hpp"
@@ -24,7 +25,7 @@ constexpr const char* kFromCheckpoint[] = {
     "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
     "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
     "--cuda-q",     "--cuda-bodies", "--cuda-split", "--theta",       "--leaf-size",  "--energy-every",
-    "--no-energy"};
+    "--no-energy",  "--diagnostics"};
 
 // The fields of a checkpoint's META block, each checked for its type as it is read.
 class Meta {
@@ -46,6 +47,7 @@ class Meta {
   double number(const char* key) const { return field(key, [](const auto& j) { return j.is_number(); }); }
   std::string text(const char* key) const { return field(key, [](const auto& j) { return j.is_string(); }); }
   bool flag(const char* key) const { return field(key, [](const auto& j) { return j.is_boolean(); }); }
+  bool has(const char* key) const { return m_.is_object() && m_.contains(key); }
 
  private:
   nlohmann::json m_;
@@ -82,6 +84,10 @@ void read_configuration(RunArgs& a, const Meta& m, const std::string& where) {
   a.cfg.subset = m.text("subset");
   a.energy_every = m.integer("energy_every");
   a.no_energy = m.flag("no_energy");
+  // Resolved when written (all-pairs | tree); a checkpoint without it was all pairs.
+  a.cfg.diagnostics = m.has("diagnostics") ? m.text("diagnostics") : "all-pairs";
+  if (a.cfg.diagnostics != "all-pairs" && a.cfg.diagnostics != "tree")
+    throw InputError(where + ": block META's diagnostics '" + a.cfg.diagnostics + "' is neither all-pairs nor tree");
   if (a.energy_every < 0 || (a.no_energy && a.energy_every > 0))
     throw InputError(where + ": block META's energy_every " + std::to_string(a.energy_every) + " and no_energy " +
                      (a.no_energy ? "true" : "false") + " do not go together");
@@ -211,6 +217,7 @@ nlohmann::json checkpoint_meta(const RunArgs& a, const std::string& name, std::s
           {"subset", a.cfg.subset},
           {"energy_every", a.energy_every},
           {"no_energy", a.no_energy},
+          {"diagnostics", a.cfg.diagnostics},
           {"energy", e0 ? nlohmann::json{{"kinetic", e0->kinetic}, {"potential", e0->potential}} : nlohmann::json()},
           {"energy_samples", samples}};
 }
@@ -257,6 +264,7 @@ void check_args(RunArgs& a, const std::string& name) {
     check_config(a.cfg, 1);
     check_pipeline_options({name}, a.cfg.pipeline);
     check_softening({name}, a.cfg.softening);
+    diagnostics_method(a.cfg.diagnostics, name, a.cfg.n);
   } catch (const InputError& e) {  // on a resume, a value from the checkpoint
     if (a.resume.empty()) throw;
     throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());
@@ -338,6 +346,7 @@ Command add_run(CLI::App& app) {
   sub->add_option("--energy-every", a->energy_every,
                   "Also measure the energy every K steps (one float64 pass each; 0: start and end only)")
       ->capture_default_str();
+  sub->add_option("--diagnostics", a->cfg.diagnostics, diagnostics_help())->capture_default_str();
   sub->add_flag("--no-energy", a->no_energy,
                 "Measure no energy: skips the float64 pass at the end (E_0 costs nothing extra: it "
                 "comes with the stagger's pass, which every run makes)");

@@ -25,6 +25,7 @@ struct Config {
   std::uint64_t seed = defaults::seed;
   std::string subset = defaults::subset;  // first | random (a file ic with fewer bodies asked for)
   bool force = false;  // run even when the time estimate is above the limit (estimate.hpp)
+  std::string diagnostics = defaults::diagnostics;  // auto | all-pairs | tree (diagnostics.hpp)
   PipelineOptions pipeline;
 
   Params params() const { return {dt, softening}; }

@@ -7,6 +7,7 @@
 
 #include "balance.hpp"
 #include "bench.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "world.hpp"
@@ -59,30 +60,7 @@ std::vector<std::string> theta_sweep_rungs() {
   return all_pairs;
 }
 
-std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample) {
-  const std::size_t m = std::min(n, sample);
-  std::vector<std::size_t> out(m);
-  for (std::size_t k = 0; k < m; ++k) out[k] = static_cast<std::size_t>(static_cast<unsigned long long>(k) * n / m);
-  return out;
-}
-
 namespace {
-
-// The float64 accelerations of the sampled bodies against all n: the sampled bodies moved to the
-// front (the same n bodies, j in another order), the engine's rows 0..m-1.
-std::vector<Vec3> sampled_reference(const Bodies& b, const std::vector<std::size_t>& idx, double eps2,
-                                    Fp64Engine& engine) {
-  std::vector<Vec4> pos;
-  pos.reserve(b.size());
-  std::vector<char> taken(b.size(), 0);
-  for (const std::size_t i : idx) pos.push_back(b.pos[i]), taken[i] = 1;
-  for (std::size_t i = 0; i < b.size(); ++i)
-    if (!taken[i]) pos.push_back(b.pos[i]);
-  std::vector<Vec3> ref(b.size());
-  engine.evaluate_rows(pos, eps2, 0, idx.size(), &ref, nullptr);
-  ref.resize(idx.size());
-  return ref;
-}
 
 // Median, 99%, 99.9% and largest of |a_i - ref_k| / |ref_k| over the sampled bodies (NaN: infinite).
 void errors(const std::vector<Vec3>& a, const std::vector<Vec3>& ref, const std::vector<std::size_t>& idx,
@@ -199,7 +177,8 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
   Units units{*task, report};
   estimate(s, m, engine, r.sampled);
   units.next();
-  const std::vector<Vec3> ref = sampled_reference(bodies, idx, params.eps2(), engine);
+  std::vector<Vec3> ref;
+  sampled_reference(bodies.pos, idx, params.eps2(), engine, &ref, nullptr);
   units.next();
   for (std::size_t k = 0; k < m.pipelines.size(); ++k) {
     const std::string& name = m.names[k];

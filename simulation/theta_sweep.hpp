@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics.hpp"  // sampled_bodies
 #include "fp64_engine.hpp"
 #include "report.hpp"
 #include "setup.hpp"
 
 namespace nbody {
 
-// The bodies whose forces are checked: every n/m-th (m = min(n, this)), spread over the index order,
-// so that the check costs m x n float64 interactions at any N. 4096 gives the 99.9th percentile
+// The bodies whose forces are checked (sampled_bodies()): 4096 give the 99.9th percentile
 // from the 5th largest error.
 constexpr long long kThetaSweepSample = 4096;
 
@@ -61,8 +61,6 @@ std::vector<std::string> theta_sweep_rungs();
 std::map<std::string, int> theta_sweep_leaf_sizes(const ThetaSweep& s);
 // The same as words: "32 (cpu:tree), 4 (cuda:tree)".
 std::string theta_sweep_leaf_sizes_text(const ThetaSweep& s);
-// The indices of the sampled bodies (kThetaSweepSample).
-std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample);
 // Throws InputError when `names` holds no tree rung.
 void check_theta_sweep_rungs(const std::vector<std::string>& names);
 // Throws InputError as check_theta_sweep_rungs() does, for the time limit (estimate.hpp), and as

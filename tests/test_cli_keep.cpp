@@ -82,10 +82,11 @@ fs::path unequal_masses(int n) {
 // The bit-for-bit contract: K steps, then a resume for K more, equals 2K steps in one run: the
 // final checkpoints are the same bytes, and so are the saved states (synchronised by the float64
 // engine) and the final energies.
-void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k) {
-  const fs::path a = dir("one-" + pipeline), b = dir("first-" + pipeline), c = dir("rest-" + pipeline);
+void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k, const std::string& extra = "") {
+  const std::string tag = pipeline + (extra.empty() ? "" : "-extra");
+  const fs::path a = dir("one-" + tag), b = dir("first-" + tag), c = dir("rest-" + tag);
   const std::string common = "-p " + pipeline + " --ic '" + unequal_masses(n).string() + "' --checkpoint-every " + std::to_string(k) +
-                             " --energy-every " + std::to_string(k / 2);
+                             " --energy-every " + std::to_string(k / 2) + " " + extra;
   Result r = cli_test::nbody("run " + common + " --steps " + std::to_string(2 * k) + " --out '" + a.string() + "' --save '" +
                    (a / "final.csv").string() + "' --json '" + (a / "run.json").string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -107,7 +108,7 @@ void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k) {
   EXPECT_EQ(jc["first_step"], k);
   EXPECT_EQ(jc["last_step"], 2 * k);
   // The checkpoint at step K of the one run (kept as .prev) resumes, by default, for what remains.
-  const fs::path d = dir("prev-" + pipeline);
+  const fs::path d = dir("prev-" + tag);
   r = cli_test::nbody("run --resume '" + (a / "checkpoint.nbck.prev").string() + "' --checkpoint-every " + std::to_string(k) +
             " --out '" + d.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -117,6 +118,18 @@ void expect_resume_is_bit_identical(const std::string& pipeline, int n, int k) {
   EXPECT_EQ(ck.bits, pipeline == "cpu64" || pipeline.ends_with("-fp64") || pipeline == "gl:compute-ds" ||
                          pipeline == "cuda:mixed" ? 64 : 32);
   EXPECT_EQ(ck.state.size(), static_cast<std::size_t>(n));
+}
+
+// With --diagnostics tree the checkpoint keeps the method: the resumed run's stagger-free energies
+// come from the same tree, bit for bit, and --diagnostics may not be given again.
+TEST(Resume, TreeDiagnosticsCarryOn) {
+  expect_resume_is_bit_identical("cpu:tree", 301, 8, "--diagnostics tree");
+  const json jc = json::parse(slurp(scratch() / "rest-cpu:tree-extra" / "run.json"));
+  EXPECT_EQ(jc["diagnostics"]["method"], "tree");
+  const Result r = cli_test::nbody("run --resume '" + (scratch() / "first-cpu:tree-extra" / "checkpoint.nbck").string() +
+                                   "' --diagnostics all-pairs");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--diagnostics comes from the checkpoint"), std::string::npos) << r.err;
 }
 
 class Resume : public ::testing::TestWithParam<std::string> {};

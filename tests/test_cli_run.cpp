@@ -1,7 +1,8 @@
-// nbody run: the JSON it writes, and a body file with no bodies in it named with what is wrong
-// with it.
+// nbody run: the JSON it writes, a body file with no bodies in it named with what is wrong with it,
+// and --diagnostics.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -37,6 +38,56 @@ TEST(CliRun, AnEmptyBodyFileIsNamed) {
     EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("--bodies"), std::string::npos) << r.err;
   }
+}
+
+// --diagnostics tree: a tree rung's stagger and energies from its own tree, checked against float64
+// all pairs on a sample and reported in the JSON and the summary; all-pairs: the float64 engine,
+// no check. Both start from the same E_0 within the tree's error.
+TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
+  const fs::path tree_json = scratch() / "tree-diagnostics.json", exact_json = scratch() / "exact-diagnostics.json";
+  const std::string common = "run -p cpu:tree -n 3001 --steps 4 --seed 5 ";
+  Result r = nbody(common + "--diagnostics tree --json '" + tree_json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("diagnostics: tree, cpu:tree (theta 0.5, leaf 32)"), std::string::npos) << r.out;
+  const auto t = nlohmann::json::parse(slurp(tree_json));
+  EXPECT_EQ(t["diagnostics"]["method"], "tree");
+  EXPECT_EQ(t["fp64_engine"], "cpu:tree (theta 0.5, leaf 32)");
+  const auto& check = t["diagnostics"]["check"];
+  EXPECT_EQ(check["sampled_bodies"], 1024);
+  EXPECT_EQ(check["against"], "cpu64");
+  EXPECT_GT(check["potential_error"]["median_rel"].get<double>(), 1e-7) << check;
+  EXPECT_LT(check["potential_error"]["max_rel"].get<double>(), 1e-2) << check;
+  EXPECT_LT(check["potential_energy_rel"].get<double>(), 1e-3) << check;
+  EXPECT_TRUE(t["phases_s"].contains("diagnostics_check"));
+
+  r = nbody(common + "--diagnostics all-pairs --json '" + exact_json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto e = nlohmann::json::parse(slurp(exact_json));
+  EXPECT_EQ(e["diagnostics"]["method"], "all-pairs");
+  EXPECT_FALSE(e["diagnostics"].contains("check"));
+  EXPECT_NE(r.out.find("fp64 engine: cpu64"), std::string::npos) << r.out;
+  const double e0_tree = t["energy"]["initial"], e0_exact = e["energy"]["initial"];
+  EXPECT_LT(std::abs(e0_tree - e0_exact) / std::abs(e0_exact), 1e-3);
+  EXPECT_NE(e0_tree, e0_exact) << "the tree's potential is not the exact one";
+}
+
+// auto: all pairs below the size where the tree pays, for a tree rung too; tree refused for an
+// all-pairs rung and a word not listed refused, each in one line naming the value.
+TEST(CliRun, DiagnosticsChoiceAndBadValues) {
+  const fs::path json = scratch() / "auto-diagnostics.json";
+  Result r = nbody("run -p cpu:tree -n 500 --steps 1 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(json))["diagnostics"]["method"], "all-pairs");
+  r = nbody("run -p cpu32 -n 500 --steps 1 --diagnostics tree");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--diagnostics tree: cpu32 is not a tree rung"), std::string::npos) << r.err;
+  r = nbody("run -p cpu:tree -n 500 --steps 1 --diagnostics exact");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--diagnostics 'exact'"), std::string::npos) << r.err;
+  r = nbody("run --help");
+  EXPECT_NE(r.out.find("--diagnostics"), std::string::npos);
+  EXPECT_NE(r.out.find("auto's size: 65536 bodies"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "balance.hpp"
 #include "catalogue.hpp"
 #include "comparison.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "helpers.hpp"
 #include "metrics.hpp"
@@ -521,6 +522,74 @@ TEST(Balance, WeightsOnTheCommandLine) {
   EXPECT_TRUE(balance_blocks(p, o, kParams, 100).empty());
   EXPECT_EQ(block_shares(p, 100), std::vector<double>{1.0});
   EXPECT_EQ(shares_text({2.0 / 3, 1.0 / 3}), "66.7% / 33.3%");
+}
+
+// --diagnostics: auto gives a tree rung its tree from kTreeDiagnosticsFrom bodies and every other
+// rung all pairs; tree is refused for a rung that is not a tree, and a word not listed, by name.
+TEST(Diagnostics, MethodFromTheChoice) {
+  const long long big = kTreeDiagnosticsFrom, small = kTreeDiagnosticsFrom - 1;
+  EXPECT_EQ(diagnostics_method("auto", "cpu:tree", big), Diagnostics::Tree);
+  EXPECT_EQ(diagnostics_method("auto", "cpu:tree", small), Diagnostics::AllPairs);
+  EXPECT_EQ(diagnostics_method("auto", "cuda:tree", big), Diagnostics::Tree);
+  EXPECT_EQ(diagnostics_method("auto", "cpu32", big), Diagnostics::AllPairs);
+  EXPECT_EQ(diagnostics_method("tree", "cpu:tree", 2), Diagnostics::Tree);
+  EXPECT_EQ(diagnostics_method("all-pairs", "cpu:tree", big), Diagnostics::AllPairs);
+  try {
+    diagnostics_method("tree", "cpu32", 100);
+    ADD_FAILURE() << "tree for cpu32";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cpu32 is not a tree rung"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(diagnostics_method("trees", "cpu:tree", 100), InputError);
+  EXPECT_THROW(diagnostics_method("", "cpu:tree", 100), InputError);
+  EXPECT_STREQ(diagnostics_name(Diagnostics::Tree), "tree");
+  EXPECT_STREQ(diagnostics_name(Diagnostics::AllPairs), "all-pairs");
+}
+
+// The sampled check measures an engine against all pairs: cpu64 against itself is exact but for the
+// order of its sums; cpu:tree's
+// engine at theta 0.5 is off by its opening angle's error (more than rounding, less than 1%), at
+// theta 0 by rounding only; every body is checked below the sample size, the sample's estimate of
+// W's error follows the potentials'.
+TEST(Diagnostics, CheckMeasuresTheEngine) {
+  const Bodies b = test::random_bodies(3001, 17);
+  auto exact = make_cpu64_engine();
+  const double eps2 = kParams.eps2();
+  const EngineCheck self = check_engine(b.pos, eps2, *exact, *exact, 500);
+  EXPECT_EQ(self.sampled, 500u);
+  EXPECT_EQ(self.against, "cpu64");
+  EXPECT_LT(self.potential.max, 1e-13) << "the same sums, j in another order";
+  EXPECT_LT(self.accel.max, 1e-13);
+  EXPECT_LT(self.potential_energy, 1e-15);
+  auto tree = make_diagnostics_engine(Diagnostics::Tree, "cpu:tree", {});
+  const EngineCheck loose = check_engine(b.pos, eps2, *tree, *exact, 5000);
+  EXPECT_EQ(loose.sampled, 3001u) << "fewer bodies than the sample: every one";
+  EXPECT_GT(loose.potential.median, 1e-6);
+  EXPECT_LT(loose.potential.max, 1e-2);
+  EXPECT_LE(loose.potential.median, loose.potential.p99);
+  EXPECT_LE(loose.potential.p99, loose.potential.max);
+  EXPECT_GT(loose.accel.median, loose.potential.median) << "a force is more sensitive to far cells than a potential";
+  EXPECT_GT(loose.potential_energy, 0.0);
+  EXPECT_LT(loose.potential_energy, loose.potential.max);
+  PipelineOptions exact_tree;
+  exact_tree.theta = 0;
+  tree = make_diagnostics_engine(Diagnostics::Tree, "cpu:tree", exact_tree);
+  const EngineCheck tight = check_engine(b.pos, eps2, *tree, *exact);
+  EXPECT_EQ(tight.sampled, kDiagnosticsSample);
+  EXPECT_LT(tight.potential.max, 1e-5);
+  EXPECT_LT(tight.accel.max, 1e-5);
+  EXPECT_EQ(tree->name(), "cpu:tree (theta 0, leaf 32)");
+}
+
+// The sampled bodies spread over the index order, each once; all of them below the sample size.
+TEST(Diagnostics, SampledBodiesSpreadOverTheIndices) {
+  const std::vector<std::size_t> s = sampled_bodies(10007, 1024);
+  ASSERT_EQ(s.size(), 1024u);
+  EXPECT_EQ(s.front(), 0u);
+  EXPECT_EQ(s.back(), 1023u * 10007u / 1024) << "the last of 1024 strides";
+  EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+  EXPECT_EQ(std::adjacent_find(s.begin(), s.end()), s.end());
+  EXPECT_EQ(sampled_bodies(5, 1024), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
 }
 
 }  // namespace

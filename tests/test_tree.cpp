@@ -14,6 +14,7 @@
 #endif
 
 #include "catalogue.hpp"
+#include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
@@ -343,6 +344,81 @@ TEST_P(TreeRung, ResumeIsBitIdentical) {
   EXPECT_TRUE(same_bits(whole, half));
   EXPECT_TRUE(same_bits(whole, stepped(rung(), b, 8)));
   EXPECT_FALSE(same_bits(whole, b)) << "the steps moved the bodies";
+}
+
+// ---- the diagnostics engine (--diagnostics tree) ---------------------------------------------
+
+std::unique_ptr<Fp64Engine> tree_engine(const std::string& name, double theta, int leaf_size) {
+  PipelineOptions o;
+  o.theta = theta;
+  o.leaf_size = leaf_size;
+  return rung(name).tree_engine(resolve_options(rung(name), o));
+}
+
+// The largest |phi - ref| / |ref|, and where.
+std::pair<double, std::size_t> worst_potential(const std::vector<double>& phi, const std::vector<double>& ref) {
+  std::pair<double, std::size_t> worst{0, 0};
+  for (std::size_t i = 0; i < phi.size(); ++i) {
+    const double e = std::abs(phi[i] - ref[i]) / std::abs(ref[i]);
+    if (!(e <= worst.first)) worst = {e, i};
+  }
+  return worst;
+}
+
+// theta = 0: the engine's accelerations and potentials are cpu64's within float rounding, the
+// body's own term left out of its potential (one body: exactly 0), unequal masses, N a multiple of
+// no group or leaf.
+TEST_P(TreeRung, DiagnosticsEngineAtThetaZeroIsAllPairs) {
+  auto exact = make_cpu64_engine();
+  for (std::size_t n : {1u, 2u, 3u, 1000u, 4097u}) {
+    const Bodies b = test::random_bodies(n, n + 3);
+    auto engine = tree_engine(rung(), 0, 7);
+    std::vector<Vec3> a = test::poisoned(n), ref;
+    std::vector<double> phi(n, NAN), ref_phi;
+    engine->evaluate(b.pos, kEps * kEps, &a, &phi);
+    exact->evaluate(b.pos, kEps * kEps, &ref, &ref_phi);
+    EXPECT_TRUE(test::all_close(a, ref, kFloatTolerance.atol, kFloatTolerance.rtol)) << n;
+    if (n == 1) {
+      EXPECT_EQ(phi[0], 0.0) << "a lone body's potential: its own term left out";
+      continue;
+    }
+    const auto [worst, at] = worst_potential(phi, ref_phi);
+    EXPECT_LT(worst, 1e-5) << n << " bodies: body " << at << " phi " << phi[at] << " against " << ref_phi[at];
+  }
+}
+
+// At theta 0.5 the engine walks the rung's own tree: its accelerations are the rung's within float
+// rounding (the same lists, summed in float64 on the CPU), its potential energy within the opening
+// angle's error of cpu64's, and the error at theta 0.8 is larger.
+TEST_P(TreeRung, DiagnosticsEngineSumsTheRungsTree) {
+  const Bodies b = plummer(4096, test::test_seed());
+  auto exact = make_cpu64_engine();
+  std::vector<Vec3> ref;
+  std::vector<double> ref_phi;
+  exact->evaluate(b.pos, kEps * kEps, &ref, &ref_phi);
+  const double w = potential_energy(b.pos, ref_phi);
+  std::vector<double> off;
+  for (double theta : {0.5, 0.8}) {
+    auto engine = tree_engine(rung(), theta, 0);
+    std::vector<Vec3> a;
+    std::vector<double> phi;
+    engine->evaluate(b.pos, kEps * kEps, &a, &phi);
+    EXPECT_FALSE(engine->all_pairs());
+    const std::vector<Vec3> stepped_with = tree_accelerations(rung(), b, theta, 0);
+    EXPECT_TRUE(test::all_close(a, stepped_with, kFloatTolerance.atol, kFloatTolerance.rtol)) << "theta " << theta;
+    off.push_back(std::abs(potential_energy(b.pos, phi) - w) / std::abs(w));
+    const auto [worst, at] = worst_potential(phi, ref_phi);
+    EXPECT_LT(worst, 1e-2) << "theta " << theta << ": body " << at;
+    EXPECT_GT(worst, 1e-6) << "theta " << theta << " takes cells whole: more than rounding";
+  }
+  EXPECT_LT(off[0], 1e-3) << "W at theta 0.5";
+  EXPECT_LT(off[0], off[1]) << "W's error grows with theta";
+}
+
+// The engine is the tree's: the all-pairs engines are not, and an all-pairs rung has none.
+TEST(TreeEngine, OnlyTreeRungsHaveOne) {
+  EXPECT_TRUE(make_cpu64_engine()->all_pairs());
+  for (const Rung& r : rungs()) EXPECT_EQ(r.tree_engine != nullptr, r.method == Method::Tree) << r.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, TreeRung, ::testing::ValuesIn(tree_rungs()),

@@ -1,0 +1,100 @@
+#include "diagnostics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "catalogue.hpp"
+#include "error.hpp"
+#include "metrics.hpp"
+#include "options.hpp"
+#include "setup.hpp"
+
+namespace nbody {
+
+Diagnostics diagnostics_method(const std::string& choice, const std::string& name, long long n) {
+  const bool tree = rung(name).tree_engine != nullptr;
+  if (choice == "all-pairs") return Diagnostics::AllPairs;
+  if (choice == "auto") return tree && n >= kTreeDiagnosticsFrom ? Diagnostics::Tree : Diagnostics::AllPairs;
+  if (choice != "tree")
+    throw InputError(option("diagnostics") + " '" + choice + "': expected " + std::string(option_row("diagnostics").range));
+  if (!tree) {
+    std::string trees;
+    for (const Rung& r : rungs())
+      if (r.tree_engine) trees += (trees.empty() ? "" : ", ") + r.name;
+    throw InputError(option("diagnostics") + " tree: " + name + " is not a tree rung (" + trees +
+                     " are); its diagnostics are all pairs");
+  }
+  return Diagnostics::Tree;
+}
+
+const char* diagnostics_name(Diagnostics d) { return d == Diagnostics::Tree ? "tree" : "all-pairs"; }
+
+std::unique_ptr<Fp64Engine> make_diagnostics_engine(Diagnostics d, const std::string& name, const PipelineOptions& o) {
+  if (d == Diagnostics::AllPairs) return make_engine(o);
+  const Rung& r = rung(name);
+  return r.tree_engine(resolve_options(r, o));
+}
+
+std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample) {
+  const std::size_t m = std::min(n, sample);
+  std::vector<std::size_t> out(m);
+  for (std::size_t k = 0; k < m; ++k) out[k] = static_cast<std::size_t>(static_cast<unsigned long long>(k) * n / m);
+  return out;
+}
+
+void sampled_reference(const std::vector<Vec4>& pos, const std::vector<std::size_t>& idx, double eps2,
+                       Fp64Engine& engine, std::vector<Vec3>* acc, std::vector<double>* phi) {
+  std::vector<Vec4> front;
+  front.reserve(pos.size());
+  std::vector<char> taken(pos.size(), 0);
+  for (const std::size_t i : idx) front.push_back(pos[i]), taken[i] = 1;
+  for (std::size_t i = 0; i < pos.size(); ++i)
+    if (!taken[i]) front.push_back(pos[i]);
+  engine.evaluate_rows(front, eps2, 0, idx.size(), acc, phi);
+  if (acc) acc->resize(idx.size());
+  if (phi) phi->resize(idx.size());
+}
+
+Percentiles percentiles(std::vector<double> v) {
+  if (v.empty()) return {};
+  for (double& x : v)
+    if (std::isnan(x)) x = INFINITY;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size();
+  return {v[m / 2], v[m * 99 / 100], v.back()};
+}
+
+namespace {
+
+double relative(double d, double r) { return r > 0 ? d / r : d; }
+
+}  // namespace
+
+EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
+                         std::size_t sample) {
+  EngineCheck c;
+  c.against = exact.name();
+  const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
+  c.sampled = idx.size();
+  std::vector<Vec3> acc, ref_acc;
+  std::vector<double> phi, ref_phi;
+  engine.evaluate(pos, eps2, &acc, &phi);
+  sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
+  std::vector<double> ea(idx.size()), ep(idx.size());
+  double dw = 0, w = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const Vec3& a = acc[idx[k]];
+    const Vec3& r = ref_acc[k];
+    ea[k] = relative(norm({a.x - r.x, a.y - r.y, a.z - r.z}), norm(r));
+    ep[k] = relative(std::abs(phi[idx[k]] - ref_phi[k]), std::abs(ref_phi[k]));
+    const double m = pos[idx[k]].w;
+    dw += m * (phi[idx[k]] - ref_phi[k]);
+    w += m * ref_phi[k];
+  }
+  c.accel = percentiles(std::move(ea));
+  c.potential = percentiles(std::move(ep));
+  c.potential_energy = w != 0 ? std::abs(dw / w) : (dw == 0 ? 0 : INFINITY);
+  return c;
+}
+
+}  // namespace nbody

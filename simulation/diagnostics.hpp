@@ -1,0 +1,64 @@
+// How a run computes its start-up and diagnostics: the stagger's a(x_0), E_0, the energies and the
+// synchronised velocities of snapshots. All pairs in float64 (fp64_engine.hpp: the contract's exact
+// sums, O(N^2) a pass), or, for a tree rung, its own tree (Rung::tree_engine: O(N log N) a pass,
+// with the opening angle's error), which the run checks once against all pairs on a sample of the
+// bodies and reports beside its energies.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bodies.hpp"
+#include "fp64_engine.hpp"
+#include "rung.hpp"
+
+namespace nbody {
+
+enum class Diagnostics { AllPairs, Tree };
+
+// From this N, --diagnostics auto gives a tree rung's run its tree. A float64 all-pairs pass sums
+// N^2 pairs where the tree's step sums about 0.018 N^2 terms at 65536 bodies and theta 0.5, fewer
+// beyond (docs/tree.md), each in float: from here one pass costs as much as tens of steps.
+inline constexpr long long kTreeDiagnosticsFrom = 65536;
+
+// The method `choice` (--diagnostics: auto | all-pairs | tree) gives a run of `rung` over n bodies.
+// Throws InputError for another word, or tree with a rung that is not a tree.
+Diagnostics diagnostics_method(const std::string& choice, const std::string& rung, long long n);
+// "all-pairs" | "tree", as --diagnostics, checkpoints and the JSON write them.
+const char* diagnostics_name(Diagnostics d);
+
+// The engine of that method: make_engine()'s, or the rung's tree_engine at its resolved options.
+std::unique_ptr<Fp64Engine> make_diagnostics_engine(Diagnostics d, const std::string& rung, const PipelineOptions& o);
+
+// The bodies a sampled check reads: every n/m-th (m = min(n, sample)), spread over the index order,
+// so that it costs m x n float64 interactions at any N.
+std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample);
+// The float64 accelerations and potentials (either may be null) of the sampled bodies against all
+// n: the sampled bodies moved to the front (the same n bodies, j in another order), the engine's
+// rows 0..m-1. Each output holds one entry per sampled body.
+void sampled_reference(const std::vector<Vec4>& pos, const std::vector<std::size_t>& idx, double eps2,
+                       Fp64Engine& engine, std::vector<Vec3>* acc, std::vector<double>* phi);
+
+// The median, 99th percentile and largest of `v` (NaN counted as infinite); zeros when empty.
+struct Percentiles {
+  double median = 0, p99 = 0, max = 0;
+};
+Percentiles percentiles(std::vector<double> v);
+
+// Bodies a diagnostics engine is checked on: 1024 give the 99th percentile from the 11th largest
+// error, for 1024 N float64 interactions.
+inline constexpr std::size_t kDiagnosticsSample = 1024;
+
+// A diagnostics engine against all pairs in float64 on the same positions, over sampled bodies.
+struct EngineCheck {
+  std::size_t sampled = 0;
+  std::string against;            // the all-pairs engine's name
+  Percentiles accel, potential;   // |x - x_ref| / |x_ref| of each sampled body
+  // sum m_s (phi_s - ref_s) / sum m_s ref_s over the sample: its estimate of W's relative error
+  double potential_energy = 0;
+};
+EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
+                         std::size_t sample = kDiagnosticsSample);
+
+}  // namespace nbody
