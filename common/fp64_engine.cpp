@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <thread>
+#include <utility>
 
 namespace nbody {
 
@@ -65,10 +66,10 @@ double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>&
   return 0.5 * w;
 }
 
-Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy) {
+Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy, Evaluation* keep) {
   std::vector<Vec3> a;
   std::vector<double> phi;
-  engine.evaluate(b.pos, p.eps2(), &a, energy ? &phi : nullptr);
+  engine.evaluate(b.pos, p.eps2(), &a, energy || keep ? &phi : nullptr);
   Energy e;
   if (energy) e = {kinetic_energy(b.pos, b.vel), potential_energy(b.pos, phi)};
   const double h = 0.5 * p.dt;
@@ -77,6 +78,7 @@ Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy) {
     b.vel[i].y -= a[i].y * h;
     b.vel[i].z -= a[i].z * h;
   }
+  if (keep) *keep = {std::move(a), std::move(phi)};
   return e;
 }
 

@@ -51,10 +51,17 @@ std::unique_ptr<Fp64Engine> make_cpu64_engine();
 // W = 1/2 sum_i m_i phi_i, summed in index order.
 double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>& phi);
 
+// One pass's outputs, kept for a caller that checks them (simulation/diagnostics.hpp).
+struct Evaluation {
+  std::vector<Vec3> acc;
+  std::vector<double> phi;
+};
+
 // Bodies with synchronised velocities v_0 -> staggered v_{-1/2} = v_0 - a(x_0) dt/2 (leapfrog.hpp),
 // with one pass of `engine`. Returns E_0 = K(v_0) + W(x_0) from the same pass when `energy` is
-// true (otherwise an Energy of zeros and no potential is computed).
-Energy stagger(Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy);
+// true (otherwise an Energy of zeros). The potential is computed when `energy` is true or `keep` is
+// given; `keep`, when given, receives the pass's accelerations and potentials at x_0.
+Energy stagger(Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy, Evaluation* keep = nullptr);
 
 // State with v_{n-1/2} -> synchronised v_n = v_{n-1/2} + a(x_n) dt/2 and, when `energy` is true,
 // E_n, with one pass of `engine`.

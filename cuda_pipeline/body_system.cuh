@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,18 @@ class BodySystem : public Pipeline {
     stale_ = false;
     if (overlap_)
       for (auto& x : overlap_->exchanges) x.timed = false;
+  }
+
+  // New positions and masses for the n() bodies loaded (padding and velocities as they are), for a
+  // pass that evaluates forces at them (a diagnostics engine): no buffer is made anew.
+  void upload_positions(const std::vector<Vec4>& p) {
+    if (p.size() != static_cast<std::size_t>(n_)) throw std::logic_error(name() + ": positions of another count");
+    CUDA_CHECK(cudaSetDevice(device_));
+    std::vector<Vec4T<T>> pos(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+      pos[i] = {static_cast<T>(p[i].x), static_cast<T>(p[i].y), static_cast<T>(p[i].z), static_cast<T>(p[i].w)};
+    pos_[cur_].upload(pos.data(), 0, pos.size());
+    stale_ = false;
   }
 
   // The partial sums are added on the host in the integrate kernel's order and precision, so

@@ -33,18 +33,17 @@ class Tree final : public BodySystem<float> {
 
   std::string name() const override { return "cuda:tree"; }
 
-  // The diagnostics engine's pass: the force stage with the potential, for the bodies as loaded.
+  // The diagnostics engine's pass: the force stage with the potential, for the bodies as loaded,
+  // rows [begin, end) of the outputs (sized n(), either may be null):
   // acc[i] = a_i, phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2), each summed as a step sums.
-  void potentials(std::vector<Vec3>* acc, std::vector<double>* phi) {
+  void potentials(std::vector<Vec3>* acc, std::vector<double>* phi, std::size_t begin, std::size_t end) {
     if (out_.size() != static_cast<std::size_t>(n_)) out_ = DeviceBuffer<Body>(n_);
     potential_ = true;
     compute_accelerations(device_positions(), out_.get(), 0, n_, {0, 1});
     potential_ = false;
-    std::vector<Body> a;
-    out_.download(a);
-    if (acc) acc->resize(a.size());
-    if (phi) phi->resize(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
+    std::vector<Body> a(static_cast<std::size_t>(n_));
+    out_.download(a.data(), begin, end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
       if (acc) (*acc)[i] = {a[i].x, a[i].y, a[i].z};
       if (phi) (*phi)[i] = a[i].w;
     }
@@ -183,22 +182,22 @@ class TreeEngine final : public Fp64Engine {
   explicit TreeEngine(const Options& o)
       : tree_(o), theta_(o.theta), leaf_size_(o.leaf_size), where_(require_device(o.device).describe()) {}
 
+  // The tree stays loaded between passes: the same count and softening upload new positions only.
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     if (pos.empty() || end <= begin || (!acc && !phi)) return;
-    Bodies b;
-    b.pos = pos;
-    b.vel.assign(pos.size(), Vec3{});
-    tree_.load(b, {0, std::sqrt(eps2)});
-    std::vector<Vec3> a;
-    std::vector<double> p;
-    tree_.potentials(acc ? &a : nullptr, phi ? &p : nullptr);
-    for (std::size_t i = begin; i < end; ++i) {  // the rows asked for; the others as they were
-      if (acc) (*acc)[i] = a[i];
-      if (phi) (*phi)[i] = p[i];
+    if (pos.size() == static_cast<std::size_t>(tree_.n()) && eps2 == eps2_) {
+      tree_.upload_positions(pos);
+    } else {
+      Bodies b;
+      b.pos = pos;
+      b.vel.assign(pos.size(), Vec3{});
+      tree_.load(b, {0, std::sqrt(eps2)});
+      eps2_ = eps2;
     }
+    tree_.potentials(acc, phi, begin, end);
     if (on_progress) on_progress(end - begin, end - begin);
   }
   std::string name() const override {
@@ -211,6 +210,7 @@ class TreeEngine final : public Fp64Engine {
 
  private:
   Tree tree_;
+  double eps2_ = 0;  // the softening loaded
   double theta_;
   int leaf_size_;
   std::string where_;

@@ -72,13 +72,21 @@ double relative(double d, double r) { return r > 0 ? d / r : d; }
 
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
                          std::size_t sample) {
+  Evaluation pass;
+  engine.evaluate(pos, eps2, &pass.acc, &pass.phi);
+  return check_engine(pos, eps2, pass, exact, sample);
+}
+
+EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evaluation& pass, Fp64Engine& exact,
+                         std::size_t sample) {
   EngineCheck c;
   c.against = exact.name();
   const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
   c.sampled = idx.size();
-  std::vector<Vec3> acc, ref_acc;
-  std::vector<double> phi, ref_phi;
-  engine.evaluate(pos, eps2, &acc, &phi);
+  const std::vector<Vec3>& acc = pass.acc;
+  const std::vector<double>& phi = pass.phi;
+  std::vector<Vec3> ref_acc;
+  std::vector<double> ref_phi;
   sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
   std::vector<double> ea(idx.size()), ep(idx.size());
   double dw = 0, w = 0;

@@ -60,5 +60,8 @@ struct EngineCheck {
 };
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);
+// The same with the engine's pass at `pos` already made (stagger()'s, kept).
+EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evaluation& pass, Fp64Engine& exact,
+                         std::size_t sample = kDiagnosticsSample);
 
 }  // namespace nbody

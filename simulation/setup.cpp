@@ -275,7 +275,7 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   return b;
 }
 
-Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report) {
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep) {
   const auto t0 = std::chrono::steady_clock::now();
   Start s;
   s.bodies = initial_bodies(c, &s.species);
@@ -285,7 +285,7 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
   const auto task = report.begin("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
                                  static_cast<long long>(s.bodies.size()));
   engine.on_progress = [&](std::size_t done, std::size_t) { task->update(static_cast<long long>(done)); };
-  s.energy = stagger(s.bodies, c.params(), engine, energy);
+  s.energy = stagger(s.bodies, c.params(), engine, energy, keep);
   engine.on_progress = nullptr;
   s.stagger_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   check_finite(s.bodies, "the initial state", 0);

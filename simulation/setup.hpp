@@ -88,7 +88,9 @@ struct Start {
   Energy energy;             // E_0, when asked for
   double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
 };
-Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report = silent());
+// `keep`, when given, receives the stagger's pass (fp64_engine.hpp's stagger()).
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report = silent(),
+                    Evaluation* keep = nullptr);
 
 // synchronise() (fp64_engine.hpp) reported as a task named `label`.
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,

@@ -126,6 +126,7 @@ TEST(Resume, TreeDiagnosticsCarryOn) {
   expect_resume_is_bit_identical("cpu:tree", 301, 8, "--diagnostics tree");
   const json jc = json::parse(slurp(scratch() / "rest-cpu:tree-extra" / "run.json"));
   EXPECT_EQ(jc["diagnostics"]["method"], "tree");
+  EXPECT_EQ(jc["diagnostics"]["check"]["sampled_bodies"], 301) << "the resumed run checks its tree on its own pass";
   const Result r = cli_test::nbody("run --resume '" + (scratch() / "first-cpu:tree-extra" / "checkpoint.nbck").string() +
                                    "' --diagnostics all-pairs");
   EXPECT_EQ(r.code, 2) << r.err;

@@ -579,6 +579,14 @@ TEST(Diagnostics, CheckMeasuresTheEngine) {
   EXPECT_LT(tight.potential.max, 1e-5);
   EXPECT_LT(tight.accel.max, 1e-5);
   EXPECT_EQ(tree->name(), "cpu:tree (theta 0, leaf 32)");
+  // The stagger's pass, kept (with its potential, even without energy), gives the same check.
+  Bodies staggered = b;
+  Evaluation kept;
+  stagger(staggered, kParams, *tree, false, &kept);
+  ASSERT_EQ(kept.phi.size(), b.size());
+  const EngineCheck from_kept = check_engine(b.pos, eps2, kept, *exact);
+  EXPECT_EQ(from_kept.potential.max, tight.potential.max);
+  EXPECT_EQ(from_kept.accel.max, tight.accel.max);
 }
 
 // The sampled bodies spread over the index order, each once; all of them below the sample size.

@@ -10,6 +10,9 @@
 #   leaf       cuda:tree at N = 4096, 2^20 and 2^23 for leaf sizes B 2 .. 32
 #   profile    each stage's time at N = 2^23 (Nsight Compute)
 #   sanitize   compute-sanitizer memcheck, racecheck and synccheck on a short compare
+#   diagnostics  whole runs with energy: N = 2^22 with --diagnostics all-pairs and tree, 2^24 with auto (the
+#              tree) for 10 and 100 steps, where each one's time goes; the diagnostics engine under
+#              compute-sanitizer
 tree_tests() {
   section "test_tree (every tree rung)"
   outcomes "$B/test_tree" '*TreeRung*' 'rms|worst'
@@ -68,6 +71,23 @@ tree_profile() {
 tree_sanitize() {
   section "compute-sanitizer"
   for tool in memcheck racecheck synccheck; do sanitize "$tool" tree cuda:tree; done
+}
+tree_diagnostics() {
+  section "diagnostics: whole runs with energy"
+  local d s
+  for d in all-pairs tree; do
+    timed "$N" run -p cuda:tree -n 4194304 --steps 10 --diagnostics "$d" --json "$O/tree-run-4194304-$d.json" |
+      grep -E '^cuda|^diagnostics|^fp64|^energy|command wall'
+    phases "$O/tree-run-4194304-$d.json"
+  done
+  for s in 10 100; do
+    timed "$N" run -p cuda:tree -n 16777216 --steps "$s" --json "$O/tree-run-16777216-$s.json" |
+      grep -E '^cuda|^diagnostics|^fp64|^energy|command wall'
+    phases "$O/tree-run-16777216-$s.json"
+  done
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$N" run -p cuda:tree -n 5003 --steps 2 --diagnostics tree \
+    >"$O/san_tree_diagnostics_memcheck.txt" 2>&1
+  echo "diagnostics memcheck exit $? : $(grep -E 'ERROR SUMMARY' "$O/san_tree_diagnostics_memcheck.txt")"
 }
 for part in "${@:-tests crossover large}"; do
   for p in $part; do "tree_$p"; done
