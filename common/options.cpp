@@ -68,7 +68,8 @@ const std::vector<OptionRow> kOptions{
     {"every", "--every", "every", "", V{1LL}, ">= 1", "Compare every K steps"},
     {"energy_every", "--energy-every", "energy_every", "", V{0LL}, ">= 0", "Measure the energy every K steps"},
     {"diagnostics", "--diagnostics", "", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
-     "How the stagger, the energies and snapshots' velocities are computed: all-pairs (float64, O(N^2) a pass) | "
+     "How the stagger, the energies and the synchronised velocities of snapshots and --save are computed: "
+     "all-pairs (float64, O(N^2) a pass) | "
      "tree (a tree rung's own tree: O(N log N) a pass, its error measured against float64 all pairs on sampled "
      "bodies and reported) | auto (tree for a tree rung from a size on, else all-pairs)"},
     {"validate_n", "--validate-n", "validate_n", "", V{1000LL}, ">= 1", "Bodies checked against float64"},

@@ -135,6 +135,13 @@ std::size_t Octree::largest_leaf() const {
   return most;
 }
 
+std::vector<Octree::Box> Octree::boxes(int levels) const {
+  std::vector<Box> out;
+  for (const Node& c : nodes_)
+    if (c.level < levels) out.push_back({{c.lo[0], c.lo[1], c.lo[2]}, {c.hi[0], c.hi[1], c.hi[2]}, c.level});
+  return out;
+}
+
 int Octree::depth() const {
   int deepest = 0;
   for (const Node& c : nodes_)

@@ -40,6 +40,15 @@ class Octree {
   // centre of mass to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
   void potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
 
+  // A cell as a picture draws it: the box of its bodies (what the walk's opening test measures
+  // from) and its level, the octant splits above it.
+  struct Box {
+    float lo[3], hi[3];
+    int level;
+  };
+  // The cells of level below `levels`, in pre-order (0: none; kMaxLevel + 1: every cell).
+  std::vector<Box> boxes(int levels) const;
+
   std::size_t cells() const { return nodes_.size(); }
   std::size_t leaves() const;
   std::size_t largest_leaf() const;

@@ -79,18 +79,6 @@ class BodySystem : public Pipeline {
       for (auto& x : overlap_->exchanges) x.timed = false;
   }
 
-  // New positions and masses for the n() bodies loaded (padding and velocities as they are), for a
-  // pass that evaluates forces at them (a diagnostics engine): no buffer is made anew.
-  void upload_positions(const std::vector<Vec4>& p) {
-    if (p.size() != static_cast<std::size_t>(n_)) throw std::logic_error(name() + ": positions of another count");
-    CUDA_CHECK(cudaSetDevice(device_));
-    std::vector<Vec4T<T>> pos(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i)
-      pos[i] = {static_cast<T>(p[i].x), static_cast<T>(p[i].y), static_cast<T>(p[i].z), static_cast<T>(p[i].w)};
-    pos_[cur_].upload(pos.data(), 0, pos.size());
-    stale_ = false;
-  }
-
   // The partial sums are added on the host in the integrate kernel's order and precision, so
   // these are the accelerations a step uses, bit for bit.
   void accelerations(std::vector<Vec3>& out) override {
@@ -198,6 +186,8 @@ class BodySystem : public Pipeline {
 
   int padded_n() const { return npad_; }
   T eps2() const { return eps2_; }
+  // The partial accelerations' buffer (splits() x padded_n()).
+  Vec4T<T>* acceleration_buffer() { return acc_.get(); }
 
  private:
   // One exchange's events: `ready` (this rank's positions integrated), `own` (the force splits it

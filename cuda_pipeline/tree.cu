@@ -34,15 +34,16 @@ class Tree final : public BodySystem<float> {
   std::string name() const override { return "cuda:tree"; }
 
   // The diagnostics engine's pass: the force stage with the potential, for the bodies as loaded,
-  // rows [begin, end) of the outputs (sized n(), either may be null):
-  // acc[i] = a_i, phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2), each summed as a step sums.
+  // into the acceleration buffer (a step writes it anew), then rows [begin, end) of the outputs
+  // (sized n(), either may be null): acc[i] = a_i, phi[i] = -sum_{j != i} m_j / sqrt(|r_ij|^2 + eps^2),
+  // each summed as a step sums.
   void potentials(std::vector<Vec3>* acc, std::vector<double>* phi, std::size_t begin, std::size_t end) {
-    if (out_.size() != static_cast<std::size_t>(n_)) out_ = DeviceBuffer<Body>(n_);
     potential_ = true;
-    compute_accelerations(device_positions(), out_.get(), 0, n_, {0, 1});
+    compute_accelerations(device_positions(), acceleration_buffer(), 0, n_, {0, 1});
     potential_ = false;
     std::vector<Body> a(static_cast<std::size_t>(n_));
-    out_.download(a.data(), begin, end - begin);
+    CUDA_CHECK(cudaMemcpy(a.data() + begin, acceleration_buffer() + begin, (end - begin) * sizeof(Body),
+                          cudaMemcpyDeviceToHost));
     for (std::size_t i = begin; i < end; ++i) {
       if (acc) (*acc)[i] = {a[i].x, a[i].y, a[i].z};
       if (phi) (*phi)[i] = a[i].w;
@@ -151,7 +152,6 @@ class Tree final : public BodySystem<float> {
     for (auto* b : {&child_, &range_}) *b = {};
     for (auto* b : {&com_, &lo_, &hi_}) *b = {};
     walked_ = {};
-    out_ = {};
     sort_temp_ = {};
     sorted_ = {};
     bmax2_ = {};
@@ -160,7 +160,6 @@ class Tree final : public BodySystem<float> {
   float theta2_;
   int leaf_size_;
   bool potential_ = false;  // the next walk writes the potential in acc's w (potentials())
-  DeviceBuffer<Body> out_;  // potentials()' accelerations and potentials
   int sms_ = 0, blocks_per_sm_ = 0, walkers_ = 0, n_ = 0;
   DeviceBuffer<Key> keys_[2];
   DeviceBuffer<int> index_[2];
@@ -177,42 +176,35 @@ class Tree final : public BodySystem<float> {
 
 // cuda:tree's diagnostics engine (--diagnostics tree): the rung's own tree at its theta and leaf
 // size, each pass one force stage with the potential (Tree::potentials), float32 as the steps sum.
+// The tree lives for one pass only: beside the rung's own, a second tree would halve the largest N
+// that fits.
 class TreeEngine final : public Fp64Engine {
  public:
-  explicit TreeEngine(const Options& o)
-      : tree_(o), theta_(o.theta), leaf_size_(o.leaf_size), where_(require_device(o.device).describe()) {}
+  explicit TreeEngine(const Options& o) : options_(o), where_(require_device(o.device).describe()) {}
 
-  // The tree stays loaded between passes: the same count and softening upload new positions only.
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     if (pos.empty() || end <= begin || (!acc && !phi)) return;
-    if (pos.size() == static_cast<std::size_t>(tree_.n()) && eps2 == eps2_) {
-      tree_.upload_positions(pos);
-    } else {
-      Bodies b;
-      b.pos = pos;
-      b.vel.assign(pos.size(), Vec3{});
-      tree_.load(b, {0, std::sqrt(eps2)});
-      eps2_ = eps2;
-    }
-    tree_.potentials(acc, phi, begin, end);
+    Bodies b;
+    b.pos = pos;
+    b.vel.assign(pos.size(), Vec3{});
+    Tree tree(options_);
+    tree.load(b, {0, std::sqrt(eps2)});
+    tree.potentials(acc, phi, begin, end);
     if (on_progress) on_progress(end - begin, end - begin);
   }
   std::string name() const override {
     char buf[80];
-    std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d)", theta_, leaf_size_);
+    std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d)", options_.theta, options_.leaf_size);
     return buf;
   }
   std::string where() const override { return where_; }
   bool all_pairs() const override { return false; }
 
  private:
-  Tree tree_;
-  double eps2_ = 0;  // the softening loaded
-  double theta_;
-  int leaf_size_;
+  Options options_;
   std::string where_;
 };
 

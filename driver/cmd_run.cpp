@@ -83,6 +83,9 @@ class Run {
   void observe(Stepper& stepper);
   const Synchronised& synchronised_at(long long step, const std::string& label);
   void frame(long long step);
+#ifdef NBODY_HAVE_GL
+  viewer::TreeCells tree_cells() const;
+#endif
   void sample(long long step);
   void snapshot(long long step);
   void checkpoint(long long step);
@@ -102,7 +105,8 @@ class Run {
   Terminal terminal_;
   OutFolder out_;
   Diagnostics diagnostics_ = Diagnostics::AllPairs;
-  std::unique_ptr<Fp64Engine> engine_;
+  std::unique_ptr<Fp64Engine> engine_;  // the diagnostics' passes: float64 all pairs, or the tree
+  std::unique_ptr<Fp64Engine> exact_;   // --diagnostics tree: float64 all pairs, for the check
   std::optional<EngineCheck> check_;  // a tree engine against all pairs, on the state at the start
   Evaluation pass0_;                   // the tree engine's stagger pass, which the check reads
   std::unique_ptr<Pipeline> p_;
@@ -127,10 +131,11 @@ class Run {
 };
 
 void Run::make() {
+  p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
   diagnostics_ = diagnostics_method(a_.cfg.diagnostics, name_, a_.cfg.n);
   a_.cfg.diagnostics = diagnostics_name(diagnostics_);  // resolved: what a checkpoint keeps
   engine_ = make_diagnostics_engine(diagnostics_, name_, a_.cfg.pipeline);
-  p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
+  if (diagnostics_ == Diagnostics::Tree) exact_ = make_engine(a_.cfg.pipeline);
   rates_ = balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
   phase("devices");
 }
@@ -139,13 +144,18 @@ void Run::make() {
 void Run::estimate() {
   const long long steps = a_.cfg.steps;
   const long long snapshots = a_.snapshot_every > 0 ? last_ / a_.snapshot_every - first_ / a_.snapshot_every + 1 : 0;
-  const long long passes = (resumed_ ? 0 : 1) +
+  const bool tree = diagnostics_ == Diagnostics::Tree;
+  const long long passes = (resumed_ && !tree ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
                            (with_energy() ? 1 + (a_.energy_every > 0 ? steps / a_.energy_every : 0) : 0) +
                            (a_.save.empty() ? 0 : 1) + snapshots;
   // (a file --ic without -n has its count in cfg.n: resolve_body_count)
-  check_estimate({engine_work(*engine_, static_cast<double>(passes), params_, a_.cfg.n),
-                  step_work(*p_, static_cast<double>(steps), params_, a_.cfg.n)},
-                 a_.cfg.force);
+  std::vector<Work> work{engine_work(*engine_, static_cast<double>(passes), params_, a_.cfg.n),
+                         step_work(*p_, static_cast<double>(steps), params_, a_.cfg.n)};
+  if (tree) {  // the check: the sampled bodies' rows of one float64 all-pairs pass
+    const double rows = static_cast<double>(std::min<long long>(a_.cfg.n, static_cast<long long>(kDiagnosticsSample)));
+    work.push_back(engine_work(*exact_, rows / static_cast<double>(a_.cfg.n), params_, a_.cfg.n, "check of the tree"));
+  }
+  check_estimate(work, a_.cfg.force);
   phase("estimate");
 }
 
@@ -178,7 +188,7 @@ void Run::start() {
     if (resumed_ && start_.species.empty() && a_.cfg.ic_is_file()) initial_bodies(a_.cfg, &start_.species);
     frames_ = std::make_unique<viewer::FrameWriter>(
         viewer::make_scene(bodies_, start_.species, {a_.view_radius, a_.view_tilt, a_.view_yaw}),
-        viewer::parse_colour(a_.colour));
+        viewer::parse_colour(a_.colour), 512, tree_cells());
   }
 #endif
 }
@@ -189,9 +199,8 @@ void Run::check_diagnostics() {
   const auto task = terminal_.begin("diagnostics check (" + engine_->name() + " against float64 all pairs on " +
                                         std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
                                     1);
-  const auto exact = make_engine(a_.cfg.pipeline);
-  check_ = resumed_ ? check_engine(bodies_.pos, params_.eps2(), *engine_, *exact)  // no stagger to read
-                    : check_engine(bodies_.pos, params_.eps2(), pass0_, *exact);
+  check_ = resumed_ ? check_engine(bodies_.pos, params_.eps2(), *engine_, *exact_)  // no stagger to read
+                    : check_engine(bodies_.pos, params_.eps2(), pass0_, *exact_);
   pass0_ = {};
   task->update(1);
   phase("diagnostics_check");
@@ -210,6 +219,12 @@ const Synchronised& Run::synchronised_at(long long step, const std::string& labe
   return synced_->second;
 }
 
+#ifdef NBODY_HAVE_GL
+viewer::TreeCells Run::tree_cells() const {
+  return {static_cast<int>(a_.tree_cells), picture_leaf_size(name_, a_.cfg.pipeline)};
+}
+#endif
+
 void Run::frame([[maybe_unused]] long long step) {
 #ifdef NBODY_HAVE_GL
   const auto t0 = Clock::now();
@@ -218,7 +233,13 @@ void Run::frame([[maybe_unused]] long long step) {
   char when[96];
   std::snprintf(when, sizeof when, "step %lld   t = %.4g   N = %zu", step, static_cast<double>(step) * params_.dt,
                 bodies_.size());
-  const std::string png = frames_->png(*p_, rung(name_).state == StateHome::GlTexture, {name_, when});
+  std::vector<std::string> label{name_, when};
+  if (a_.tree_cells > 0) {
+    const viewer::TreeCells cells = tree_cells();
+    label.push_back("octree cells: " + std::to_string(cells.levels) + " levels, leaves of " +
+                    std::to_string(cells.leaf_size));
+  }
+  const std::string png = frames_->png(*p_, rung(name_).state == StateHome::GlTexture, label);
   write_output((std::filesystem::path(a_.out) / file).string(), png);
   frames_s_ += since(t0);
 #endif
@@ -236,6 +257,7 @@ void Run::snapshot(long long step) {
   out.vel = s.vel;
   const double time = static_cast<double>(step) * params_.dt;
   Hdf5Attributes ours = snapshot_attributes(a_.cfg, name_, bodies_.size(), step);
+  ours.emplace_back("diagnostics", std::string(diagnostics_name(diagnostics_)));  // what synchronised v and gave E
   if (with_energy()) ours.emplace_back("energy", s.energy.total());
   if (!ic_crc_.empty()) ours.emplace_back("ic_crc32c", ic_crc_);  // compare --against checks the file
   write_snapshot(snapshot_path(a_.out, a_.snapshot_format, step), a_.snapshot_format, out, time,
@@ -300,7 +322,7 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
                 "bodies: potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% "
                 "%.2e, max %.2e; W off by about %.1e (relative)\n",
                 engine_->name().c_str(), engine_->where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
-                c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy);
+                c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy_error);
   } else {
     std::printf("fp64 engine: %s (%s)\n", engine_->name().c_str(), engine_->where().c_str());
   }
@@ -310,7 +332,11 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
     if (!rates_.empty()) std::printf("; measured rates %s interactions/s", rates_text(rates_).c_str());
     std::printf(")\n");
   }
-  if (with_energy())
+  if (with_energy() && check_)  // each energy carries the tree's error in W: a floor under the drift
+    std::printf("energy: initial %.10g  final %.10g  relative drift %.3e (tree energies, W each off by about "
+                "%.1e: a drift below that is not resolved)\n",
+                e0_->total(), e1.total(), relative_drift(e0_->total(), e1.total()), check_->potential_energy_error);
+  else if (with_energy())
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0_->total(), e1.total(),
                 relative_drift(e0_->total(), e1.total()));
   else
@@ -332,7 +358,7 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;
-  j["fp64_engine"] = engine_->name();
+  j["fp64_engine"] = (exact_ ? exact_ : engine_)->name();  // with a tree: the check's
   j["diagnostics"] = {{"method", diagnostics_name(diagnostics_)}, {"engine", engine_->name()}};
   if (check_) {
     const EngineCheck& c = *check_;
@@ -341,7 +367,7 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
     };
     j["diagnostics"]["check"] = {{"against", c.against},           {"sampled_bodies", c.sampled},
                                  {"potential_error", stats(c.potential)}, {"accel_error", stats(c.accel)},
-                                 {"potential_energy_rel", c.potential_energy}};
+                                 {"potential_energy_rel", c.potential_energy_error}};
   }
   j["setup_s"] = setup_s;
   j["sim_s"] = sim_s;

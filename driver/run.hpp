@@ -18,6 +18,7 @@ struct RunArgs {
   long long frames = 0;
   std::string colour = "speed";  // frames: plain | speed | species
   double view_radius = 0, view_tilt = 30, view_yaw = 0;
+  long long tree_cells = 0;  // frames: the octree's cells drawn down to this many levels (0: none)
   std::string out;
   std::string save;
   long long energy_every = 0;  // 0 = at the start and the end only

@@ -14,6 +14,7 @@
 #include "output.hpp"
 #include "run.hpp"
 #include "snapshots.hpp"
+#include "tree.hpp"
 
 namespace nbody {
 
@@ -122,13 +123,17 @@ void check_kept_outputs(const RunArgs& a) {
   else if (a.given("--snapshot-format"))
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
   if (!a.given("--frames") || a.frames == 0)
-    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw"})
+    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw", "--tree-cells"})
       if (a.given(option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain")
     throw InputError("--colour '" + a.colour + "': frames take plain, speed or species");
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
+  if (a.tree_cells < 0 || a.tree_cells > Octree::kMaxLevel + 1)
+    throw InputError("--tree-cells " + std::to_string(a.tree_cells) + ": expected 0.." +
+                     std::to_string(Octree::kMaxLevel + 1) + " (levels below the root; " +
+                     std::to_string(Octree::kMaxLevel + 1) + ": every cell)");
 #ifndef NBODY_HAVE_GL
   if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
 #endif
@@ -292,6 +297,7 @@ std::string resume_outputs(const RunArgs& a) {
     std::snprintf(view, sizeof view, " --view-radius %.17g --view-tilt %.17g --view-yaw %.17g", a.view_radius,
                   a.view_tilt, a.view_yaw);
     s += view;
+    if (a.tree_cells > 0) s += " --tree-cells " + std::to_string(a.tree_cells);
   }
   if (!a.save.empty()) s += " --save " + shell_quoted(a.save);
   if (!a.json.empty()) s += " --json " + shell_quoted(a.json);
@@ -327,9 +333,15 @@ Command add_run(CLI::App& app) {
   sub->add_option("--view-tilt", a->view_tilt, "Frames: camera tilt about x in degrees (0: looking down z)")
       ->capture_default_str();
   sub->add_option("--view-yaw", a->view_yaw, "Frames: camera turn about z in degrees")->capture_default_str();
+  sub->add_option("--tree-cells", a->tree_cells,
+                  "Frames: draw the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size "
+                  "where it is a tree, else cpu:tree's), down to D levels below the root (0: none; " +
+                      std::to_string(Octree::kMaxLevel + 1) + ": every cell)")
+      ->type_name("D")
+      ->capture_default_str();
   sub->add_option("--snapshot-every", a->snapshot_every,
                   "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last "
-                  "(synchronised velocities: one float64 pass each; 0: none)")
+                  "(synchronised velocities: one diagnostics pass each; 0: none)")
       ->capture_default_str();
   sub->add_option("--snapshot-format", a->snapshot_format,
                   "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv")
@@ -344,11 +356,12 @@ Command add_run(CLI::App& app) {
                   "from the file");
   sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
   sub->add_option("--energy-every", a->energy_every,
-                  "Also measure the energy every K steps (one float64 pass each; 0: start and end only)")
+                  "Also measure the energy every K steps (one diagnostics pass each: see --diagnostics; 0: start "
+                  "and end only)")
       ->capture_default_str();
   sub->add_option("--diagnostics", a->cfg.diagnostics, diagnostics_help())->capture_default_str();
   sub->add_flag("--no-energy", a->no_energy,
-                "Measure no energy: skips the float64 pass at the end (E_0 costs nothing extra: it "
+                "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it "
                 "comes with the stagger's pass, which every run makes)");
   a->app = sub;
   return [a] { return run(*a); };

@@ -26,6 +26,9 @@ std::string format(const char* f, double v) {
   return buf;
 }
 
+// The levels of the tree's cells the t key turns on when --tree-cells gave none.
+constexpr int kCellsOnKey = 4;
+
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 Clock::time_point after(double s) {
@@ -41,6 +44,7 @@ struct Side {
   bool textured = false;
   std::unique_ptr<viewer::GlShare> share;
   Bodies host;  // the last read-back
+  std::vector<Octree::Box> cells;  // the octree's cells over `host`, when they are drawn
   double ms_per_step = 0;
   long long timed = 0;  // calls of timed_steps()
   double drift = NAN;
@@ -90,6 +94,7 @@ class View {
   long long step_ = 0, frame_ = 0;
   double time_ = 0;
   bool running_ = true, help_ = false, quit_ = false, one_ = false;
+  int cells_ = 0;  // the tree's levels drawn (0: none; the t key)
   Stats stats_;
   std::string message_;  // the footer's last event
   Clock::time_point message_at_ = Clock::now();
@@ -119,7 +124,8 @@ View::View(const ViewArgs& a, const std::vector<std::string>& names, int width, 
       mode_(a.colour != "auto"            ? viewer::parse_colour(a.colour)
             : scene_.species.size() > 1 ? viewer::Colour::Species
                                         : viewer::Colour::Speed),
-      params_(a.cfg.params()) {
+      params_(a.cfg.params()),
+      cells_(a.tree_cells) {
   window_.set_scene(scene_);
   make_sides(names);
   estimate_frames();
@@ -199,6 +205,10 @@ bool View::keys() {
       case '[': change_dt(0.5); break;
       case ']': change_dt(2.0); break;
       case 'p': shot_ = "?"; break;  // named after this frame's step, saved after its draw
+      case 't':
+        cells_ = cells_ > 0 ? 0 : a_.tree_cells > 0 ? a_.tree_cells : kCellsOnKey;
+        note(cells_ > 0 ? "tree cells: " + std::to_string(cells_) + " levels" : "tree cells off");
+        break;
       default: break;
     }
   }
@@ -229,6 +239,12 @@ void View::upload() {
     }
     s.pipeline->read(s.host);
     window_.upload(static_cast<int>(k), s.host);
+  }
+  for (Side& s : sides_) {  // the cells: the tree is built on the host, from each pane's own bodies
+    s.cells.clear();
+    if (cells_ == 0) continue;
+    if (s.textured || (s.share && s.share->active())) s.pipeline->read(s.host);
+    s.cells = viewer::tree_boxes(s.host, {cells_, picture_leaf_size(s.name, a_.cfg.pipeline)});
   }
 }
 
@@ -279,7 +295,7 @@ std::vector<viewer::Pane> View::panes() const {
   std::vector<viewer::Pane> out;
   const double nn = static_cast<double>(n_) * static_cast<double>(n_);
   for (const Side& s : sides_) {
-    viewer::Pane p{s.pipeline.get(), s.textured, {}};
+    viewer::Pane p{s.pipeline.get(), s.textured, {}, s.cells};
     p.hud.push_back(s.name + (s.where.empty() ? "" : "  " + s.where));
     p.hud.push_back("step " + std::to_string(step_) + "   t = " + format("%.4g", time_) + "   dt = " +
                     format("%.4g", params_.dt) + "   N = " + std::to_string(n_));

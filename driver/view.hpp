@@ -20,6 +20,7 @@ struct ViewArgs {
   std::string colour = "auto";  // auto: species where the file has several, else speed
   std::string size = "1280x640";
   double radius = 0, tilt = 30, yaw = 0;
+  int tree_cells = 0;  // the octree's cells drawn down to this many levels at the start (0: none; t toggles)
   bool vsync = false;
   bool no_interop = false;  // copy CUDA rungs through the host even where interop works
   bool offscreen = false;   // scripted only: the headless EGL context, no window

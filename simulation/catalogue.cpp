@@ -285,6 +285,14 @@ std::string rung_option_help(std::string_view key) {
   return help;
 }
 
+int picture_leaf_size(const std::string& name, const PipelineOptions& given) {
+  const Rung& r = rung(name);
+  if (r.method == Method::Tree) return resolve_options(r, given).leaf_size;
+  for (const Rung& tree : rungs())
+    if (tree.method == Method::Tree && tree.family == Family::Cpu) return resolve_options(tree, {}).leaf_size;
+  throw std::logic_error("the catalogue has no CPU tree rung");
+}
+
 nlohmann::json options_json(const PipelineOptions& o) {
   return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
           {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},

@@ -68,6 +68,11 @@ std::string rung_option_help(std::string_view key);
 // "cpu64 | cpu32 | gl:forcequad | ..." (the names `separator` apart), for --help.
 std::string joined_names(const std::vector<std::string>& names, const std::string& separator);
 
+// The leaf size of the octree a picture draws over `name`'s bodies (run --frames and view with
+// --tree-cells): the rung's own, resolved from `given`, where it is a tree; else the CPU tree rung's
+// default.
+int picture_leaf_size(const std::string& name, const PipelineOptions& given);
+
 // The pipeline options as JSON (without the device, which places a run but does not change it),
 // and back; options_from_json throws InputError naming `where` and the field.
 nlohmann::json options_json(const PipelineOptions& o);

@@ -101,7 +101,7 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evalua
   }
   c.accel = percentiles(std::move(ea));
   c.potential = percentiles(std::move(ep));
-  c.potential_energy = w != 0 ? std::abs(dw / w) : (dw == 0 ? 0 : INFINITY);
+  c.potential_energy_error = w != 0 ? std::abs(dw / w) : (dw == 0 ? 0 : INFINITY);
   return c;
 }
 

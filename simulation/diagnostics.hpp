@@ -55,8 +55,8 @@ struct EngineCheck {
   std::size_t sampled = 0;
   std::string against;            // the all-pairs engine's name
   Percentiles accel, potential;   // |x - x_ref| / |x_ref| of each sampled body
-  // sum m_s (phi_s - ref_s) / sum m_s ref_s over the sample: its estimate of W's relative error
-  double potential_energy = 0;
+  // |sum m_s (phi_s - ref_s) / sum m_s ref_s| over the sample: its estimate of W's relative error
+  double potential_energy_error = 0;
 };
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);

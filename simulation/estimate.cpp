@@ -1,8 +1,11 @@
 #include "estimate.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
+#include "catalogue.hpp"
 #include "error.hpp"
 #include "options.hpp"
 #include "initial_conditions.hpp"
@@ -18,12 +21,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 constexpr double kProbeSeconds = 0.02;
 
+// The work of one pass or step over m bodies, in the units an estimate counts: m^2 interactions for
+// all pairs; m log2 m for a tree, whose terms a body grow as log m at a fixed theta, so that a rate
+// probed at a small m carries over to n as the tree's cost grows and not as N^2.
+double work(bool tree, long long m) {
+  const double x = static_cast<double>(m);
+  return tree ? x * std::log2(std::max(x, 2.0)) : x * x;
+}
+const char* work_unit(bool tree) { return tree ? "N log2 N" : "interactions"; }
+
 // The size m (1024, doubling, at most n) at which time_one(m) reaches kProbeSeconds on the slowest
 // rank, and that time.
 struct Probe {
   long long m;
   double seconds;
-  double rate() const { return static_cast<double>(m) * static_cast<double>(m) / seconds; }
+  double rate(bool tree = false) const { return work(tree, m) / seconds; }
 };
 template <typename F>
 Probe probe(long long n, F&& time_one) {
@@ -51,7 +63,9 @@ double measure_step_rate(Pipeline& p, const Params& params, long long n) { retur
 
 long long load_probe_bodies(Pipeline& p, const Params& params, long long n) { return probe_steps(p, params, n).m; }
 
-double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
+namespace {
+
+Probe probe_engine(Fp64Engine& e, const Params& params, long long n) {
   return probe(n, [&](long long m) {
     const Bodies b = plummer(static_cast<std::size_t>(m), 12345);
     std::vector<Vec3> a;
@@ -60,22 +74,28 @@ double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) {
     const auto t0 = std::chrono::steady_clock::now();
     e.evaluate(b.pos, params.eps2(), &a, &phi);
     return seconds_since(t0);
-  }).rate();
+  });
 }
 
+}  // namespace
+
+double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) { return probe_engine(e, params, n).rate(); }
+
 Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label) {
-  const double n2 = static_cast<double>(n) * static_cast<double>(n);
-  return {e.name() + " float64 " + label, n2 * passes, [&e, params, n] { return measure_engine_rate(e, params, n); }};
+  const bool tree = !e.all_pairs();
+  return {e.name() + (tree ? " " : " float64 ") + label, work(tree, n) * passes,
+          [&e, params, n, tree] { return probe_engine(e, params, n).rate(tree); }, work_unit(tree)};
 }
 
 Work step_work(Pipeline& p, double steps, const Params& params, long long n) {
-  const double n2 = static_cast<double>(n) * static_cast<double>(n);
-  return {p.name() + " steps", n2 * steps, [&p, params, n] { return measure_step_rate(p, params, n); }};
+  const bool tree = rung(p.name()).method == Method::Tree;
+  return {p.name() + " steps", work(tree, n) * steps,
+          [&p, params, n, tree] { return probe_steps(p, params, n).rate(tree); }, work_unit(tree)};
 }
 
 void check_estimate(const std::vector<Work>& work, bool force) {
   std::vector<CostItem> items;
-  for (const Work& w : work) items.push_back({w.what, w.interactions});
+  for (const Work& w : work) items.push_back({w.what, w.interactions, 0, w.unit});
   if (total_interactions(items) <= kTrivialInteractions) return;
   for (std::size_t k = 0; k < work.size(); ++k) items[k].per_s = work[k].rate();
   check_cost(items, force);
@@ -94,8 +114,8 @@ void check_cost(const std::vector<CostItem>& items, bool force) {
     if (!(i.per_s > 0)) continue;
     seconds += i.interactions / i.per_s;
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%s%s %.3g interactions at %.3g/s", parts.empty() ? "" : ", ",
-                  i.what.c_str(), i.interactions, i.per_s);
+    std::snprintf(buf, sizeof buf, "%s%s %.3g %s at %.3g/s", parts.empty() ? "" : ", ", i.what.c_str(),
+                  i.interactions, i.unit.c_str(), i.per_s);
     parts += buf;
   }
   if (seconds <= kCostLimitSeconds || force) return;

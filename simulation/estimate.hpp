@@ -14,8 +14,9 @@ namespace nbody {
 
 struct CostItem {
   std::string what;     // "cpu64 steps", "fp64 set-up (cpu64)"
-  double interactions;  // N^2 per step or pass, times their number
+  double interactions;  // N^2 per step or pass (a tree's: N log2 N), times their number
   double per_s = 0;     // measured rate; 0 = not measured (the work is small)
+  std::string unit = "interactions";  // what `interactions` counts: "interactions" | "N log2 N"
 };
 
 // Below this many interactions nothing is measured before the start (a probe would cost more
@@ -37,10 +38,13 @@ struct Work {
   std::string what;
   double interactions;
   std::function<double()> rate;  // interactions per second, measured here and now
+  std::string unit = "interactions";  // CostItem::unit
 };
-// `passes` float64 passes of `e` over n bodies ("<engine> float64 <label>").
+// `passes` float64 passes of `e` over n bodies ("<engine> float64 <label>"); a tree's engine
+// (Fp64Engine::all_pairs() false) counted and extrapolated as N log2 N.
 Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label = "passes");
-// `steps` steps of `p` over n bodies ("<name> steps"); measuring leaves `p` loaded with probe bodies.
+// `steps` steps of `p` over n bodies ("<name> steps"), a tree rung's as N log2 N; measuring leaves `p`
+// loaded with probe bodies.
 Work step_work(Pipeline& p, double steps, const Params& params, long long n);
 // The estimate before any work: below kTrivialInteractions in all, nothing is measured; above it,
 // each part's rate is measured and check_cost() decides.

@@ -51,7 +51,9 @@ TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
   EXPECT_NE(r.out.find("diagnostics: tree, cpu:tree (theta 0.5, leaf 32)"), std::string::npos) << r.out;
   const auto t = nlohmann::json::parse(slurp(tree_json));
   EXPECT_EQ(t["diagnostics"]["method"], "tree");
-  EXPECT_EQ(t["fp64_engine"], "cpu:tree (theta 0.5, leaf 32)");
+  EXPECT_EQ(t["diagnostics"]["engine"], "cpu:tree (theta 0.5, leaf 32)");
+  EXPECT_EQ(t["fp64_engine"], "cpu64") << "the float64 engine: the check's";
+  EXPECT_NE(r.out.find("(tree energies, W each off by about"), std::string::npos) << r.out;
   const auto& check = t["diagnostics"]["check"];
   EXPECT_EQ(check["sampled_bodies"], 1024);
   EXPECT_EQ(check["against"], "cpu64");
@@ -86,8 +88,23 @@ TEST(CliRun, DiagnosticsChoiceAndBadValues) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--diagnostics 'exact'"), std::string::npos) << r.err;
   r = nbody("run --help");
+  EXPECT_NE(r.out.find("--tree-cells"), std::string::npos);
   EXPECT_NE(r.out.find("--diagnostics"), std::string::npos);
   EXPECT_NE(r.out.find("auto's size: 65536 bodies"), std::string::npos) << r.out;
+}
+
+// --tree-cells belongs to --frames and takes 0..22 levels, each refused in one line naming it.
+TEST(CliRun, TreeCellsOptionIsChecked) {
+  Result r = nbody("run -p cpu:tree -n 500 --steps 1 --tree-cells 3");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--tree-cells is for --frames K"), std::string::npos) << r.err;
+  const fs::path out = scratch() / "tree-cells-bad";
+  for (const char* bad : {"-1", "23"}) {
+    r = nbody("run -p cpu:tree -n 500 --steps 1 --frames 1 --out '" + out.string() + "' --tree-cells " + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--tree-cells " + std::string(bad) + ": expected 0..22"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -265,6 +265,43 @@ TEST(View, ARungWithoutTexturesIsReadBackAndDrawn) {
   EXPECT_GT(lit[1], 100) << "the cpu32 pane";
 }
 
+// --tree-cells: each pane (a GL rung's from its texture, read back for the tree; cpu32's through the
+// host) gets the octree's cells over its bodies, green edges that are not there without it; run
+// --frames draws them too, and says so in the label.
+TEST(View, TreeCellsAreDrawnOverEachPane) {
+  REQUIRE_GL_CLI();
+  const auto green = [](const Image& im, int half) {
+    int count = 0;
+    for (int y = 60; y < im.h - 30; ++y)
+      for (int x = half * im.w / 2; x < (half + 1) * im.w / 2; ++x) {
+        const unsigned char* p = im.at(x, y);
+        count += p[1] > 40 && p[1] > p[0] + 25 && p[1] > p[2] + 10;
+      }
+    return count;
+  };
+  Image shot[2];
+  for (int cells : {0, 4}) {
+    const fs::path png = scratch() / ("cells-" + std::to_string(cells) + ".png");
+    const Result r = nbody("view -p gl:forcequad,cpu32 -n 2000 --frame-count 2 --size 400x200 --colour plain --offscreen "
+                           "--tree-cells " + std::to_string(cells) + " --screenshot '" + png.string() + "'",
+                           "env -u DISPLAY ");
+    ASSERT_EQ(r.code, 0) << r.err;
+    shot[cells > 0] = load(png);
+  }
+  for (int half : {0, 1}) {
+    EXPECT_LT(green(shot[0], half), 30) << "pane " << half << " without cells";
+    EXPECT_GT(green(shot[1], half), 300) << "pane " << half << " with cells";
+  }
+  const Result bad = nbody("view --tree-cells 23");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--tree-cells 23"), std::string::npos) << bad.err;
+  const fs::path out = scratch() / "frames-with-cells";
+  fs::remove_all(out);
+  const Result run = nbody("run -p cpu:tree -n 3000 --steps 1 --frames 1 --tree-cells 3 --out '" + out.string() + "'");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_GT(green(load(out / "frame_000001.png"), 0) + green(load(out / "frame_000001.png"), 1), 300);
+}
+
 // run --frames: any pipeline (a non-GL one is read back), labelled frames, and the drawing timed as
 // its own phase, not as simulation.
 TEST(RunFrames, AnyPipelineLabelledAndTimedApart) {

@@ -316,6 +316,27 @@ bool same_bits(const Bodies& a, const Bodies& b) {
 
 // The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
 // two blocks (as two ranks sum them).
+// The cells a picture draws: none at 0 levels, every cell at kMaxLevel + 1, more with each level,
+// each box inside the box of the cell it was split from (the nearest earlier cell of a lower level,
+// in pre-order) and holding its own corners in order.
+TEST(Tree, BoxesByLevel) {
+  const Bodies b = plummer(5000, test::test_seed());
+  const Octree t = built(b, 16);
+  EXPECT_TRUE(t.boxes(0).empty());
+  const std::vector<Octree::Box> all = t.boxes(Octree::kMaxLevel + 1);
+  EXPECT_EQ(all.size(), t.cells());
+  for (int levels = 1; levels <= 6; ++levels) EXPECT_LT(t.boxes(levels).size(), t.boxes(levels + 1).size()) << levels;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    for (int a = 0; a < 3; ++a) ASSERT_LE(all[k].lo[a], all[k].hi[a]) << "cell " << k;
+    for (std::size_t up = k; up-- > 0;) {
+      if (all[up].level >= all[k].level) continue;
+      for (int a = 0; a < 3; ++a)
+        EXPECT_TRUE(all[up].lo[a] <= all[k].lo[a] && all[k].hi[a] <= all[up].hi[a]) << "cell " << k << " axis " << a;
+      break;
+    }
+  }
+}
+
 TEST(Tree, SameBitsWithAnyThreadCountAndAnyBlocks) {
   const Bodies b = test::random_bodies(2001, 10);
   const Bodies one = stepped_with_threads(b, 5, 1);

@@ -54,6 +54,34 @@ TEST(ViewerFrames, PngDecodesAndIsNotBlank) {
   EXPECT_LT(lit, im.w * im.h / 2) << "the background is dark";
 }
 
+// --tree-cells: the octree's cells drawn over the bodies as green edges. A GL rung's frame (drawn
+// from its texture, read back for the tree) and a CPU rung's: green lines where without the cells
+// there are none, and the same picture from both.
+TEST(ViewerFrames, TreeCellsAreDrawnOverTheBodies) {
+  REQUIRE_GL();
+  const Bodies b = test::random_bodies(3001, 61);
+  auto p = test::gl_rung("forcequad", {});
+  p->load(b, kParams);
+  Cpu32 cpu;
+  cpu.load(b, kParams);
+  const viewer::Scene scene = viewer::make_scene(b, {}, {});
+  const auto green = [](const Image& im) {
+    int count = 0;
+    for (std::size_t k = 0; k + 2 < im.rgb.size(); k += 3)
+      count += im.rgb[k + 1] > 40 && im.rgb[k + 1] > im.rgb[k] + 25 && im.rgb[k + 1] > im.rgb[k + 2] + 10;
+    return count;
+  };
+  viewer::FrameWriter plain(scene, viewer::Colour::Plain, 256);
+  viewer::FrameWriter cells(scene, viewer::Colour::Plain, 256, {3, 16});
+  const int without = green(decode(plain.png(*p, true, {})));
+  const Image drawn = decode(cells.png(*p, true, {}));
+  EXPECT_GT(green(drawn), 500) << "green edges of the cells";
+  EXPECT_LT(without, 50) << "plain bodies are blue-white";
+  EXPECT_EQ(drawn.rgb, decode(cells.png(cpu, false, {})).rgb) << "the same cells from the host's copy";
+  viewer::FrameWriter deeper(scene, viewer::Colour::Plain, 256, {6, 16});
+  EXPECT_GT(green(decode(deeper.png(*p, true, {}))), green(drawn)) << "more levels, more edges";
+}
+
 // Divergence colouring maps log10(distance) from [lo, hi] onto the ramp: bodies at hi are drawn red,
 // bodies at lo dark blue (the window's offscreen mode: the same drawing, no display).
 TEST(ViewerFrames, DivergenceColoursFollowTheRange) {
@@ -71,7 +99,7 @@ TEST(ViewerFrames, DivergenceColoursFollowTheRange) {
       d.log10_distance.assign(b.size(), value);
       d.lo = -7, d.hi = -1;
       w.set_divergence(d);
-      w.draw({{&p, false, {}}, {&p, false, {}}}, viewer::Colour::Divergence, false, "");
+      w.draw({{&p, false, {}, {}}, {&p, false, {}, {}}}, viewer::Colour::Divergence, false, "");
       return decode(w.png());
     };
     for (const auto& [value, want_red] : {std::pair{-1.0f, true}, std::pair{-7.0f, false}}) {

@@ -47,13 +47,17 @@ struct FrameWriter::Impl {
   Overlay overlay;
   BodyBuffers buffers;
   Bodies host;
+  TreeCells cells;
+  CellRenderer cell_renderer;
 };
 
-FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size) : impl_((context(), std::make_unique<Impl>())) {
+FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size, TreeCells cells)
+    : impl_((context(), std::make_unique<Impl>())) {
   if (colour == Colour::Divergence) throw InputError("frames of one pipeline have no divergence colouring");
   impl_->size = size;
   impl_->scene = scene;
   impl_->colour = colour;
+  impl_->cells = cells;
   impl_->target = Texture({"frame", size, size, GL_RGBA8, nullptr});
   impl_->fbo = Framebuffer(impl_->target);
 }
@@ -65,6 +69,7 @@ std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vecto
   BodySource source{nullptr, &m.buffers};
   if (textured) {
     source = BodySource::textures_of(pipeline);
+    if (m.cells.levels > 0) pipeline.read(m.host);  // the tree is built on the host
   } else {  // through the host
     pipeline.read(m.host);
     m.buffers.upload(m.host);
@@ -73,6 +78,7 @@ std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vecto
   glClearColor(0, 0, 0, 1);
   glClear(GL_COLOR_BUFFER_BIT);
   m.renderer.draw(source, m.scene, m.scene.camera, m.colour, {0, 0, m.size, m.size});
+  if (m.cells.levels > 0) m.cell_renderer.draw(tree_boxes(m.host, m.cells), m.scene.camera, {0, 0, m.size, m.size});
   float y = 6;
   for (const std::string& line : label) y = m.overlay.text(8, y, line);
   m.overlay.flush(m.size, m.size);

@@ -186,6 +186,17 @@ BodyRenderer::~BodyRenderer() {
   if (ramp_) glDeleteTextures(1, &ramp_);
 }
 
+ViewTransform view_transform(const Camera& camera, const Rect& vp) {
+  const double d2r = 3.14159265358979323846 / 180.0;
+  const double ct = std::cos(camera.tilt * d2r), st = std::sin(camera.tilt * d2r);
+  const double cy = std::cos(camera.yaw * d2r), sy = std::sin(camera.yaw * d2r);
+  const float sy_clip = static_cast<float>(1.0 / std::max(camera.radius, 1e-30));
+  return {{static_cast<float>(cy), static_cast<float>(-sy), 0.0f, static_cast<float>(ct * sy),
+           static_cast<float>(ct * cy), static_cast<float>(-st), static_cast<float>(st * sy), static_cast<float>(st * cy),
+           static_cast<float>(ct)},
+          {sy_clip * static_cast<float>(vp.h) / static_cast<float>(std::max(vp.w, 1)), sy_clip}};
+}
+
 void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Camera& camera, Colour colour,
                         const Rect& vp, GLuint divergence, float lo, float hi) {
   const int n = source.count();
@@ -223,16 +234,9 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
   bind(5, GL_TEXTURE_2D, ramp_, "ramp");
   glActiveTexture(GL_TEXTURE0);
 
-  const double d2r = 3.14159265358979323846 / 180.0;
-  const double ct = std::cos(camera.tilt * d2r), st = std::sin(camera.tilt * d2r);
-  const double cy = std::cos(camera.yaw * d2r), sy = std::sin(camera.yaw * d2r);
-  // rotation = Rx(tilt) Rz(yaw), row-major.
-  const float rot[9] = {static_cast<float>(cy),      static_cast<float>(-sy),     0.0f,
-                        static_cast<float>(ct * sy), static_cast<float>(ct * cy), static_cast<float>(-st),
-                        static_cast<float>(st * sy), static_cast<float>(st * cy), static_cast<float>(ct)};
-  glUniformMatrix3fv(program_.uniform("rotation"), 1, GL_TRUE, rot);
-  const float sy_clip = static_cast<float>(1.0 / std::max(camera.radius, 1e-30));
-  glUniform2f(program_.uniform("scale"), sy_clip * static_cast<float>(vp.h) / static_cast<float>(vp.w), sy_clip);
+  const ViewTransform view = view_transform(camera, vp);
+  glUniformMatrix3fv(program_.uniform("rotation"), 1, GL_TRUE, view.rotation);
+  glUniform2f(program_.uniform("scale"), view.scale[0], view.scale[1]);
   program_.set("point_size", std::clamp(static_cast<float>(vp.h) / 200.0f, 2.0f, 5.0f));
   const double density = std::sqrt(4096.0 / static_cast<double>(std::max<std::size_t>(scene.bodies, 1)));
   program_.set("brightness", static_cast<float>(0.45 * std::clamp(density, 0.25, 2.0)));
@@ -331,6 +335,65 @@ void Overlay::colour_bar(float x, float y, float w, float h, float lo, float hi,
   text(x + w + 4, y + h - line_height() + 4, buf);
   text(x - 4 - 1.5f * static_cast<float>(stb_easy_font_width(const_cast<char*>(title.c_str()))), y - line_height() - 4,
        title);
+}
+
+std::vector<Octree::Box> tree_boxes(const Bodies& b, const TreeCells& cells) {
+  std::vector<float> x(b.size()), y(b.size()), z(b.size()), m(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i)
+    x[i] = static_cast<float>(b.pos[i].x), y[i] = static_cast<float>(b.pos[i].y), z[i] = static_cast<float>(b.pos[i].z),
+    m[i] = static_cast<float>(b.pos[i].w);
+  Octree t;
+  t.build(x, y, z, m, cells.leaf_size);
+  return t.boxes(cells.levels);
+}
+
+CellRenderer::CellRenderer() : program_(program("cells", "cells.vert", "overlay.frag")) {
+  glGenVertexArrays(1, &vao_);
+  glGenBuffers(1, &vbo_);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
+  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
+                        reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
+  glEnableVertexAttribArray(0);
+  glEnableVertexAttribArray(1);
+  glBindVertexArray(0);
+}
+
+CellRenderer::~CellRenderer() {
+  if (vbo_) glDeleteBuffers(1, &vbo_);
+  if (vao_) glDeleteVertexArrays(1, &vao_);
+}
+
+void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& vp) {
+  if (boxes.empty() || vp.w <= 0 || vp.h <= 0) return;
+  vertices_.clear();
+  vertices_.reserve(24 * boxes.size());
+  for (const Octree::Box& b : boxes) {
+    // Green, fading by a factor of 0.7 a level (the root brightest), never below a trace.
+    const unsigned char a = byte(std::max(0.6f * std::pow(0.7f, static_cast<float>(b.level)), 0.1f));
+    const auto corner = [&](int k) {  // bit 0: x, bit 1: y, bit 2: z at the box's high side
+      return Vertex{k & 1 ? b.hi[0] : b.lo[0], k & 2 ? b.hi[1] : b.lo[1], k & 4 ? b.hi[2] : b.lo[2], {80, 230, 130, a}};
+    };
+    for (int k = 0; k < 8; ++k)
+      for (int bit = 1; bit < 8; bit *= 2)
+        if (!(k & bit)) vertices_.push_back(corner(k)), vertices_.push_back(corner(k | bit));  // the 12 edges
+  }
+  glViewport(vp.x, vp.y, vp.w, vp.h);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE);
+  program_.use();
+  const ViewTransform view = view_transform(camera, vp);
+  glUniformMatrix3fv(program_.uniform("rotation"), 1, GL_TRUE, view.rotation);
+  glUniform2f(program_.uniform("scale"), view.scale[0], view.scale[1]);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices_.size() * sizeof(Vertex)), vertices_.data(),
+               GL_STREAM_DRAW);
+  glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices_.size()));
+  glBindVertexArray(0);
+  glDisable(GL_BLEND);
+  check_gl("drawing the tree's cells");
 }
 
 void Overlay::flush(int width, int height) {

@@ -9,6 +9,7 @@
 
 #include "gl_objects.hpp"
 #include "textured_pipeline.hpp"
+#include "tree.hpp"
 #include "viewer.hpp"
 
 namespace nbody::viewer {
@@ -56,6 +57,14 @@ struct Rect {
 // samples it from a texture made here, the colour bar uses it directly.
 std::array<float, 3> ramp(float t);
 
+// The orthographic camera as the vertex shaders take it: world -> view rotation (Rx(tilt) Rz(yaw),
+// row-major) and view -> clip scale in `viewport` (its aspect kept).
+struct ViewTransform {
+  float rotation[9];
+  float scale[2];
+};
+ViewTransform view_transform(const Camera& camera, const Rect& viewport);
+
 class BodyRenderer {
  public:
   BodyRenderer();
@@ -72,6 +81,26 @@ class BodyRenderer {
   Program program_;
   QuadVao vao_;
   GLuint ramp_ = 0;
+};
+
+// A tree's cells (Octree::boxes) drawn over the bodies as the twelve edges of each box, through the
+// bodies' camera; a cell fades with its level, and edges that overlap add up.
+class CellRenderer {
+ public:
+  CellRenderer();
+  ~CellRenderer();
+  CellRenderer(const CellRenderer&) = delete;
+  CellRenderer& operator=(const CellRenderer&) = delete;
+  void draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& viewport);
+
+ private:
+  struct Vertex {
+    float x, y, z;
+    unsigned char rgba[4];
+  };
+  std::vector<Vertex> vertices_;
+  Program program_;
+  GLuint vao_ = 0, vbo_ = 0;
 };
 
 // Text and filled rectangles in pixel coordinates, origin at the top left; flushed in one draw.

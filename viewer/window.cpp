@@ -37,6 +37,7 @@ struct Window::Impl {
   bool dragging = false;
   double last_x = 0, last_y = 0;
   std::unique_ptr<BodyRenderer> bodies;
+  std::unique_ptr<CellRenderer> cells;
   std::unique_ptr<Overlay> overlay;
   std::unique_ptr<BodyBuffers> buffers[2];
   GLuint divergence_buffer = 0, divergence_texture = 0;
@@ -48,6 +49,7 @@ struct Window::Impl {
 
   ~Impl() {
     bodies.reset();
+    cells.reset();
     overlay.reset();
     for (auto& b : buffers) b.reset();
     if (divergence_texture) glDeleteTextures(1, &divergence_texture);
@@ -70,6 +72,7 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
     m.target = Texture({"offscreen frame", m.width, m.height, GL_RGBA8, nullptr});
     m.fbo = Framebuffer(m.target);
     m.bodies = std::make_unique<BodyRenderer>();
+    m.cells = std::make_unique<CellRenderer>();
     m.overlay = std::make_unique<Overlay>();
     glGenBuffers(1, &m.divergence_buffer);
     glGenTextures(1, &m.divergence_texture);
@@ -131,6 +134,7 @@ Window::Window(const WindowOptions& options, const Scene& scene) : impl_(std::ma
     Impl::of(w).camera.radius *= std::pow(0.9, dy);
   });
   m.bodies = std::make_unique<BodyRenderer>();
+  m.cells = std::make_unique<CellRenderer>();
   m.overlay = std::make_unique<Overlay>();
   glGenBuffers(1, &m.divergence_buffer);
   glGenTextures(1, &m.divergence_texture);
@@ -202,6 +206,7 @@ void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, cons
     if (source.textured || source.buffers)
       m.bodies->draw(source, m.scene, m.camera, colour, {x0, 0, x1 - x0, m.height}, m.divergence_texture,
                      m.divergence.lo, m.divergence.hi);
+    m.cells->draw(p.cells, m.camera, {x0, 0, x1 - x0, m.height});
     Overlay& o = *m.overlay;
     if (k > 0) o.rect(static_cast<float>(x0), 0, 2, static_cast<float>(m.height), {0.5f, 0.5f, 0.5f, 1});
     float widest = 0;
@@ -233,9 +238,10 @@ void Window::draw(const std::vector<Pane>& panes, Colour colour, bool help, cons
                                   "[ ]     halve / double dt",
                                   "f       fit the view",
                                   "p       screenshot (PNG)",
+                                  "t       the tree's cells: on / off",
                                   "drag    orbit;  wheel: zoom",
                                   "h       this help;  Esc: quit"};
-    const float w = 470, h = Overlay::line_height() * 10 + 16;
+    const float w = 470, h = Overlay::line_height() * 11 + 16;
     const float x = (static_cast<float>(m.width) - w) / 2, y0 = (static_cast<float>(m.height) - h) / 2;
     o.rect(x, y0, w, h, {0, 0, 0, 0.8f});
     float y = y0 + 8;

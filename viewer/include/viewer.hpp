@@ -9,6 +9,7 @@
 #include "bodies.hpp"
 #include "initial_conditions.hpp"
 #include "pipeline.hpp"
+#include "tree.hpp"
 
 namespace nbody::viewer {
 
@@ -42,12 +43,24 @@ struct Scene {
 Scene make_scene(const Bodies& initial, std::vector<Species> species, const Camera& asked);
 
 // Renders a pipeline's bodies into an offscreen framebuffer and encodes PNGs, with a text label
-// (the lines of `label`, top left). A rung whose state lives in GL textures (catalogue.hpp,
-// StateHome::GlTexture: `textured`) is drawn straight from its position texture; any other is
-// read back to the host first. Works headless (EGL, llvmpipe included).
+// (the lines of `label`, top left) and, when asked, the tree's cells. A rung whose state lives in GL
+// textures (catalogue.hpp, StateHome::GlTexture: `textured`) is drawn straight from its position
+// texture (read back too where cells are drawn: the tree is built on the host); any other is read
+// back to the host first. Works headless (EGL, llvmpipe included).
+// The tree cells a picture draws over the bodies: the octree of cpu:tree (common/tree.hpp), built
+// over the bodies drawn with leaves of `leaf_size`, its cells down to `levels` below the root (0:
+// none).
+struct TreeCells {
+  int levels = 0;
+  int leaf_size = 32;
+};
+
+// The octree over `bodies`' positions, as cpu:tree builds it, and its cells of the levels asked for.
+std::vector<Octree::Box> tree_boxes(const Bodies& bodies, const TreeCells& cells);
+
 class FrameWriter {
  public:
-  FrameWriter(const Scene& scene, Colour colour, int size = 512);
+  FrameWriter(const Scene& scene, Colour colour, int size = 512, TreeCells cells = {});
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
@@ -79,6 +92,7 @@ struct Pane {
   Pipeline* pipeline = nullptr;
   bool textured = false;
   std::vector<std::string> hud;
+  std::vector<Octree::Box> cells;  // drawn over the bodies (tree_boxes(); none: empty)
 };
 
 // The per-body distance between the panes, for Colour::Divergence: log10 of each distance and the
@@ -103,7 +117,7 @@ class Window {
   void set_scene(const Scene& scene);
   bool closing() const;
   // Waits for events (or polls when `wait` is false) and returns the keys typed since the last
-  // call: ' ', '.', 'r', 'c', '[', ']', 'p', 'h', 'f', and 27 for Esc. Mouse drag and wheel move
+  // call: ' ', '.', 'r', 'c', '[', ']', 'p', 'h', 'f', 't', and 27 for Esc. Mouse drag and wheel move
   // the shared camera here.
   std::string poll(bool wait = false);
   Camera& camera();
@@ -117,8 +131,9 @@ class Window {
   void upload(int pane, const Bodies& bodies);
   void set_divergence(const Divergence& d);
 
-  // Draws the panes (a gl:* pipeline from its textures, any other from its buffers), the HUD
-  // and, in Colour::Divergence, the colour bar; `help` adds the key help. show() presents it.
+  // Draws the panes (a gl:* pipeline from its textures, any other from its buffers) with their
+  // cells, the HUD and, in Colour::Divergence, the colour bar; `help` adds the key help. show()
+  // presents it.
   void draw(const std::vector<Pane>& panes, Colour colour, bool help, const std::string& footer);
   void show();
   // The frame drawn and not yet shown, as PNG bytes.
