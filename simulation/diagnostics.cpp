@@ -89,7 +89,7 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evalua
   std::vector<double> ref_phi;
   sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
   std::vector<double> ea(idx.size()), ep(idx.size());
-  double dw = 0, w = 0;
+  double dw = 0, dw_abs = 0, w = 0;
   for (std::size_t k = 0; k < idx.size(); ++k) {
     const Vec3& a = acc[idx[k]];
     const Vec3& r = ref_acc[k];
@@ -97,11 +97,13 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evalua
     ep[k] = relative(std::abs(phi[idx[k]] - ref_phi[k]), std::abs(ref_phi[k]));
     const double m = pos[idx[k]].w;
     dw += m * (phi[idx[k]] - ref_phi[k]);
+    dw_abs += m * std::abs(phi[idx[k]] - ref_phi[k]);
     w += m * ref_phi[k];
   }
   c.accel = percentiles(std::move(ea));
   c.potential = percentiles(std::move(ep));
   c.potential_energy_error = w != 0 ? std::abs(dw / w) : (dw == 0 ? 0 : INFINITY);
+  c.potential_energy_bound = w != 0 ? dw_abs / std::abs(w) : (dw_abs == 0 ? 0 : INFINITY);
   return c;
 }
 

@@ -57,6 +57,10 @@ struct EngineCheck {
   Percentiles accel, potential;   // |x - x_ref| / |x_ref| of each sampled body
   // |sum m_s (phi_s - ref_s) / sum m_s ref_s| over the sample: its estimate of W's relative error
   double potential_energy_error = 0;
+  // sum m_s |phi_s - ref_s| / |sum m_s ref_s|: the same without the errors' cancellation, a bound on
+  // W's relative error at any state of a tree like this one (as the tree is rebuilt, which errors
+  // cancel changes: the error of one W is not that of the next)
+  double potential_energy_bound = 0;
 };
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);

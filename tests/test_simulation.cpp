@@ -18,6 +18,7 @@
 #include "comparison.hpp"
 #include "diagnostics.hpp"
 #include "error.hpp"
+#include "estimate.hpp"
 #include "helpers.hpp"
 #include "metrics.hpp"
 #include "reference.hpp"
@@ -598,6 +599,27 @@ TEST(Diagnostics, SampledBodiesSpreadOverTheIndices) {
   EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
   EXPECT_EQ(std::adjacent_find(s.begin(), s.end()), s.end());
   EXPECT_EQ(sampled_bodies(5, 1024), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+// The estimate counts a tree's steps and its diagnostics passes as N log2 N (their terms a body grow
+// as log N), all pairs as N^2: a tree run at millions of bodies is not refused as hours of N^2 work.
+TEST(Estimate, TreeWorkGrowsAsNLogN) {
+  const long long n = 1 << 22;
+  const double nn = static_cast<double>(n) * static_cast<double>(n), nlogn = static_cast<double>(n) * 22;
+  auto tree = make_pipeline("cpu:tree", {});
+  auto all_pairs = make_pipeline("cpu32", {});
+  const Work t = step_work(*tree, 3, kParams, n), a = step_work(*all_pairs, 3, kParams, n);
+  EXPECT_EQ(t.interactions, 3 * nlogn);
+  EXPECT_EQ(t.unit, "N log2 N");
+  EXPECT_EQ(a.interactions, 3 * nn);
+  EXPECT_EQ(a.unit, "interactions");
+  auto engine = make_diagnostics_engine(Diagnostics::Tree, "cpu:tree", {});
+  auto exact = make_cpu64_engine();
+  const Work e = engine_work(*engine, 2, kParams, n), x = engine_work(*exact, 2, kParams, n);
+  EXPECT_EQ(e.interactions, 2 * nlogn);
+  EXPECT_EQ(e.what.find("float64"), std::string::npos) << e.what;
+  EXPECT_EQ(x.interactions, 2 * nn);
+  EXPECT_NE(x.what.find("cpu64 float64"), std::string::npos) << x.what;
 }
 
 }  // namespace
