@@ -81,7 +81,6 @@ class Run {
   void estimate();
   void start();
   void check_diagnostics();
-  double drift_floor() const;
   void observe(Stepper& stepper);
   const Synchronised& synchronised_at(long long step, const std::string& label);
   void frame(long long step);
@@ -106,11 +105,9 @@ class Run {
   nlohmann::json phases_ = nlohmann::json::object();  // where the time goes (the JSON's "phases_s")
   Terminal terminal_;
   OutFolder out_;
-  Diagnostics diagnostics_ = Diagnostics::AllPairs;
-  std::unique_ptr<Fp64Engine> engine_;  // the diagnostics' passes: float64 all pairs, or the tree
-  std::unique_ptr<Fp64Engine> exact_;   // --diagnostics tree: float64 all pairs, for the check
-  std::optional<EngineCheck> check_;  // a tree engine against all pairs, on the state at the start
-  Evaluation pass0_;                   // the tree engine's stagger pass, which the check reads
+  std::optional<RunDiagnostics> diag_;  // the diagnostics' engines and, with a tree, its check
+  Fp64Engine* engine_ = nullptr;        // diag_'s engine: every pass
+  Evaluation pass0_;                    // a tree's stagger pass, which the check reads
   std::unique_ptr<Pipeline> p_;
   Start start_;
   Bodies& bodies_ = start_.bodies;
@@ -134,10 +131,9 @@ class Run {
 
 void Run::make() {
   p_ = std::move(make_rungs({name_}, a_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
-  diagnostics_ = diagnostics_method(a_.cfg.diagnostics, name_, a_.cfg.n);
-  a_.cfg.diagnostics = diagnostics_name(diagnostics_);  // resolved: what a checkpoint keeps
-  engine_ = make_diagnostics_engine(diagnostics_, name_, a_.cfg.pipeline);
-  if (diagnostics_ == Diagnostics::Tree) exact_ = make_engine(a_.cfg.pipeline);
+  diag_.emplace(a_.cfg.diagnostics, name_, a_.cfg.n, a_.cfg.pipeline);
+  a_.cfg.diagnostics = diagnostics_name(diag_->method);  // resolved: what a checkpoint keeps
+  engine_ = diag_->engine.get();
   rates_ = balance_blocks(*p_, a_.cfg.pipeline, params_, a_.cfg.n);
   phase("devices");
 }
@@ -146,7 +142,7 @@ void Run::make() {
 void Run::estimate() {
   const long long steps = a_.cfg.steps;
   const long long snapshots = a_.snapshot_every > 0 ? last_ / a_.snapshot_every - first_ / a_.snapshot_every + 1 : 0;
-  const bool tree = diagnostics_ == Diagnostics::Tree;
+  const bool tree = diag_->tree();
   const long long passes = (resumed_ && !tree ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
                            (with_energy() ? 1 + (a_.energy_every > 0 ? steps / a_.energy_every : 0) : 0) +
                            (a_.save.empty() ? 0 : 1) + snapshots;
@@ -155,7 +151,7 @@ void Run::estimate() {
                          step_work(*p_, static_cast<double>(steps), params_, a_.cfg.n)};
   if (tree) {  // the check: the sampled bodies' rows of one float64 all-pairs pass
     const double rows = static_cast<double>(std::min<long long>(a_.cfg.n, static_cast<long long>(kDiagnosticsSample)));
-    work.push_back(engine_work(*exact_, rows / static_cast<double>(a_.cfg.n), params_, a_.cfg.n, "check of the tree"));
+    work.push_back(engine_work(*diag_->exact, rows / static_cast<double>(a_.cfg.n), params_, a_.cfg.n, "check of the tree"));
   }
   check_estimate(work, a_.cfg.force);
   phase("estimate");
@@ -169,7 +165,7 @@ void Run::start() {
     samples_ = resumed_->samples;
   } else {
     start_ = initial_state(a_.cfg, *engine_, with_energy(), terminal_,
-                           diagnostics_ == Diagnostics::Tree ? &pass0_ : nullptr);
+                           diag_->tree() ? &pass0_ : nullptr);
     phases_["initial_conditions"] = start_.ic_s;
     phases_["stagger"] = start_.stagger_s;
     if (with_energy()) {
@@ -178,7 +174,7 @@ void Run::start() {
     }
   }
   t_phase_ = Clock::now();
-  if (diagnostics_ == Diagnostics::Tree) check_diagnostics();
+  if (diag_->tree()) check_diagnostics();
   p_->load(bodies_, params_);
   if (!resumed_) p_->read(bodies_);  // x_0 as the pipeline holds it: what a step-0 snapshot or checkpoint keeps
   phase("load");
@@ -195,20 +191,13 @@ void Run::start() {
 #endif
 }
 
-// The drift two tree energies can show without any change of the true energy: each W off by up to
-// the check's bound (its errors need not cancel as they did in the sample), relative to |E_0|.
-double Run::drift_floor() const {
-  return 2 * check_->potential_energy_bound * std::abs(e0_->potential) / std::abs(e0_->total());
-}
-
 // The tree engine's stagger pass (a resumed run's: a pass of its own) against float64 all pairs on a
 // sample, before the first step: the opening angle's error in the energies and velocities.
 void Run::check_diagnostics() {
   const auto task = terminal_.begin("diagnostics check (" + engine_->name() + " against float64 all pairs on " +
                                         std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
                                     1);
-  check_ = resumed_ ? check_engine(bodies_.pos, params_.eps2(), *engine_, *exact_)  // no stagger to read
-                    : check_engine(bodies_.pos, params_.eps2(), pass0_, *exact_);
+  diag_->make_check(bodies_.pos, params_.eps2(), resumed_ ? nullptr : &pass0_);  // resumed: no stagger to read
   pass0_ = {};
   task->update(1);
   phase("diagnostics_check");
@@ -265,7 +254,7 @@ void Run::snapshot(long long step) {
   out.vel = s.vel;
   const double time = static_cast<double>(step) * params_.dt;
   Hdf5Attributes ours = snapshot_attributes(a_.cfg, name_, bodies_.size(), step);
-  ours.emplace_back("diagnostics", std::string(diagnostics_name(diagnostics_)));  // what synchronised v and gave E
+  ours.emplace_back("diagnostics", std::string(diagnostics_name(diag_->method)));  // what synchronised v and gave E
   if (with_energy()) ours.emplace_back("energy", s.energy.total());
   if (!ic_crc_.empty()) ours.emplace_back("ic_crc32c", ic_crc_);  // compare --against checks the file
   write_snapshot(snapshot_path(a_.out, a_.snapshot_format, step), a_.snapshot_format, out, time,
@@ -324,8 +313,8 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
               name_.c_str(), bodies_.size(), steps, params_.dt, params_.softening, a_.cfg.ic.c_str(),
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   if (resumed_) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), first_, last_);
-  if (check_) {
-    const EngineCheck& c = *check_;
+  if (diag_->check) {
+    const EngineCheck& c = *diag_->check;
     std::printf("diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled "
                 "bodies: potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% "
                 "%.2e, max %.2e; W off by about %.1e here, by at most %.1e (relative)\n",
@@ -340,10 +329,10 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
     if (!rates_.empty()) std::printf("; measured rates %s interactions/s", rates_text(rates_).c_str());
     std::printf(")\n");
   }
-  if (with_energy() && check_)
+  if (with_energy() && diag_->check)
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e (tree energies: a drift below %.1e "
                 "may be the tree's error, not the integration's)\n",
-                e0_->total(), e1.total(), relative_drift(e0_->total(), e1.total()), drift_floor());
+                e0_->total(), e1.total(), relative_drift(e0_->total(), e1.total()), diag_->drift_floor(*e0_));
   else if (with_energy())
     std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0_->total(), e1.total(),
                 relative_drift(e0_->total(), e1.total()));
@@ -366,19 +355,8 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;
-  j["fp64_engine"] = (exact_ ? exact_ : engine_)->name();  // with a tree: the check's
-  j["diagnostics"] = {{"method", diagnostics_name(diagnostics_)}, {"engine", engine_->name()}};
-  if (check_) {
-    const EngineCheck& c = *check_;
-    const auto stats = [](const Percentiles& p) {
-      return nlohmann::json{{"median_rel", p.median}, {"p99_rel", p.p99}, {"max_rel", p.max}};
-    };
-    j["diagnostics"]["check"] = {{"against", c.against},           {"sampled_bodies", c.sampled},
-                                 {"potential_error", stats(c.potential)}, {"accel_error", stats(c.accel)},
-                                 {"potential_energy_rel", c.potential_energy_error},
-                                 {"potential_energy_bound_rel", c.potential_energy_bound}};
-    if (with_energy()) j["diagnostics"]["check"]["drift_floor"] = drift_floor();
-  }
+  j["fp64_engine"] = (diag_->exact ? diag_->exact : diag_->engine)->name();  // with a tree: the check's
+  j["diagnostics"] = diag_->to_json(with_energy() ? &*e0_ : nullptr);
   j["setup_s"] = setup_s;
   j["sim_s"] = sim_s;
   j["wall_s"] = since(t_start_);

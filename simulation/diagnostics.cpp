@@ -107,4 +107,37 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evalua
   return c;
 }
 
+RunDiagnostics::RunDiagnostics(const std::string& choice, const std::string& rung, long long n,
+                               const PipelineOptions& o)
+    : method(diagnostics_method(choice, rung, n)), engine(make_diagnostics_engine(method, rung, o)) {
+  if (tree()) exact = make_engine(o);
+}
+
+void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation* pass) {
+  if (!tree()) return;
+  check = pass ? check_engine(pos, eps2, *pass, *exact) : check_engine(pos, eps2, *engine, *exact);
+}
+
+double RunDiagnostics::drift_floor(const Energy& e0) const {
+  if (!check) return 0;
+  return 2 * check->potential_energy_bound * std::abs(e0.potential) / std::abs(e0.total());
+}
+
+nlohmann::json RunDiagnostics::to_json(const Energy* e0) const {
+  nlohmann::json j = {{"method", diagnostics_name(method)}, {"engine", engine->name()}};
+  if (!check) return j;
+  const EngineCheck& c = *check;
+  const auto stats = [](const Percentiles& p) {
+    return nlohmann::json{{"median_rel", p.median}, {"p99_rel", p.p99}, {"max_rel", p.max}};
+  };
+  j["check"] = {{"against", c.against},
+                {"sampled_bodies", c.sampled},
+                {"potential_error", stats(c.potential)},
+                {"accel_error", stats(c.accel)},
+                {"potential_energy_rel", c.potential_energy_error},
+                {"potential_energy_bound_rel", c.potential_energy_bound}};
+  if (e0) j["check"]["drift_floor"] = drift_floor(*e0);
+  return j;
+}
+
 }  // namespace nbody

@@ -6,8 +6,11 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "bodies.hpp"
 #include "fp64_engine.hpp"
@@ -67,5 +70,26 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& 
 // The same with the engine's pass at `pos` already made (stagger()'s, kept).
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evaluation& pass, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);
+
+// A run's diagnostics, as `nbody run` and Python's Simulation hold them: the method, the engine of
+// every pass and, with a tree, the float64 all-pairs engine of its check and the check once made.
+struct RunDiagnostics {
+  Diagnostics method = Diagnostics::AllPairs;
+  std::unique_ptr<Fp64Engine> engine;  // the stagger, the energies, the synchronised velocities
+  std::unique_ptr<Fp64Engine> exact;   // tree only: float64 all pairs, for the check
+  std::optional<EngineCheck> check;    // tree only, once check() has run
+
+  // The method `choice` gives `rung` over n bodies (diagnostics_method()) and its engines.
+  RunDiagnostics(const std::string& choice, const std::string& rung, long long n, const PipelineOptions& o);
+  bool tree() const { return method == Diagnostics::Tree; }
+  // Tree only: the check at `pos`, on `pass` (the stagger's, kept) or, without one, a pass of its own.
+  void make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation* pass);
+  // The relative drift two tree energies can show with no change of the true energy: each W off by
+  // up to the check's bound (its errors need not cancel as they did in the sample), relative to
+  // |E_0|. 0 without a check.
+  double drift_floor(const Energy& e0) const;
+  // {"method", "engine"} and, with a check, "check" (its figures, and drift_floor when `e0` is given).
+  nlohmann::json to_json(const Energy* e0) const;
+};
 
 }  // namespace nbody
