@@ -67,7 +67,7 @@ const std::vector<OptionRow> kOptions{
      "The pipeline the others are measured against"},
     {"every", "--every", "every", "", V{1LL}, ">= 1", "Compare every K steps"},
     {"energy_every", "--energy-every", "energy_every", "", V{0LL}, ">= 0", "Measure the energy every K steps"},
-    {"diagnostics", "--diagnostics", "", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
+    {"diagnostics", "--diagnostics", "diagnostics", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
      "How the stagger, the energies and the synchronised velocities of snapshots and --save are computed: "
      "all-pairs (float64, O(N^2) a pass) | "
      "tree (a tree rung's own tree: O(N log N) a pass, its error measured against float64 all pairs on sampled "

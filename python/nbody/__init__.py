@@ -122,8 +122,11 @@ def initial_conditions(ic: str = _D["ic"], n: Optional[int] = None, seed: int = 
 class Simulation:
     """One rung stepping one state, as ``nbody run`` does (the same bits for the same run).
 
-    ``Simulation(pipeline, bodies, dt, softening, **rung_options)`` (defaults as ``nbody run``'s): the bodies'
-    velocities are staggered by one float64 pass (which gives E_0), then loaded. Rung options:
+    ``Simulation(pipeline, bodies, dt, softening, diagnostics, **rung_options)`` (defaults as ``nbody run``'s):
+    the bodies' velocities are staggered by one pass of the diagnostics engine (which gives E_0), then
+    loaded. ``diagnostics`` is ``nbody run --diagnostics``: "all-pairs" (float64, O(N^2) a pass), "tree" (a tree
+    rung's own tree, checked once against float64 all pairs on sampled bodies: ``sim.diagnostics``) or
+    "auto" (the tree for a tree rung from the size ``nbody run --help`` names). Rung options:
     gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, theta, leaf_size, device.
     A context manager: leaving it frees the rung's GPU resources. One call at a time per
     simulation (another thread's call waits); gl:* simulations run on the thread that first used
@@ -131,12 +134,13 @@ class Simulation:
     """
 
     def __init__(self, pipeline: str, bodies: Bodies, dt: float = _D["dt"], softening: float = _D["softening"],
-                 **rung_options):
+                 diagnostics: str = _D["diagnostics"], **rung_options):
         if not isinstance(bodies, Bodies):
             raise InputError("bodies must be nbody.Bodies (nbody.initial_conditions(), or Bodies(x, v, m))")
         bodies = Bodies(bodies.x, bodies.v, bodies.m, bodies.species, bodies.ic)  # checked again: fields may have changed
         self._sim = _core.Simulation(_str("pipeline", pipeline), bodies.x, bodies.v, bodies.m, _float("dt", dt),
-                                     _float("softening", softening), dict(rung_options), bodies.ic)
+                                     _float("softening", softening), dict(rung_options), bodies.ic,
+                                     _str("diagnostics", diagnostics))
 
     @classmethod
     def resume(cls, path) -> "Simulation":
@@ -160,7 +164,7 @@ class Simulation:
 
     @property
     def velocities(self) -> np.ndarray:
-        """The synchronised v_n (one float64 pass), (n, 3) float64."""
+        """The synchronised v_n (one pass of the diagnostics engine), (n, 3) float64."""
         return self._sim.velocities()
 
     @property
@@ -216,6 +220,14 @@ class Simulation:
     @property
     def fp64_engine(self) -> str:
         return self._sim.fp64_engine
+
+    @property
+    def diagnostics(self) -> dict:
+        """How the stagger, the energies and the synchronised velocities are computed: ``method``
+        ("all-pairs" or "tree") and ``engine``; with a tree, ``check``: its potential's and force's
+        error against float64 all pairs on sampled bodies, W's error and ``drift_floor`` (the relative
+        drift two tree energies can show with no change of the true energy), as ``nbody run --json``."""
+        return _json.loads(self._sim.diagnostics())
 
     def close(self) -> None:
         """Free the rung (its GPU memory, its GL objects); the object then refuses further use."""

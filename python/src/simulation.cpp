@@ -9,6 +9,7 @@
 
 #include "checkpoint.hpp"
 #include "core.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "io.hpp"
 #include "leapfrog.hpp"
@@ -26,23 +27,27 @@ namespace {
 
 class Simulation {
  public:
-  // From synchronised velocities: staggered by one float64 pass, which also gives E_0.
+  // From synchronised velocities: staggered by one pass of the diagnostics engine (float64 all
+  // pairs, or the tree: `diagnostics`, diagnostics.hpp), which also gives E_0; a tree is checked on it.
   Simulation(const std::string& pipeline, const In2& x, const In2& v, const In1& m, double dt, double softening,
-             const nb::dict& options, const std::string& ic)
+             const nb::dict& options, const std::string& ic, const std::string& diagnostics)
       : name_(canonical_name(pipeline)), options_(options_from(options)), params_{dt, softening}, ic_(ic) {
     Bodies b = bodies_from(x, v, m);
     check(b);
     nb::gil_scoped_release release;
-    open();
-    e0_ = stagger(b, params_, *engine_, true);
+    open(diagnostics, b.size());
+    Evaluation pass;
+    e0_ = stagger(b, params_, *diag_->engine, true, diag_->tree() ? &pass : nullptr);
     check_finite(b, "the initial state", 0);
     check_energy(e0_, b, "the initial state", 0);
+    diag_->make_check(b.pos, params_.eps2(), &pass);  // the stagger moved no body
     p_->load(b, params_);
   }
 
   // `nbody run`'s checkpoint (or this class's): the state exactly as the rung held it.
   explicit Simulation(const std::string& path) {
     Checkpoint c = read_checkpoint(path);
+    std::string diagnostics;
     const std::string where = "checkpoint '" + path + "'";
     nlohmann::json m;
     try {
@@ -53,14 +58,19 @@ class Simulation {
       step_ = m.at("step").get<long long>();
       ic_ = m.at("ic").get<std::string>();
       if (m.at("energy").is_object()) e0_ = {m["energy"].at("kinetic"), m["energy"].at("potential")};
+      // Resolved when written (all-pairs | tree); a checkpoint without it was all pairs.
+      diagnostics = m.contains("diagnostics") ? m["diagnostics"].get<std::string>() : "all-pairs";
     } catch (const nlohmann::json::exception& e) {
       throw InputError(where + ": block META is not a run checkpoint's (" + e.what() + ")");
     }
     if (c.bits != state_bits(name_))
       throw InputError(where + " holds " + std::to_string(c.bits) + "-bit state, but " + name_ + "'s is " +
                        std::to_string(state_bits(name_)) + "-bit");
+    if (diagnostics != "all-pairs" && diagnostics != "tree")
+      throw InputError(where + ": block META's diagnostics '" + diagnostics + "' is neither all-pairs nor tree");
     nb::gil_scoped_release release;
-    open();
+    open(diagnostics, c.state.size());
+    diag_->make_check(c.state.pos, params_.eps2(), nullptr);  // no stagger to read: a pass of its own
     p_->load(c.state, params_);
   }
 
@@ -102,7 +112,7 @@ class Simulation {
     {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
-      v = synchronise(*read(), params_, *engine_, false).vel;
+      v = synchronise(*read(), params_, *diag_->engine, false).vel;
     }
     return xyz(std::move(v));
   }
@@ -122,7 +132,7 @@ class Simulation {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       const std::shared_ptr<const Bodies> b = read();
-      e = synchronise(*b, params_, *engine_, true).energy;
+      e = synchronise(*b, params_, *diag_->engine, true).energy;
       check_energy(e, *b, name_, step_);
     }
     nb::dict d;
@@ -150,6 +160,7 @@ class Simulation {
                             {"subset", "first"},
                             {"energy_every", 0},
                             {"no_energy", false},
+                            {"diagnostics", diagnostics_name(diag_->method)},
                             {"energy", {{"kinetic", e0_.kinetic}, {"potential", e0_.potential}}},
                             {"energy_samples", nlohmann::json::array({{{"step", 0}, {"total", e0_.total()}}})}}
                  .dump();
@@ -161,12 +172,13 @@ class Simulation {
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
     Bodies b = *read();
-    const Synchronised s = synchronise(b, params_, *engine_, true);
+    const Synchronised s = synchronise(b, params_, *diag_->engine, true);
     b.vel = s.vel;
     const double time = static_cast<double>(step_) * params_.dt;
     Config c;
     c.dt = params_.dt, c.softening = params_.softening, c.ic = ic_, c.seed = 0, c.pipeline = options_;
     Hdf5Attributes ours = snapshot_attributes(c, name_, b.size(), step_);
+    ours.emplace_back("diagnostics", std::string(diagnostics_name(diag_->method)));
     ours.emplace_back("energy", s.energy.total());
     write_snapshot(path, format, b, time, params_.softening, ours);
   }
@@ -199,7 +211,7 @@ class Simulation {
     const std::lock_guard<std::mutex> lock(m_);
     if (p_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
     p_.reset();
-    engine_.reset();
+    diag_.reset();
     state_.reset();
   }
   bool closed() const { return !p_; }
@@ -208,7 +220,17 @@ class Simulation {
   double time() const { return static_cast<double>(step_) * params_.dt; }
   double dt() const { return params_.dt; }
   double softening() const { return params_.softening; }
-  std::string where() const { return engine_ ? engine_->name() + " (" + engine_->where() + ")" : ""; }
+  // The float64 engine: every pass's, or with a tree the check's.
+  std::string where() const {
+    if (!diag_) return "";
+    const Fp64Engine& e = diag_->exact ? *diag_->exact : *diag_->engine;
+    return e.name() + " (" + e.where() + ")";
+  }
+  // How the diagnostics are computed and, with a tree, its check (RunDiagnostics::to_json), as JSON.
+  std::string diagnostics() const {
+    if (!diag_) throw InputError("this simulation is closed");
+    return diag_->to_json(&e0_).dump();
+  }
 
  private:
   void check(const Bodies& b) const {
@@ -223,11 +245,11 @@ class Simulation {
     check_softening({name_}, params_.softening);
     validate_bodies(b, "the bodies");
   }
-  void open() {
+  void open(const std::string& diagnostics, std::size_t n) {
     gl_ = rung(name_).family == Family::Gl;
     if (gl_) claim_gl_thread(name_);
-    engine_ = make_engine(options_);
     p_ = make_named(name_, options_);
+    diag_.emplace(diagnostics, name_, static_cast<long long>(n), options_);
   }
   // Open, and (gl:*) on the thread whose GL context it uses.
   void ready() const {
@@ -255,7 +277,7 @@ class Simulation {
   PipelineOptions options_;
   Params params_;
   std::string ic_;
-  std::unique_ptr<Fp64Engine> engine_;
+  std::optional<RunDiagnostics> diag_;  // the engine of every pass and, with a tree, its check
   std::unique_ptr<Pipeline> p_;
   long long step_ = 0;
   Energy e0_;
@@ -269,9 +291,9 @@ class Simulation {
 void register_simulation(nb::module_& m) {
   nb::class_<Simulation>(m, "Simulation")
       .def(nb::init<const std::string&, const In2&, const In2&, const In1&, double, double, const nb::dict&,
-                    const std::string&>(),
+                    const std::string&, const std::string&>(),
            nb::arg("pipeline"), nb::arg("x"), nb::arg("v"), nb::arg("m"), nb::arg("dt"), nb::arg("softening"),
-           nb::arg("options"), nb::arg("ic"))
+           nb::arg("options"), nb::arg("ic"), nb::arg("diagnostics"))
       .def(nb::init<const std::string&>(), nb::arg("checkpoint"))
       .def("step", &Simulation::step, nb::arg("k") = 1, nb::arg("force") = false)
       .def("positions", &Simulation::positions)
@@ -289,7 +311,8 @@ void register_simulation(nb::module_& m) {
       .def_prop_ro("time", &Simulation::time)
       .def_prop_ro("dt", &Simulation::dt)
       .def_prop_ro("softening", &Simulation::softening)
-      .def_prop_ro("fp64_engine", &Simulation::where);
+      .def_prop_ro("fp64_engine", &Simulation::where)
+      .def("diagnostics", &Simulation::diagnostics);
 }
 
 }  // namespace nbody::python

@@ -132,6 +132,35 @@ def test_checkpoints_go_both_ways(tmp_path):
     np.testing.assert_array_equal(state_csv(out)[0], x13)
 
 
+def test_tree_diagnostics_are_checked_and_kept(tmp_path):
+    bodies = nbody.initial_conditions(n=3001, seed=5)
+    with nbody.Simulation("cpu:tree", bodies, diagnostics="tree") as sim:
+        d = sim.diagnostics
+        assert d["method"] == "tree" and d["engine"].startswith("cpu:tree (theta 0.5")
+        c = d["check"]
+        assert c["sampled_bodies"] == 1024 and c["against"] == "cpu64"
+        assert 1e-7 < c["potential_error"]["median_rel"] < 1e-2
+        assert c["potential_energy_bound_rel"] >= c["potential_energy_rel"]
+        assert sim.fp64_engine.startswith("cpu64")
+        sim.step(4)
+        tree_e = sim.energy()
+        assert abs(tree_e["relative_drift"]) < c["drift_floor"]
+        sim.save_checkpoint(tmp_path / "tree.nbck")
+    with nbody.Simulation("cpu:tree", bodies, diagnostics="all-pairs") as exact:
+        assert exact.diagnostics == {"method": "all-pairs", "engine": "cpu64"}
+        assert exact.energy()["initial"] != tree_e["initial"]
+        assert exact.energy()["initial"] == pytest.approx(tree_e["initial"], rel=1e-3)
+    with nbody.Simulation.resume(tmp_path / "tree.nbck") as again:
+        assert again.diagnostics["method"] == "tree", "the checkpoint keeps the method"
+        assert again.energy()["total"] == tree_e["total"]
+    with nbody.Simulation("cpu:tree", nbody.initial_conditions(n=500, seed=5)) as small:
+        assert small.diagnostics["method"] == "all-pairs", "auto: all pairs below the size where the tree pays"
+    with pytest.raises(nbody.InputError, match="diagnostics tree: cpu32 is not a tree rung"):
+        nbody.Simulation("cpu32", bodies, diagnostics="tree")
+    with pytest.raises(nbody.InputError, match="diagnostics 'exact'"):
+        nbody.Simulation("cpu:tree", bodies, diagnostics="exact")
+
+
 def test_snapshot_formats(tmp_path):
     with nbody.Simulation("cpu64", nbody.initial_conditions(n=64)) as sim:
         sim.step(3)
@@ -414,7 +443,7 @@ def test_python_defaults_are_the_clis():
         assert _same(compare[keyword].default, shown[flag]), (keyword, compare[keyword].default, shown[flag])
     run = _help_defaults("run")
     sim = inspect.signature(nbody.Simulation.__init__).parameters
-    for keyword in ("dt", "softening"):
+    for keyword in ("dt", "softening", "diagnostics"):
         assert _same(sim[keyword].default, run["--" + keyword]), keyword
     assert _same(nbody._D["n"], run["--bodies"]), "initial_conditions' n when none is given"
 
