@@ -77,6 +77,10 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
               "timing: median of %lld runs of %lld steps after a warm-up step, spread = (max - min) / "
               "median\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
+  if (ladder)
+    std::printf("trees: beside the ladder (GPU Gems 3 §31.6), its last rows: interact/s is N^2-equivalent, the line "
+                "\"computed\" under each the interactions it computed a step and a second; speed-up over the "
+                "fastest float32 all-pairs rung of its family above it\n\n");
   if (World::size() > 1)
     std::printf("ranks: %d (bodies split in blocks, --balance %s; positions allgathered once per step); rates "
                 "are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
@@ -126,7 +130,7 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
 int run_bench(BenchArgs& a, bool ladder) {
   const std::vector<long long> sizes = parse_sizes(a.sizes);
   if (ladder && sizes.size() != 1) throw InputError("-n " + a.sizes + ": the ladder takes one body count");
-  const std::vector<std::string> asked = ladder ? ladder_names() : parse_pipeline_list(a.pipelines);
+  const std::vector<std::string> asked = ladder ? ladder_table_names() : parse_pipeline_list(a.pipelines);
   check_args(a, asked, sizes);
   place_on_device(a.spec.cfg.pipeline);
   auto engine = make_engine(a.spec.cfg.pipeline);
@@ -171,14 +175,18 @@ void add_bench_options(CLI::App& sub, BenchArgs& a) {
 
 namespace {
 
-// "cpu32, gl:forcequad, ..., then cuda:gems31-fp64 (its own speed-up column), ...": the ladder, bottom first.
+// "cpu32, gl:forcequad, ..., then cuda:gems31-fp64 (its own speed-up column), ...; beside it the tree
+// rungs ...": the ladder, bottom first, then the trees.
 std::string ladder_text() {
   std::string text;
   for (const std::string& name : ladder_names()) {
     const bool restart = rung(name).ladder.restart;
     text += (text.empty() ? "" : restart ? ", then " : ", ") + name + (restart ? " (its own speed-up column)" : "");
   }
-  return text;
+  std::string trees;
+  for (const std::string& name : ladder_table_names())
+    if (rung(name).method == Method::Tree) trees += (trees.empty() ? "" : ", ") + name;
+  return text + "; beside it the tree rungs " + trees + ", each against its family's fastest all-pairs rung";
 }
 
 }  // namespace

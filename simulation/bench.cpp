@@ -1,6 +1,7 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -261,13 +262,21 @@ BenchTable bench_table(const BenchSpec& spec, const std::vector<std::string>& na
   t.device = device_line();
   if (planned) planned(t);
   double below = 0;  // the rate of the rung below
+  std::map<Family, double> fastest;  // per family: the fastest float32 all-pairs rate so far (a tree's peers)
   for (const auto& name : runnable)
     for (long long n : sizes) {
       if (const int signal = static_cast<int>(World::max(report.interrupted()))) throw Interrupted(signal);
       t.rows.push_back(bench_one(spec, name, n, engine, report));
       const BenchRow& r = t.rows.back();
-      const double speedup = ladder && below > 0 && !rung(name).ladder.restart && r.rate > 0 ? r.rate / below : 0;
-      if (r.rate > 0) below = r.rate;
+      const Rung& g = rung(name);
+      double speedup = 0;
+      if (ladder && g.method == Method::Tree) {  // beside the ladder: over its family's fastest all pairs
+        if (fastest[g.family] > 0 && r.rate > 0) speedup = r.rate / fastest[g.family];
+      } else {
+        if (ladder && below > 0 && !g.ladder.restart && r.rate > 0) speedup = r.rate / below;
+        if (r.rate > 0) below = r.rate;
+        if (r.rate > 0 && g.state_bits == 32 && !g.fp64_forces) fastest[g.family] = std::max(fastest[g.family], r.rate);
+      }
       t.speedups.push_back(speedup);
       if (row) row(r, speedup);
     }

@@ -78,7 +78,8 @@ BenchRow bench_one(const BenchSpec& spec, const std::string& name, long long n, 
                    Reporter& report = silent());
 
 // The bench's table: every rung that runs at every size, in order. The ladder's speed-up is over
-// the rung below, restarting where the catalogue says (Rung::ladder.restart).
+// the rung below, restarting where the catalogue says (Rung::ladder.restart); a tree rung's, beside
+// the ladder, over the fastest float32 all-pairs rung of its family above it in the table.
 struct BenchTable {
   std::string device;  // device_line()
   bool ladder = false;

@@ -87,6 +87,13 @@ std::vector<std::string> pipeline_names() {
   return names;
 }
 
+std::vector<std::string> ladder_table_names() {
+  std::vector<std::string> names = ladder_names();
+  for (const Rung& r : rungs())
+    if (r.method == Method::Tree) names.push_back(r.name);
+  return names;
+}
+
 std::vector<std::string> ladder_names() {
   std::vector<std::string> names;
   std::string_view below = "";  // the bottom rung stands on nothing

@@ -24,6 +24,10 @@ const std::vector<Rung>& rungs();
 std::vector<std::string> pipeline_names();
 // The ladder's rungs, bottom to top.
 std::vector<std::string> ladder_names();
+// `nbody ladder`'s rows: the ladder, bottom to top, then the tree rungs beside it (GPU Gems 3 §31.6:
+// off the ladder; the table gives each its speed-up over the fastest float32 all-pairs rung of its
+// family, bench.hpp).
+std::vector<std::string> ladder_table_names();
 // The rung of a canonical name; throws InputError for an unknown one.
 const Rung& rung(const std::string& name);
 // "gl" -> "gl:forcequad", "cuda" -> "cuda:tuned"; throws InputError for an unknown name.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -132,7 +133,8 @@ TEST(CliBench, ATreeReportsTheInteractionsItComputed) {
 }
 
 // nbody ladder: every rung that runs here at one N, validated then timed; the speed-up column is
-// the ratio of each rung's rate to the one below; the rest are listed with the reason.
+// the ratio of each rung's rate to the one below, and a tree's (beside the ladder, last) its rate over
+// its family's fastest float32 all-pairs rung; the rest are listed with the reason.
 TEST(CliBench, LadderRunsEveryRungHereAndNamesTheOthers) {
   const fs::path json = scratch() / "ladder.json";
   const Result r = nbody("ladder -n 512 --steps 1 --reps 1 --json '" + json.string() + "'");
@@ -142,6 +144,8 @@ TEST(CliBench, LadderRunsEveryRungHereAndNamesTheOthers) {
   for (const auto& row : j["results"]) ran.push_back(row["pipeline"]);
   ASSERT_FALSE(ran.empty());
   EXPECT_EQ(ran.front(), "cpu32");
+  EXPECT_EQ(ran.back(), unavailable("cuda:tree").empty() ? "cuda:tree" : "cpu:tree") << "the trees beside the ladder, last";
+  EXPECT_NE(r.out.find("trees: beside the ladder"), std::string::npos) << r.out;
   for (const char* p : {"gl:forcequad", "gl:gather", "gl:compute", "cuda:gems31", "cuda:tuned", "cuda:symmetric",
                         "cuda:gems31-fp64", "cuda:tuned-fp64", "cuda:mixed", "gl:compute-ds"}) {
     const bool here = unavailable(p).empty();
@@ -153,9 +157,22 @@ TEST(CliBench, LadderRunsEveryRungHereAndNamesTheOthers) {
       EXPECT_NE(r.out.find(std::string(p) + " ") , std::string::npos) << r.out;
     }
   }
+  std::map<std::string, double> fastest_cpu_or_gl;  // float32 all pairs, by family (the trees' peers)
   for (std::size_t k = 0; k < j["results"].size(); ++k) {
     const auto& row = j["results"][k];
     EXPECT_EQ(row["status"], "ok") << row.dump();
+    const std::string name = row["pipeline"];
+    const std::string family = name.substr(0, name.find(':') == std::string::npos ? 3 : name.find(':'));
+    const double rate = row["interactions_per_s"];
+    if (name == "cpu:tree" || name == "cuda:tree") {  // beside the ladder, after it
+      EXPECT_FALSE(row.contains("speedup_over_rung_below")) << row.dump();
+      ASSERT_GT(fastest_cpu_or_gl[family], 0) << name << ": its family's all-pairs rung ran before it";
+      EXPECT_NEAR(row["speedup_over_all_pairs"].get<double>(), rate / fastest_cpu_or_gl[family], 1e-9 * rate) << row.dump();
+      EXPECT_GT(row["computed_interactions_per_s"].get<double>(), 0) << row.dump();
+      continue;
+    }
+    if (name != "cpu64" && !name.ends_with("-fp64") && name != "cuda:mixed" && name != "gl:compute-ds")
+      fastest_cpu_or_gl[family] = std::max(fastest_cpu_or_gl[family], rate);
     // A plausible time from a named timer (llvmpipe's GL query reads 0 for compute dispatches: the
     // wall clock stands in, and says so).
     EXPECT_GT(row["ms_per_step"].get<double>(), 0) << row.dump();

@@ -380,9 +380,10 @@ def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096)
 
 def ladder(n: int = _D["n"], steps: int = 5, reps: int = 3, validate_n: int = _D["validate_n"], seed: int = _D["seed"],
            force: bool = False, **rung_options) -> Table:
-    """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below;
+    """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below,
+    then the tree rungs beside it, each against its family's fastest float32 all-pairs rung;
     ``table.document["unavailable"]`` lists the others with the reason."""
-    doc = _json.loads(_core.bench(list(_core.ladder_names()), [_int("n", n, 1)], _int("steps", steps, 1),
+    doc = _json.loads(_core.bench(list(_core.ladder_table_names()), [_int("n", n, 1)], _int("steps", steps, 1),
                                   _int("reps", reps, 1), _int("validate_n", validate_n, 1), _int("seed", seed, 0),
                                   _D["dt"], _D["softening"], _bool("force", force), dict(rung_options), True))
     return Table(doc["results"], doc)

@@ -144,6 +144,7 @@ void register_runs(nb::module_& m) {
   m.def("version", [] { return std::string(NBODY_VERSION); });
   m.def("pipeline_names", [] { return pipeline_names(); });
   m.def("ladder_names", [] { return ladder_names(); });
+  m.def("ladder_table_names", [] { return ladder_table_names(); });
   m.def("option_defaults", [] {  // Python's keyword -> default, from the option table
     nb::dict d;
     for (const OptionRow& row : option_table()) {
