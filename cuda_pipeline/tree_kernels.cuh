@@ -284,6 +284,64 @@ __device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, L
   __syncwarp();
 }
 
+// The group's bodies [first, first + count) into the lanes, kPer each, 32 apart (lanes past the
+// group repeat its last body).
+template <int kPer, bool kPotential>
+__device__ __forceinline__ void load_group(const Body* __restrict__ sorted, int first, int count, int lane,
+                                           LaneBodies<kPer, kPotential>& l) {
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    const Body bi = sorted[first + min(lane + 32 * k, count - 1)];
+    l.x[k] = bi.x, l.y[k] = bi.y, l.z[k] = bi.z;
+  }
+}
+
+// The buckets this round of the walk opened (each lane's `bodies` from sorted body `from`; 0 where
+// it opened none) onto the list, 32 bodies at a time, each lane copying one of them, every full
+// tile summed. Returns the bodies listed.
+template <int kPer, bool kPotential>
+__device__ __forceinline__ int list_buckets(const Body* __restrict__ sorted, int from, int bodies, int lane,
+                                            int* bucket_first, int* bucket_end, Body* list, int& listed,
+                                            LaneBodies<kPer, kPotential>& l, float eps2) {
+  int ends = bodies;  // running totals over the lanes
+  for (int o = 1; o < 32; o *= 2) {
+    const int v = __shfl_up_sync(kAll, ends, o);
+    if (lane >= o) ends += v;
+  }
+  const int total = __shfl_sync(kAll, ends, 31);
+  bucket_first[lane] = from;
+  bucket_end[lane] = ends;
+  __syncwarp();
+  for (int base = 0; base < total; base += 32) {
+    const int f = base + lane;
+    if (f < total) {
+      int b = 0;  // the lane whose bucket holds entry f: the first whose running total passes f
+      for (int step = 16; step > 0; step /= 2)
+        if (bucket_end[b + step - 1] <= f) b += step;
+      const int before = b > 0 ? bucket_end[b - 1] : 0;
+      list[listed + lane] = sorted[bucket_first[b] + f - before];
+    }
+    listed += min(32, total - base);
+    flush_tiles(list, listed, lane, l, eps2);
+  }
+  return total;
+}
+
+// Each lane's sums written at its bodies' indices; with kPotential the potential in w, the body's
+// own term (-m_i / eps, met once in its bucket) taken off again.
+template <int kPer, bool kPotential>
+__device__ __forceinline__ void store_group(const Body* __restrict__ sorted, const int* __restrict__ order, int first,
+                                            int count, int lane, const LaneBodies<kPer, kPotential>& l, float eps2,
+                                            Body* acc) {
+#pragma unroll
+  for (int k = 0; k < kPer; ++k) {
+    if (lane + 32 * k >= count) continue;
+    float phi = 0;
+    if constexpr (kPotential) phi = l.phi[k] + sorted[first + lane + 32 * k].w * rsqrt_fast(eps2);
+    acc[order[first + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], phi};
+  }
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -310,11 +368,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     const int count = mine.y - mine.x + 1;
     const float4 glo = t.lo[group], ghi = t.hi[group];
     LaneBodies<kPer, kPotential> l;
-#pragma unroll
-    for (int k = 0; k < kPer; ++k) {  // lanes past the group repeat its last body
-      const Body bi = sorted[mine.x + min(lane + 32 * k, count - 1)];
-      l.x[k] = bi.x, l.y[k] = bi.y, l.z[k] = bi.z;
-    }
+    load_group(sorted, mine.x, count, lane, l);
     int listed = 0;
     long long terms = 0;
     if (lane == 0) stack[0] = 0;  // the root
@@ -358,39 +412,12 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
         stack[at + 1] = last == split + 1 ? n + split : split + 1;
       }
       top += 2 * __popc(m);
-      // Buckets opened: their bodies, 32 at a time, each lane copying one of them.
-      int ends = kind == Bucket ? m4.z : 0;
-      for (int o = 1; o < 32; o *= 2) {
-        const int v = __shfl_up_sync(kAll, ends, o);
-        if (lane >= o) ends += v;
-      }
-      const int total = __shfl_sync(kAll, ends, 31);
-      bucket_first[w][lane] = m4.y;
-      bucket_end[w][lane] = ends;
-      __syncwarp();
-      terms += total;
-      for (int base = 0; base < total; base += 32) {
-        const int f = base + lane;
-        if (f < total) {
-          int b = 0;  // the lane whose bucket holds entry f: the first whose running total passes f
-          for (int step = 16; step > 0; step /= 2)
-            if (bucket_end[w][b + step - 1] <= f) b += step;
-          const int before = b > 0 ? bucket_end[w][b - 1] : 0;
-          list[listed + lane] = sorted[bucket_first[w][b] + f - before];
-        }
-        listed += min(32, total - base);
-        flush_tiles(list, listed, lane, l, eps2);
-      }
+      terms += list_buckets(sorted, m4.y, kind == Bucket ? m4.z : 0, lane, bucket_first[w], bucket_end[w], list,
+                            listed, l, eps2);
     }
     sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
-#pragma unroll
-    for (int k = 0; k < kPer; ++k) {
-      if (lane + 32 * k >= count) continue;
-      float phi = 0;
-      if constexpr (kPotential) phi = l.phi[k] + sorted[mine.x + lane + 32 * k].w * rsqrt_fast(eps2);
-      acc[order[mine.x + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], phi};
-    }
+    store_group(sorted, order, mine.x, count, lane, l, eps2, acc);
     if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
   }
 }
