@@ -40,8 +40,8 @@ class Octree {
   // centre of mass to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
   void potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
 
-  // A cell as a picture draws it: the box of its bodies (what the walk's opening test measures
-  // from) and its level, the octant splits above it.
+  // A cell as a picture draws it: the box of its bodies (for a leaf, the box the opening test
+  // measures a cell's distance to) and its level, the octant splits above it.
   struct Box {
     float lo[3], hi[3];
     int level;

@@ -78,9 +78,8 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
               "median\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
   if (ladder)
-    std::printf("trees: beside the ladder (GPU Gems 3 §31.6), its last rows: interact/s is N^2-equivalent, the line "
-                "\"computed\" under each the interactions it computed a step and a second; speed-up over the "
-                "fastest float32 all-pairs rung of its family above it\n\n");
+    std::printf("trees: beside the ladder (GPU Gems 3 §31.6), its last rows; a tree's speed-up is over the fastest "
+                "float32 all-pairs rung of its family above it\n\n");
   if (World::size() > 1)
     std::printf("ranks: %d (bodies split in blocks, --balance %s; positions allgathered once per step); rates "
                 "are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
@@ -186,7 +185,7 @@ std::string ladder_text() {
   std::string trees;
   for (const std::string& name : ladder_table_names())
     if (rung(name).method == Method::Tree) trees += (trees.empty() ? "" : ", ") + name;
-  return text + "; beside it the tree rungs " + trees + ", each against its family's fastest all-pairs rung";
+  return text + "; beside it the tree rungs " + trees + ", each against its family's fastest float32 all-pairs rung";
 }
 
 }  // namespace

@@ -355,7 +355,7 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;
-  j["fp64_engine"] = (diag_->exact ? diag_->exact : diag_->engine)->name();  // with a tree: the check's
+  j["fp64_engine"] = diag_->float64_engine().name();
   j["diagnostics"] = diag_->to_json(with_energy() ? &*e0_ : nullptr);
   j["setup_s"] = setup_s;
   j["sim_s"] = sim_s;

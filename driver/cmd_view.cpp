@@ -9,7 +9,6 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "output.hpp"
-#include "tree.hpp"
 #include "view.hpp"
 #include "world.hpp"
 #ifdef NBODY_HAVE_GL
@@ -55,9 +54,7 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   }
   if (!(a.radius >= 0) || !std::isfinite(a.radius)) throw InputError("--view-radius must be >= 0 (0: fit)");
   if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
-  if (a.tree_cells < 0 || a.tree_cells > Octree::kMaxLevel + 1)
-    throw InputError("--tree-cells " + std::to_string(a.tree_cells) + ": expected 0.." +
-                     std::to_string(Octree::kMaxLevel + 1) + " (levels below the root)");
+  check_tree_cells(a.tree_cells);
   if (a.colour != "auto") viewer::parse_colour(a.colour);
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));
@@ -116,8 +113,8 @@ Command add_view(CLI::App& app) {
   sub->add_option("--view-tilt", a->tilt, "Camera tilt about x in degrees (0: looking down z)")->capture_default_str();
   sub->add_option("--view-yaw", a->yaw, "Camera turn about z in degrees")->capture_default_str();
   sub->add_option("--tree-cells", a->tree_cells,
-                  "Draw the cells of cpu:tree's octree over each pane's bodies, down to D levels below the root (0: "
-                  "none; the t key turns them on at D, or 4 when D is 0, and off)")
+                  tree_cells_help("Draw") + " over each pane; the t key turns them on (at D, or " +
+                      std::to_string(kTreeCellsOnKey) + " when D is 0) and off")
       ->type_name("D")
       ->capture_default_str();
   sub->add_flag("--no-interop", a->no_interop,

@@ -8,6 +8,7 @@
 #include "diagnostics.hpp"
 #include "error.hpp"
 #include "output.hpp"
+#include "tree.hpp"
 #include "world.hpp"
 
 namespace nbody {
@@ -64,6 +65,18 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
 std::string softening_help() {
   return std::string(option_row("softening").help) + " (> 0; the rungs with float forces: >= " +
          number_text(kFloatSmallestSoftening) + ")";
+}
+
+void check_tree_cells(long long levels) {
+  if (levels < 0 || levels > Octree::kMaxLevel + 1)
+    throw InputError("--tree-cells " + std::to_string(levels) + ": expected 0.." + std::to_string(Octree::kMaxLevel + 1) +
+                     " (levels below the root; " + std::to_string(Octree::kMaxLevel + 1) + ": every cell)");
+}
+
+std::string tree_cells_help(const std::string& what) {
+  return what + " the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size where it is a "
+                "tree, else cpu:tree's), down to D levels below the root (0: none; " +
+         std::to_string(Octree::kMaxLevel + 1) + ": every cell)";
 }
 
 std::string diagnostics_help() {

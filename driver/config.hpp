@@ -14,6 +14,10 @@ namespace nbody {
 std::string softening_help();
 // --diagnostics' help: the table's line with auto's size and the sample (diagnostics.hpp).
 std::string diagnostics_help();
+// --tree-cells (run's frames, view): the octree's levels drawn, 0..kMaxLevel + 1; throws InputError.
+void check_tree_cells(long long levels);
+// Its help, after `what` ("Frames: draw" or "Draw").
+std::string tree_cells_help(const std::string& what);
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json (into `json`), --force.
 void add_common_options(CLI::App& app, Config& c, std::string& json);
 // --seed alone (bench has no other initial-condition options).

@@ -14,7 +14,6 @@
 #include "output.hpp"
 #include "run.hpp"
 #include "snapshots.hpp"
-#include "tree.hpp"
 
 namespace nbody {
 
@@ -130,10 +129,7 @@ void check_kept_outputs(const RunArgs& a) {
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
-  if (a.tree_cells < 0 || a.tree_cells > Octree::kMaxLevel + 1)
-    throw InputError("--tree-cells " + std::to_string(a.tree_cells) + ": expected 0.." +
-                     std::to_string(Octree::kMaxLevel + 1) + " (levels below the root; " +
-                     std::to_string(Octree::kMaxLevel + 1) + ": every cell)");
+  check_tree_cells(a.tree_cells);
 #ifndef NBODY_HAVE_GL
   if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
 #endif
@@ -333,10 +329,7 @@ Command add_run(CLI::App& app) {
   sub->add_option("--view-tilt", a->view_tilt, "Frames: camera tilt about x in degrees (0: looking down z)")
       ->capture_default_str();
   sub->add_option("--view-yaw", a->view_yaw, "Frames: camera turn about z in degrees")->capture_default_str();
-  sub->add_option("--tree-cells", a->tree_cells,
-                  "Frames: draw the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size "
-                  "where it is a tree, else cpu:tree's), down to D levels below the root (0: none; " +
-                      std::to_string(Octree::kMaxLevel + 1) + ": every cell)")
+  sub->add_option("--tree-cells", a->tree_cells, tree_cells_help("Frames: draw"))
       ->type_name("D")
       ->capture_default_str();
   sub->add_option("--snapshot-every", a->snapshot_every,

@@ -26,9 +26,6 @@ std::string format(const char* f, double v) {
   return buf;
 }
 
-// The levels of the tree's cells the t key turns on when --tree-cells gave none.
-constexpr int kCellsOnKey = 4;
-
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 Clock::time_point after(double s) {
@@ -95,6 +92,7 @@ class View {
   double time_ = 0;
   bool running_ = true, help_ = false, quit_ = false, one_ = false;
   int cells_ = 0;  // the tree's levels drawn (0: none; the t key)
+  std::pair<int, long long> cells_drawn_{0, -1};  // the levels and step the panes' cells are of
   Stats stats_;
   std::string message_;  // the footer's last event
   Clock::time_point message_at_ = Clock::now();
@@ -206,7 +204,7 @@ bool View::keys() {
       case ']': change_dt(2.0); break;
       case 'p': shot_ = "?"; break;  // named after this frame's step, saved after its draw
       case 't':
-        cells_ = cells_ > 0 ? 0 : a_.tree_cells > 0 ? a_.tree_cells : kCellsOnKey;
+        cells_ = cells_ > 0 ? 0 : a_.tree_cells > 0 ? a_.tree_cells : kTreeCellsOnKey;
         note(cells_ > 0 ? "tree cells: " + std::to_string(cells_) + " levels" : "tree cells off");
         break;
       default: break;
@@ -240,7 +238,11 @@ void View::upload() {
     s.pipeline->read(s.host);
     window_.upload(static_cast<int>(k), s.host);
   }
-  for (Side& s : sides_) {  // the cells: the tree is built on the host, from each pane's own bodies
+  // The cells: the tree is built on the host from each pane's own bodies, again only when they have
+  // moved or the levels changed (not while paused or orbiting).
+  if (cells_ == cells_drawn_.first && step_ == cells_drawn_.second) return;
+  cells_drawn_ = {cells_, step_};
+  for (Side& s : sides_) {
     s.cells.clear();
     if (cells_ == 0) continue;
     if (s.textured || (s.share && s.share->active())) s.pipeline->read(s.host);
@@ -304,6 +306,9 @@ std::vector<viewer::Pane> View::panes() const {
     if (!std::isnan(s.drift))
       p.hud.push_back("energy drift " + format("%.2e", s.drift) + " (step " + std::to_string(s.drift_step) + ")");
     p.hud.push_back("path: " + s.path);
+    if (cells_ > 0)
+      p.hud.push_back("tree cells: " + std::to_string(cells_) + " levels, leaves of " +
+                      std::to_string(picture_leaf_size(s.name, a_.cfg.pipeline)) + " (cpu:tree's octree)");
     out.push_back(std::move(p));
   }
   return out;

@@ -8,6 +8,9 @@
 
 namespace nbody {
 
+// The levels of the tree's cells the t key turns on when --tree-cells gave none.
+constexpr int kTreeCellsOnKey = 4;
+
 struct ViewArgs {
   Config cfg;
   std::string json;  // not an option of view (add_common_options registers it; view removes it)

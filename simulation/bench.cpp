@@ -1,10 +1,10 @@
 #include "bench.hpp"
 
 #include <algorithm>
-#include <map>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "balance.hpp"
 #include "device_names.hpp"

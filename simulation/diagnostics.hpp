@@ -60,9 +60,9 @@ struct EngineCheck {
   Percentiles accel, potential;   // |x - x_ref| / |x_ref| of each sampled body
   // |sum m_s (phi_s - ref_s) / sum m_s ref_s| over the sample: its estimate of W's relative error
   double potential_energy_error = 0;
-  // sum m_s |phi_s - ref_s| / |sum m_s ref_s|: the same without the errors' cancellation, a bound on
-  // W's relative error at any state of a tree like this one (as the tree is rebuilt, which errors
-  // cancel changes: the error of one W is not that of the next)
+  // sum m_s |phi_s - ref_s| / |sum m_s ref_s|: the same without the errors' cancellation, an estimate
+  // of the most W's relative error may reach at another state of a tree like this one (as the tree is
+  // rebuilt, which errors cancel changes: the error of one W is not that of the next)
   double potential_energy_bound = 0;
 };
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
@@ -82,6 +82,8 @@ struct RunDiagnostics {
   // The method `choice` gives `rung` over n bodies (diagnostics_method()) and its engines.
   RunDiagnostics(const std::string& choice, const std::string& rung, long long n, const PipelineOptions& o);
   bool tree() const { return method == Diagnostics::Tree; }
+  // The float64 engine of the run: every pass's, or with a tree the check's (JSON "fp64_engine").
+  const Fp64Engine& float64_engine() const { return exact ? *exact : *engine; }
   // Tree only: the check at `pos`, on `pass` (the stagger's, kept) or, without one, a pass of its own.
   void make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation* pass);
   // The relative drift two tree energies can show with no change of the true energy: each W off by

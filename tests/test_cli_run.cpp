@@ -61,11 +61,8 @@ TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
   EXPECT_LT(check["potential_error"]["max_rel"].get<double>(), 1e-2) << check;
   EXPECT_LT(check["potential_energy_rel"].get<double>(), 1e-3) << check;
   EXPECT_TRUE(t["phases_s"].contains("diagnostics_check"));
-  // The floor: the check's bound on W's error, twice (two energies), relative to E_0 (|W| > |E|).
-  const double floor = check["drift_floor"], bound = check["potential_energy_bound_rel"];
-  EXPECT_GT(floor, 2 * bound);
-  EXPECT_GE(bound, check["potential_energy_rel"].get<double>()) << "without cancellation, at least the estimate";
-  EXPECT_GT(floor, t["energy"]["rel_drift"].get<double>()) << "four steps of a tree: its drift is within the floor";
+  // Four steps of a tree: the drift of its energies is within the floor run prints.
+  EXPECT_GT(check["drift_floor"].get<double>(), t["energy"]["rel_drift"].get<double>()) << check;
 
   r = nbody(common + "--diagnostics all-pairs --json '" + exact_json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -314,8 +314,6 @@ bool same_bits(const Bodies& a, const Bodies& b) {
          std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec3)) == 0;
 }
 
-// The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
-// two blocks (as two ranks sum them).
 // The cells a picture draws: none at 0 levels, every cell at kMaxLevel + 1, more with each level,
 // each box inside the box of the cell it was split from (the nearest earlier cell of a lower level,
 // in pre-order) and holding its own corners in order.
@@ -337,6 +335,8 @@ TEST(Tree, BoxesByLevel) {
   }
 }
 
+// The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
+// two blocks (as two ranks sum them).
 TEST(Tree, SameBitsWithAnyThreadCountAndAnyBlocks) {
   const Bodies b = test::random_bodies(2001, 10);
   const Bodies one = stepped_with_threads(b, 5, 1);

@@ -57,7 +57,8 @@ class Simulation {
       params_ = {m.at("dt").get<double>(), m.at("softening").get<double>()};
       step_ = m.at("step").get<long long>();
       ic_ = m.at("ic").get<std::string>();
-      if (m.at("energy").is_object()) e0_ = {m["energy"].at("kinetic"), m["energy"].at("potential")};
+      e0_known_ = m.at("energy").is_object();  // a --no-energy run's has none
+      if (e0_known_) e0_ = {m["energy"].at("kinetic"), m["energy"].at("potential")};
       // Resolved when written (all-pairs | tree); a checkpoint without it was all pairs.
       diagnostics = m.contains("diagnostics") ? m["diagnostics"].get<std::string>() : "all-pairs";
     } catch (const nlohmann::json::exception& e) {
@@ -223,13 +224,13 @@ class Simulation {
   // The float64 engine: every pass's, or with a tree the check's.
   std::string where() const {
     if (!diag_) return "";
-    const Fp64Engine& e = diag_->exact ? *diag_->exact : *diag_->engine;
+    const Fp64Engine& e = diag_->float64_engine();
     return e.name() + " (" + e.where() + ")";
   }
   // How the diagnostics are computed and, with a tree, its check (RunDiagnostics::to_json), as JSON.
   std::string diagnostics() const {
     if (!diag_) throw InputError("this simulation is closed");
-    return diag_->to_json(&e0_).dump();
+    return diag_->to_json(e0_known_ ? &e0_ : nullptr).dump();
   }
 
  private:
@@ -281,6 +282,7 @@ class Simulation {
   std::unique_ptr<Pipeline> p_;
   long long step_ = 0;
   Energy e0_;
+  bool e0_known_ = true;
   bool gl_ = false;
   std::mutex m_;  // one call at a time: close() waits for a step() in another thread
   std::shared_ptr<const Bodies> state_;

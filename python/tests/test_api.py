@@ -140,7 +140,6 @@ def test_tree_diagnostics_are_checked_and_kept(tmp_path):
         c = d["check"]
         assert c["sampled_bodies"] == 1024 and c["against"] == "cpu64"
         assert 1e-7 < c["potential_error"]["median_rel"] < 1e-2
-        assert c["potential_energy_bound_rel"] >= c["potential_energy_rel"]
         assert sim.fp64_engine.startswith("cpu64")
         sim.step(4)
         tree_e = sim.energy()

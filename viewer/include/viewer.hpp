@@ -42,14 +42,9 @@ struct Scene {
 // where no species is dark) in 60% of the half-height, so a galaxy's disk is not lost in its halo.
 Scene make_scene(const Bodies& initial, std::vector<Species> species, const Camera& asked);
 
-// Renders a pipeline's bodies into an offscreen framebuffer and encodes PNGs, with a text label
-// (the lines of `label`, top left) and, when asked, the tree's cells. A rung whose state lives in GL
-// textures (catalogue.hpp, StateHome::GlTexture: `textured`) is drawn straight from its position
-// texture (read back too where cells are drawn: the tree is built on the host); any other is read
-// back to the host first. Works headless (EGL, llvmpipe included).
 // The tree cells a picture draws over the bodies: the octree of cpu:tree (common/tree.hpp), built
 // over the bodies drawn with leaves of `leaf_size`, its cells down to `levels` below the root (0:
-// none).
+// none; check_tree_cells() says what is accepted).
 struct TreeCells {
   int levels = 0;
   int leaf_size = 32;
@@ -58,6 +53,11 @@ struct TreeCells {
 // The octree over `bodies`' positions, as cpu:tree builds it, and its cells of the levels asked for.
 std::vector<Octree::Box> tree_boxes(const Bodies& bodies, const TreeCells& cells);
 
+// Renders a pipeline's bodies into an offscreen framebuffer and encodes PNGs, with a text label
+// (the lines of `label`, top left) and, when asked, the tree's cells. A rung whose state lives in GL
+// textures (catalogue.hpp, StateHome::GlTexture: `textured`) is drawn straight from its position
+// texture (read back too where cells are drawn: the tree is built on the host); any other is read
+// back to the host first. Works headless (EGL, llvmpipe included).
 class FrameWriter {
  public:
   FrameWriter(const Scene& scene, Colour colour, int size = 512, TreeCells cells = {});
