@@ -21,6 +21,8 @@
 // Deterministic: the sort is stable, a node's moments are its two children's combined in one
 // order, and a group's list is built in lane order whichever warp walks it.
 #pragma once
+#include <cuda/atomic>
+
 #include <cstdint>
 
 #include "morton.hpp"         // the keys, cpu:tree's
@@ -181,9 +183,11 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
   t.walked[leaf] = make_int4(0, k, 1, -1);
   t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
   for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
-    __threadfence();  // this child's moments, before the count that lets the other thread read them
-    if (atomicAdd(&t.arrived[node], 1) == 0) return;  // the other child's thread carries on
-    __threadfence();
+    // Release: this child's moments are visible before the count that lets the other thread read
+    // them; acquire: the second to arrive sees the first one's (one acq_rel atomic in place of two
+    // full fences).
+    ::cuda::atomic_ref<int, ::cuda::thread_scope_device> arrived(t.arrived[node]);
+    if (arrived.fetch_add(1, ::cuda::memory_order_acq_rel) == 0) return;  // the other child's thread carries on
     const int2 c = t.child[node];
     const int2 rl = t.range[c.x], rr = t.range[c.y];
     // Written by other threads in this launch: read past the (incoherent) L1.
