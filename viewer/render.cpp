@@ -265,23 +265,33 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
 
 // ---- Text overlay ----------------------------------------------------------------------------
 
-Overlay::Overlay() : program_(program("overlay", "overlay.vert", "overlay.frag")) {
+ColouredVertices::ColouredVertices(int components, GLsizei stride, std::size_t rgba_offset) : stride_(stride) {
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &vbo_);
   glBindVertexArray(vao_);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
-  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
-                        reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
+  glVertexAttribPointer(0, components, GL_FLOAT, GL_FALSE, stride, nullptr);
+  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, stride, reinterpret_cast<const void*>(rgba_offset));
   glEnableVertexAttribArray(0);
   glEnableVertexAttribArray(1);
   glBindVertexArray(0);
 }
 
-Overlay::~Overlay() {
+ColouredVertices::~ColouredVertices() {
   if (vbo_) glDeleteBuffers(1, &vbo_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
 }
+
+void ColouredVertices::draw(GLenum mode, const void* vertices, std::size_t count) const {
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(count * static_cast<std::size_t>(stride_)), vertices,
+               GL_STREAM_DRAW);
+  glDrawArrays(mode, 0, static_cast<GLsizei>(count));
+  glBindVertexArray(0);
+}
+
+Overlay::Overlay() : program_(program("overlay", "overlay.vert", "overlay.frag")) {}
 
 namespace {
 
@@ -347,23 +357,7 @@ std::vector<Octree::Box> tree_boxes(const Bodies& b, const TreeCells& cells) {
   return t.boxes(cells.levels);
 }
 
-CellRenderer::CellRenderer() : program_(program("cells", "cells.vert", "overlay.frag")) {
-  glGenVertexArrays(1, &vao_);
-  glGenBuffers(1, &vbo_);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vertex), nullptr);
-  glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(Vertex),
-                        reinterpret_cast<const void*>(offsetof(Vertex, rgba)));
-  glEnableVertexAttribArray(0);
-  glEnableVertexAttribArray(1);
-  glBindVertexArray(0);
-}
-
-CellRenderer::~CellRenderer() {
-  if (vbo_) glDeleteBuffers(1, &vbo_);
-  if (vao_) glDeleteVertexArrays(1, &vao_);
-}
+CellRenderer::CellRenderer() : program_(program("cells", "cells.vert", "overlay.frag")) {}
 
 void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& vp) {
   if (boxes.empty() || vp.w <= 0 || vp.h <= 0) return;
@@ -386,12 +380,7 @@ void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& cam
   const ViewTransform view = view_transform(camera, vp);
   glUniformMatrix3fv(program_.uniform("rotation"), 1, GL_TRUE, view.rotation);
   glUniform2f(program_.uniform("scale"), view.scale[0], view.scale[1]);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices_.size() * sizeof(Vertex)), vertices_.data(),
-               GL_STREAM_DRAW);
-  glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(vertices_.size()));
-  glBindVertexArray(0);
+  array_.draw(GL_LINES, vertices_.data(), vertices_.size());
   glDisable(GL_BLEND);
   check_gl("drawing the tree's cells");
 }
@@ -403,12 +392,7 @@ void Overlay::flush(int width, int height) {
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   program_.use();
   glUniform2f(program_.uniform("size"), static_cast<float>(width), static_cast<float>(height));
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(vertices_.size() * sizeof(Vertex)), vertices_.data(),
-               GL_STREAM_DRAW);
-  glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(vertices_.size()));
-  glBindVertexArray(0);
+  array_.draw(GL_TRIANGLES, vertices_.data(), vertices_.size());
   glDisable(GL_BLEND);
   vertices_.clear();
 }

@@ -4,6 +4,7 @@
 // colour bar are drawn as coloured triangles in pixel coordinates (stb_easy_font).
 #pragma once
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -83,14 +84,27 @@ class BodyRenderer {
   GLuint ramp_ = 0;
 };
 
+// Vertices of `components` floats of position then four bytes of colour (0..255 for 0..1), streamed
+// into one buffer and drawn at each draw(): the overlay's text, the tree's edges.
+class ColouredVertices {
+ public:
+  ColouredVertices(int components, GLsizei stride, std::size_t rgba_offset);
+  ~ColouredVertices();
+  ColouredVertices(const ColouredVertices&) = delete;
+  ColouredVertices& operator=(const ColouredVertices&) = delete;
+  // `count` vertices of the stride given, drawn as `mode` (GL_LINES, GL_TRIANGLES).
+  void draw(GLenum mode, const void* vertices, std::size_t count) const;
+
+ private:
+  GLuint vao_ = 0, vbo_ = 0;
+  GLsizei stride_;
+};
+
 // A tree's cells (Octree::boxes) drawn over the bodies as the twelve edges of each box, through the
 // bodies' camera; a cell fades with its level, and edges that overlap add up.
 class CellRenderer {
  public:
   CellRenderer();
-  ~CellRenderer();
-  CellRenderer(const CellRenderer&) = delete;
-  CellRenderer& operator=(const CellRenderer&) = delete;
   void draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& viewport);
 
  private:
@@ -100,16 +114,13 @@ class CellRenderer {
   };
   std::vector<Vertex> vertices_;
   Program program_;
-  GLuint vao_ = 0, vbo_ = 0;
+  ColouredVertices array_{3, sizeof(Vertex), offsetof(Vertex, rgba)};
 };
 
 // Text and filled rectangles in pixel coordinates, origin at the top left; flushed in one draw.
 class Overlay {
  public:
   Overlay();
-  ~Overlay();
-  Overlay(const Overlay&) = delete;
-  Overlay& operator=(const Overlay&) = delete;
   // `scale` times stb_easy_font's 12-pixel lines; returns the y below the text.
   float text(float x, float y, const std::string& s, std::array<float, 3> rgb = {1, 1, 1}, float scale = 1.5f);
   void rect(float x, float y, float w, float h, std::array<float, 4> rgba);
@@ -126,7 +137,7 @@ class Overlay {
   };
   std::vector<Vertex> vertices_;
   Program program_;
-  GLuint vao_ = 0, vbo_ = 0;
+  ColouredVertices array_{2, sizeof(Vertex), offsetof(Vertex, rgba)};
 };
 
 // A PNG of the bound read framebuffer's rectangle (RGB, rows top-down).
