@@ -50,6 +50,19 @@ void Pipeline::gather_positions(void* data, std::size_t bytes, std::size_t n) {
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+long long Pipeline::first_non_finite() {
+  Bodies b;
+  read(b);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const Vec4& p = b.pos[i];
+    const Vec3& v = b.vel[i];
+    if (!(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) && std::isfinite(v.y) &&
+          std::isfinite(v.z)))
+      return static_cast<long long>(i);
+  }
+  return -1;
+}
+
 double Pipeline::timed_steps(int count) {
   const auto t0 = std::chrono::steady_clock::now();
   step(count);

@@ -84,6 +84,10 @@ class Pipeline {
   virtual void step(int count) = 0;
   // Copy state out. A synchronisation point.
   virtual void read(Bodies& bodies) = 0;
+  // The first body whose position or velocity is not finite, or -1: the check between batches of
+  // steps. This one reads the state back; a rung whose state lives on a device checks it there and
+  // copies one index. Distributed, every rank calls it together (read() gathers).
+  virtual long long first_non_finite();
   // Wait until queued device work has finished (for timing); a no-op on the CPU.
   virtual void finish() {}
   // Milliseconds that `count` steps take, measured the way the device measures itself: CUDA

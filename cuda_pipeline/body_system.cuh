@@ -118,6 +118,23 @@ class BodySystem : public Pipeline {
     }
   }
 
+  // On the device: one int back. Distributed, the state is every rank's only after read()'s gather.
+  long long first_non_finite() override {
+    if (exchange()) return Pipeline::first_non_finite();
+    if (n_ == 0) return -1;
+    CUDA_CHECK(cudaSetDevice(device_));
+    if (first_bad_.size() == 0) first_bad_ = DeviceBuffer<int>(1);
+    const int none = 0x7fffffff;
+    first_bad_.upload(&none, 0, 1);
+    constexpr int kBlock = 256;
+    const int blocks = std::min((n_ + kBlock - 1) / kBlock, 1024);
+    nbody::cuda::first_non_finite<T><<<blocks, kBlock>>>(pos_[cur_].get(), vel_.get(), n_, first_bad_.get());
+    CUDA_CHECK(cudaGetLastError());
+    int first = none;
+    first_bad_.download(&first, 0, 1);
+    return first == none ? -1 : first;
+  }
+
   void read(Bodies& b) override {
     if (stale_) exchange_now();
     std::vector<Vec4T<T>> pos, vel;
@@ -274,6 +291,7 @@ class BodySystem : public Pipeline {
   int device_ = 0, n_ = 0, npad_ = 0, cur_ = 0;
   T dt_ = 0, eps2_ = 0;
   DeviceBuffer<Vec4T<T>> pos_[2], vel_, acc_;
+  DeviceBuffer<int> first_bad_;  // first_non_finite()'s answer
   // Distributed only.
   bool stale_ = false;  // pos_[cur_] holds other ranks' old positions
   PinnedBuffer<Vec4T<T>> host_;  // every body's positions, staged for the exchange

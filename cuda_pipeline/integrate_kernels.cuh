@@ -31,4 +31,16 @@ __global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restr
   pos_out[i] = p;
 }
 
+// The least i in [0, n) whose position or velocity is not finite, into *first (INT_MAX before):
+// the check between batches of steps, with one int read back instead of the state.
+template <typename T>
+__global__ void first_non_finite(const Vec4T<T>* __restrict__ pos, const Vec4T<T>* __restrict__ vel, int n,
+                                 int* first) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Vec4T<T> p = pos[i], v = vel[i];
+    if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z) && isfinite(v.x) && isfinite(v.y) && isfinite(v.z)))
+      atomicMin(first, i);
+  }
+}
+
 }  // namespace nbody::cuda

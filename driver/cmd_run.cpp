@@ -81,6 +81,14 @@ class Run {
   void estimate();
   void start();
   void check_diagnostics();
+  // The pipeline's state now, read back once after steps.
+  const Bodies& state() {
+    if (stale_) {
+      p_->read(bodies_);
+      stale_ = false;
+    }
+    return bodies_;
+  }
   void observe(Stepper& stepper);
   const Synchronised& synchronised_at(long long step, const std::string& label);
   void frame(long long step);
@@ -110,7 +118,8 @@ class Run {
   Evaluation pass0_;                    // a tree's stagger pass, which the check reads
   std::unique_ptr<Pipeline> p_;
   Start start_;
-  Bodies& bodies_ = start_.bodies;
+  Bodies& bodies_ = start_.bodies;  // the state as last read back: state() when the steps may have moved it
+  bool stale_ = false;               // steps were taken since bodies_ was read back
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();  // E_0, every --energy-every K steps, the end
   std::vector<double> rates_;  // under mpirun with --balance rate or auto: each rank's measured rate
@@ -209,8 +218,8 @@ const Synchronised& Run::synchronised_at(long long step, const std::string& labe
   if (step == 0 && !resumed_) {  // the initial conditions' own v_0 and E_0
     synced_.emplace(step, Synchronised{start_.vel0, start_.energy});
   } else {
-    synced_.emplace(step, synchronise_reported(bodies_, params_, *engine_, with_energy(), label, terminal_));
-    if (with_energy()) check_energy(synced_->second.energy, bodies_, name_, step);
+    synced_.emplace(step, synchronise_reported(state(), params_, *engine_, with_energy(), label, terminal_));
+    if (with_energy()) check_energy(synced_->second.energy, state(), name_, step);
   }
   diag_s_ += since(t0);
   return synced_->second;
@@ -250,7 +259,7 @@ void Run::sample(long long step) {
 void Run::snapshot(long long step) {
   const Synchronised& s = synchronised_at(step, "snapshot at step " + std::to_string(step));
   const auto t0 = Clock::now();
-  Bodies out = bodies_;
+  Bodies out = state();
   out.vel = s.vel;
   const double time = static_cast<double>(step) * params_.dt;
   Hdf5Attributes ours = snapshot_attributes(a_.cfg, name_, bodies_.size(), step);
@@ -269,7 +278,7 @@ void Run::checkpoint(long long step) {
   Checkpoint c;
   c.meta = checkpoint_meta(a_, name_, bodies_.size(), step, last_, e0_, samples_).dump();
   c.bits = state_bits(name_);
-  c.state = bodies_;
+  c.state = state();
   write_checkpoint(checkpoint_path(a_.out), c);
   checkpointed_ = step;
   diag_s_ += since(t0);
@@ -279,8 +288,8 @@ void Run::checkpoint(long long step) {
 // snapshots and checkpoints fall on multiples of their K in the run's global steps.
 void Run::observe(Stepper& stepper) {
   stepper.after_batch([this](long long step) {
-    p_->read(bodies_);
-    check_finite(bodies_, name_, step);
+    stale_ = true;  // read back when an observer or the end needs the state, not after every batch
+    if (p_->first_non_finite() >= 0) check_finite(state(), name_, step);  // names the body and its values
   });
   stepper.every(a_.frames, [this](long long step) { frame(step); });
   if (with_energy()) stepper.every(a_.energy_every, [this](long long step) { sample(step); });
@@ -406,7 +415,7 @@ int Run::go() {
   phase("final_energy");
   print(e1, setup_s, sim_s, since(t_start_));
   if (!a_.save.empty()) {
-    Bodies out = bodies_;
+    Bodies out = state();
     out.vel = vel_last;  // save v_n, not the leapfrog's v_{n-1/2}
     write_csv(a_.save, out);
     phase("save");

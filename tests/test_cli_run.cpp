@@ -2,6 +2,7 @@
 // and --diagnostics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -108,5 +109,26 @@ TEST(CliRun, TreeCellsOptionIsChecked) {
     EXPECT_NE(r.err.find("--tree-cells " + std::string(bad) + ": expected 0..22"), std::string::npos) << r.err;
   }
 }
+
+// A state that stops being finite between batches ends the run with exit 3, naming the pipeline,
+// the step and the first body, on the host and on a device (where the check reads one index back,
+// not the state). A device rung that cannot run here skips with the reason.
+class NotFinite : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NotFinite, EndsTheRunNamingTheBody) {
+  const std::string p = GetParam();
+  if (const std::string why = unavailable(p); !why.empty()) GTEST_SKIP() << why;
+  const Result r = nbody("run -p " + p + " -n 300 --steps 3 --dt 1e30");  // x += v dt: past float's range
+  EXPECT_EQ(r.code, 3) << p << "\n" << r.out << r.err;
+  EXPECT_NE(r.err.find(p + " at step 1: body "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" is not finite (x = "), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(HostAndDevice, NotFinite, ::testing::Values("cpu32", "cuda:tuned", "cuda:tree"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), ':', '_');
+                           return name;
+                         });
 
 }  // namespace
