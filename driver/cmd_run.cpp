@@ -5,9 +5,9 @@
 // start; E, and the synchronised velocities of a snapshot, at the end and every K steps) are one
 // pass each of the float64 all-pairs engine (setup.hpp: CUDA where there is a device) or, with
 // --diagnostics tree, of the tree rung's own tree, checked once against all pairs on a sample
-// (diagnostics.hpp). The
-// steps go through the stepper (stepper.hpp): frames, energy samples, snapshots and checkpoints are
-// its observers, in that order at a step they share.
+// (diagnostics.hpp). The steps go through the stepper (stepper.hpp): frames, energy samples,
+// snapshots and checkpoints are its observers, in that order at a step they share; between
+// batches the state is checked for NaN where it lives and read back only when one of them needs it.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
