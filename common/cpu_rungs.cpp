@@ -9,8 +9,8 @@ namespace nbody {
 namespace {
 std::unique_ptr<Pipeline> make_cpu64(const PipelineOptions&) { return std::make_unique<Cpu64>(); }
 std::unique_ptr<Pipeline> make_cpu32(const PipelineOptions&) { return std::make_unique<Cpu32>(); }
-std::unique_ptr<Pipeline> make_tree(const PipelineOptions& o) { return std::make_unique<CpuTree>(o.theta, o.leaf_size); }
-std::unique_ptr<Fp64Engine> make_tree_engine(const PipelineOptions& o) { return make_cpu_tree_engine(o.theta, o.leaf_size); }
+std::unique_ptr<Pipeline> make_tree(const PipelineOptions& o) { return std::make_unique<CpuTree>(o.theta, o.leaf_size, multipole_of(o.multipole)); }
+std::unique_ptr<Fp64Engine> make_tree_engine(const PipelineOptions& o) { return make_cpu_tree_engine(o.theta, o.leaf_size, multipole_of(o.multipole)); }
 
 }  // namespace
 

@@ -49,6 +49,10 @@ const std::vector<OptionRow> kOptions{
     {"leaf_size", "--leaf-size", "leaf_size", "leaf_size", V{static_cast<long long>(d::leaf_size)}, "",
      "Tree leaf size B: a cell of at most B bodies is not split further; opened, its bodies are summed directly "
      "(cpu:tree: bodies that share one cell at the deepest level stay one leaf of any size)"},
+    {"multipole", "--multipole", "multipole", "", V{std::string_view(d::multipole)}, "monopole | quadrupole",
+     "Tree cell's far field: monopole (its mass at its centre of mass) | quadrupole (and its traceless second "
+     "moment about the centre of mass, the softened expansion to second order): far more accurate at the same "
+     "theta, so a given error is reached at a larger theta with fewer cells"},
     {"webgpu_p", "", "", "webgpu_p", V{static_cast<long long>(d::webgpu_p)}, "",
      "WebGPU invocations per workgroup p (one tile of that many bodies in workgroup memory)"},
     {"webgpu_k", "", "", "webgpu_k", V{static_cast<long long>(d::webgpu_k)}, "", "WebGPU bodies per invocation K"},

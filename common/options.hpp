@@ -30,6 +30,7 @@ inline constexpr int cuda_bodies = 0;
 inline constexpr int cuda_split = 0;
 inline constexpr double theta = 0.5;
 inline constexpr int leaf_size = 0;  // each tree rung's own (rung.hpp: tree_options)
+inline constexpr const char* multipole = "monopole";  // a tree cell's far field (rung.hpp: Multipole)
 inline constexpr int webgpu_p = 128;  // invocations per workgroup: bodies per tile
 inline constexpr int webgpu_k = 4;    // bodies per invocation (webgpu:tuned)
 inline constexpr int device = 0;

@@ -78,6 +78,12 @@ std::vector<RungOption> tree_options(int leaf_size) {
            .zero_is = leaf_size}};
 }
 
+Multipole multipole_of(const std::string& value) {
+  if (value == "monopole") return Multipole::Monopole;
+  if (value == "quadrupole") return Multipole::Quadrupole;
+  throw InputError(option("multipole") + " '" + value + "': must be monopole or quadrupole");
+}
+
 // On a Plummer sphere of 4096 cpu:tree's largest relative error is 0.016 at theta 0.5 (0.125
 // allowed) and 0.38 at theta 1 with leaves of one body, the loosest setting (0.5 allowed):
 // docs/tree.md.

@@ -2,8 +2,10 @@
 
 #include "float_kernel.hpp"
 #include "morton.hpp"
+#include "quadrupole.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -45,9 +47,10 @@ Cube bounding_cube(const std::vector<float>* axis[3]) {
 // ---- the build ------------------------------------------------------------------------------
 
 void Octree::build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
-                   const std::vector<float>& m, int leaf_size) {
+                   const std::vector<float>& m, int leaf_size, Multipole far) {
   const std::size_t n = x.size();
   leaf_size_ = std::max(1, leaf_size);
+  far_field_ = far;
   const std::vector<float>* axis[3] = {&x, &y, &z};
   const Cube cube = bounding_cube(axis);
   // The build is O(N log N) and one thread's (a few per cent of a step at theta = 0.5): no parallel
@@ -92,7 +95,8 @@ void Octree::split(std::uint32_t begin, std::uint32_t end, int level) {
   nodes_[at].skip = static_cast<std::uint32_t>(nodes_.size());
 }
 
-// Node i's mass, centre of mass (summed in double, in Morton order), bmax and bounding box.
+// Node i's mass, centre of mass (summed in double, in Morton order), bmax and bounding box; with
+// quadrupoles its second moment about the (float) centre of mass, summed in double over its bodies.
 void Octree::moments(std::size_t i) {
   Node& c = nodes_[i];
   Far& f = far_[i];
@@ -122,6 +126,13 @@ void Octree::moments(std::size_t i) {
   const float bmax = static_cast<float>(std::sqrt(b2)) * (1 + 0x1p-20f);
   f.bmax2 = bmax * bmax * (1 + 0x1p-20f);
   f.skip = c.skip, f.begin = c.begin, f.leaf_end = c.leaf ? c.end : 0;
+  if (far_field_ == Multipole::Quadrupole) {
+    quadrupole::SecondMoment s;
+    for (std::uint32_t k = c.begin; k < c.end; ++k)
+      s.add(sm_[k], sx_[k] - static_cast<double>(f.cx), sy_[k] - static_cast<double>(f.cy),
+            sz_[k] - static_cast<double>(f.cz));
+    s.stored(f.q);
+  }
 }
 
 std::size_t Octree::leaves() const {
@@ -151,10 +162,12 @@ int Octree::depth() const {
 
 // ---- the walk -------------------------------------------------------------------------------
 
-// One leaf's interaction list: the cells it takes whole, each as one body at its centre of mass,
-// then the runs of bodies of the leaves it opened (its own among them), both in the walk's order.
+// One leaf's interaction list: the cells it takes whole, each as one body at its centre of mass (and
+// with quadrupoles its moments), then the runs of bodies of the leaves it opened (its own among them),
+// both in the walk's order.
 struct Octree::List {
   std::vector<float> x, y, z, m;  // sized for every node once; `cells` of them in use
+  std::vector<std::array<float, 6>> q;  // with quadrupoles: each cell's, as stored (quadrupole.hpp)
   std::size_t cells = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
   double terms() const {
@@ -167,6 +180,8 @@ struct Octree::List {
 void Octree::walk(const Node& target, float theta, List& l) const {
   if (l.x.size() < far_.size())
     for (auto* v : {&l.x, &l.y, &l.z, &l.m}) v->resize(far_.size());
+  const bool quad = far_field_ == Multipole::Quadrupole;
+  if (quad && l.q.size() < far_.size()) l.q.resize(far_.size());
   l.cells = 0;
   l.runs.clear();
   const float t2 = theta * theta;
@@ -180,6 +195,7 @@ void Octree::walk(const Node& target, float theta, List& l) const {
     const float dz = std::max(std::max(lo2 - c.cz, c.cz - hi2), 0.0f);
     if (t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2) {  // far: the cell as one body
       l.x[l.cells] = c.cx, l.y[l.cells] = c.cy, l.z[l.cells] = c.cz, l.m[l.cells] = c.mass;
+      if (quad) std::copy(std::begin(c.q), std::end(c.q), l.q[l.cells].begin());
       ++l.cells;
       i = c.skip;
     } else if (c.leaf_end != 0) {  // near: its bodies
@@ -197,6 +213,23 @@ namespace {
 // lane of cpu32 sums j = 0..n-1 (float_kernel.hpp: the same kernel).
 constexpr std::uint32_t kLanes = 8;
 
+// The cells of the list, with their quadrupoles (quadrupole.hpp), added to L lanes' sums in order.
+template <int L>
+void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const float* m,
+                          const std::array<float, 6>* q, std::size_t count, const float* xi, const float* yi,
+                          const float* zi, float eps2, float* sx, float* sy, float* sz) {
+  for (std::size_t j = 0; j < count; ++j) {
+    const float* qj = q[j].data();
+    const float e2tr = eps2 * qj[5];
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
+      const float d = 1.0f / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
+      quadrupole::add_acceleration(rx, ry, rz, d, m[j], qj, e2tr, sx[l], sy[l], sz[l]);
+    }
+  }
+}
+
 }  // namespace
 
 // The leaf's bodies of [begin, end) (index order), kLanes at a time, each summing the whole list.
@@ -208,7 +241,11 @@ void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin,
       const std::uint32_t k = std::min(k0 + q, leaf.end - 1);  // tail lanes repeat the last body
       xi[q] = sx_[k], yi[q] = sy_[k], zi[q] = sz_[k];
     }
-    sum_lanes<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, xi, yi, zi, eps2, sx, sy, sz);
+    if (far_field_ == Multipole::Quadrupole)
+      sum_quadrupole_lanes<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.q.data(), l.cells, xi, yi, zi,
+                                   eps2, sx, sy, sz);
+    else
+      sum_lanes<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, xi, yi, zi, eps2, sx, sy, sz);
     for (const auto& [b, e] : l.runs)
       sum_lanes<kLanes>(sx_.data() + b, sy_.data() + b, sz_.data() + b, sm_.data() + b, e - b, xi, yi, zi, eps2, sx, sy, sz);
     for (std::uint32_t q = 0; q < kLanes && k0 + q < leaf.end; ++q) {
@@ -261,7 +298,16 @@ void Octree::sum_fp64(const Node& leaf, const List& l, double eps2, std::size_t 
       const double s = m * rinv * rinv * rinv;
       ax += rx * s, ay += ry * s, az += rz * s, p -= m * rinv;
     };
-    for (std::size_t c = 0; c < l.cells; ++c) add(l.x[c], l.y[c], l.z[c], l.m[c]);
+    if (far_field_ == Multipole::Quadrupole) {
+      for (std::size_t c = 0; c < l.cells; ++c) {
+        const double rx = l.x[c] - xi, ry = l.y[c] - yi, rz = l.z[c] - zi;
+        const double d = 1 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2), e2tr = eps2 * l.q[c][5];
+        quadrupole::add_acceleration(rx, ry, rz, d, static_cast<double>(l.m[c]), l.q[c].data(), e2tr, ax, ay, az);
+        p += quadrupole::potential(rx, ry, rz, d, static_cast<double>(l.m[c]), l.q[c].data(), e2tr);
+      }
+    } else {
+      for (std::size_t c = 0; c < l.cells; ++c) add(l.x[c], l.y[c], l.z[c], l.m[c]);
+    }
     for (const auto& [b, e] : l.runs)
       for (std::uint32_t j = b; j < e; ++j)
         if (j != k) add(sx_[j], sy_[j], sz_[j], sm_[j]);
@@ -277,7 +323,7 @@ void Octree::potentials(float theta, double eps2, std::size_t begin, std::size_t
 // ---- the rung -------------------------------------------------------------------------------
 
 void CpuTree::compute_accelerations(std::size_t begin, std::size_t end) {
-  tree_.build(x_, y_, z_, m_, leaf_size_);
+  tree_.build(x_, y_, z_, m_, leaf_size_, far_);
   interactions_ = tree_.accelerations(theta_, eps2_, begin, end, ax_.data(), ay_.data(), az_.data());
 }
 
@@ -285,7 +331,8 @@ namespace {
 
 class CpuTreeEngine final : public Fp64Engine {
  public:
-  CpuTreeEngine(double theta, int leaf_size) : theta_(static_cast<float>(theta)), leaf_size_(leaf_size) {}
+  CpuTreeEngine(double theta, int leaf_size, Multipole far)
+      : theta_(static_cast<float>(theta)), leaf_size_(leaf_size), far_(far) {}
 
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
@@ -297,13 +344,14 @@ class CpuTreeEngine final : public Fp64Engine {
     for (std::size_t i = 0; i < n; ++i)
       x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y), z[i] = static_cast<float>(pos[i].z),
       m[i] = static_cast<float>(pos[i].w);
-    tree_.build(x, y, z, m, leaf_size_);
+    tree_.build(x, y, z, m, leaf_size_, far_);
     tree_.potentials(theta_, eps2, begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr);
     if (on_progress) on_progress(end - begin, end - begin);
   }
   std::string name() const override {
     char buf[80];
-    std::snprintf(buf, sizeof buf, "cpu:tree (theta %g, leaf %d)", static_cast<double>(theta_), leaf_size_);
+    std::snprintf(buf, sizeof buf, "cpu:tree (theta %g, leaf %d%s)", static_cast<double>(theta_), leaf_size_,
+                  far_ == Multipole::Quadrupole ? ", quadrupoles" : "");
     return buf;
   }
   std::string where() const override { return std::to_string(std::thread::hardware_concurrency()) + " CPU threads"; }
@@ -312,13 +360,14 @@ class CpuTreeEngine final : public Fp64Engine {
  private:
   float theta_;
   int leaf_size_;
+  Multipole far_;
   Octree tree_;
 };
 
 }  // namespace
 
-std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size) {
-  return std::make_unique<CpuTreeEngine>(theta, leaf_size);
+std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size, Multipole far) {
+  return std::make_unique<CpuTreeEngine>(theta, leaf_size, far);
 }
 
 }  // namespace nbody

@@ -1,7 +1,8 @@
 // cpu:tree: GPU Gems 3 §31.6's hierarchical method on the CPU. A Barnes–Hut octree over the bodies
-// in Morton order, rebuilt every step; far cells summed as one body at their centre of mass, near
-// ones opened down to leaves of at most B bodies, which are summed directly with the softened kernel
-// of the all-pairs rungs (cpu32's float expression). Float32 like cpu32, and deterministic: the
+// in Morton order, rebuilt every step; far cells summed as one body at their centre of mass (or, with
+// quadrupoles, with their second moment too: quadrupole.hpp), near ones opened down to leaves of at
+// most B bodies, which are summed directly with the softened kernel of the all-pairs rungs (cpu32's
+// float expression). Float32 like cpu32, and deterministic: the
 // same bodies give the same bits with any OpenMP thread count and on any rank.
 #pragma once
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include "morton.hpp"
 #include "pipeline.hpp"
 #include "reference.hpp"  // Float32Soa: cpu32's state
+#include "rung.hpp"       // Multipole
 
 namespace nbody {
 
@@ -23,9 +25,10 @@ namespace nbody {
 // Levels where every body falls in one octant are passed through without a cell.
 class Octree {
  public:
-  // Bodies i = 0..n-1 at (x, y, z)[i] with mass m[i].
+  // Bodies i = 0..n-1 at (x, y, z)[i] with mass m[i]; `far` decides the moments the cells carry and
+  // how the walks below sum a cell taken whole.
   void build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
-             const std::vector<float>& m, int leaf_size);
+             const std::vector<float>& m, int leaf_size, Multipole far = Multipole::Monopole);
 
   // a_i for the bodies i in [begin, end) (index order) into ax, ay, az[i] (the others are left as
   // they are). A cell is summed as one body where theta x (the distance from its centre of mass to
@@ -67,11 +70,12 @@ class Octree {
     float lo[3] = {}, hi[3] = {};      // the bodies' bounding box
   };
   // What the walk reads of a node, packed: its centre of mass, mass and bmax^2, the node after its
-  // subtree, and for a leaf its bodies.
+  // subtree, and for a leaf its bodies; with quadrupoles its moments (quadrupole.hpp's Quadrupole).
   struct Far {
     float cx = 0, cy = 0, cz = 0, mass = 0;
     float bmax2 = 0;  // (centre of mass to the farthest body, rounded up)^2
     std::uint32_t skip = 0, begin = 0, leaf_end = 0;  // leaf_end: 0 for a cell that is not a leaf
+    float q[6] = {};  // Qxx, Qyy, Qxy, Qxz, Qyz, tr S (quadrupole.hpp)
   };
   void split(std::uint32_t begin, std::uint32_t end, int level);
   void moments(std::size_t i);
@@ -87,6 +91,7 @@ class Octree {
   double each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const;
 
   int leaf_size_ = 16;
+  Multipole far_field_ = Multipole::Monopole;
   std::vector<std::uint64_t> keys_;  // in Morton order
   std::vector<std::uint32_t> order_;
   std::vector<float> sx_, sy_, sz_, sm_;  // the bodies in Morton order
@@ -99,7 +104,8 @@ class Octree {
 // its own block's bodies, so a body's sum does not depend on the blocks.
 class CpuTree final : public Float32Soa {
  public:
-  CpuTree(double theta, int leaf_size) : theta_(static_cast<float>(theta)), leaf_size_(leaf_size) {}
+  CpuTree(double theta, int leaf_size, Multipole far)
+      : theta_(static_cast<float>(theta)), leaf_size_(leaf_size), far_(far) {}
   std::string name() const override { return "cpu:tree"; }
   double computed_interactions() const override { return interactions_; }
 
@@ -107,6 +113,7 @@ class CpuTree final : public Float32Soa {
   void compute_accelerations(std::size_t begin, std::size_t end) override;  // the tree, built from all N
   float theta_;
   int leaf_size_;
+  Multipole far_;
   Octree tree_;
   double interactions_ = 0;
 };
@@ -115,6 +122,6 @@ class CpuTree final : public Float32Soa {
 // to float, as the rung holds them) and walked at the rung's theta and leaf size, each list summed
 // in float64 (Octree::potentials). O(N log N) a pass in place of the all-pairs float64 engine's
 // O(N^2); its error is the opening angle's, measured on a sample by the run (diagnostics.hpp).
-std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size);
+std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size, Multipole far);
 
 }  // namespace nbody

@@ -16,6 +16,7 @@ struct Options {
   int split = 0;    // tuned, mixed: blocks per row (the j range in S parts); 0 = chosen for the device
   double theta = 0.5;  // tree: the opening angle
   int leaf_size = 4;   // tree: bodies of a leaf summed directly
+  bool quadrupole = false;  // tree: cells with their second moment (else monopoles)
 };
 
 std::unique_ptr<Pipeline> make_gems31(const Options& o, bool fp64);  // listing 31-3, float or double

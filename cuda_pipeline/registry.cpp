@@ -39,6 +39,7 @@ Options options_of(const PipelineOptions& o) {
   c.split = o.cuda_split;
   c.theta = o.theta;
   c.leaf_size = o.leaf_size;
+  c.quadrupole = multipole_of(o.multipole) == Multipole::Quadrupole;
   return c;
 }
 // A rung made by `factory` on the device the options name (require_device(): throws Unavailable

@@ -26,9 +26,13 @@ using tree::Key;
 class Tree final : public BodySystem<float> {
  public:
   explicit Tree(const Options& o)
-      : BodySystem<float>(o.device), theta2_(static_cast<float>(o.theta * o.theta)), leaf_size_(o.leaf_size) {
+      : BodySystem<float>(o.device),
+        theta2_(static_cast<float>(o.theta * o.theta)),
+        leaf_size_(o.leaf_size),
+        quadrupole_(o.quadrupole) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm_, tree::walk<kWarps, kPer>, kWarps * 32, 0));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm_, quadrupole_ ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
   }
 
   std::string name() const override { return "cuda:tree"; }
@@ -78,8 +82,8 @@ class Tree final : public BodySystem<float> {
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, index, n, 0, 3 * tree::kMaxLevel));
     const double need = 2.0 * n * (sizeof(Key) + sizeof(int)) + static_cast<double>(sort_bytes) + n * sizeof(Body) +
                         internal * (sizeof(int2) + sizeof(int)) +
-                        nodes * (sizeof(int2) + sizeof(int) + 3 * sizeof(float4) + sizeof(int4) + sizeof(float) +
-                                 sizeof(int)) +
+                        nodes * (sizeof(int2) + sizeof(int) + (quadrupole_ ? 5 : 3) * sizeof(float4) + sizeof(int4) +
+                                 sizeof(float) + sizeof(int)) +
                         static_cast<double>(walkers) * tree::kStack * sizeof(int) +
                         // BodySystem's positions (2), velocities and accelerations, allocated after this
                         4.0 * n * sizeof(Body);
@@ -105,6 +109,7 @@ class Tree final : public BodySystem<float> {
     hi_ = DeviceBuffer<float4>(nodes);
     walked_ = DeviceBuffer<int4>(nodes);
     bmax2_ = DeviceBuffer<float>(nodes);
+    if (quadrupole_) quad0_ = DeviceBuffer<float4>(nodes), quad1_ = DeviceBuffer<float4>(nodes);
     groups_ = DeviceBuffer<int>(nodes);
     stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers) * tree::kStack);
     counters_ = DeviceBuffer<tree::WalkCounters>(1);
@@ -117,8 +122,9 @@ class Tree final : public BodySystem<float> {
   void compute_accelerations(const Body* pos, Body* acc, int, int, SplitRun) override {
     const int n = n_;
     const auto blocks = [](long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); };
-    const tree::Nodes t{child_.get(), range_.get(), parent_.get(), com_.get(),    bmax2_.get(),
-                        lo_.get(),    hi_.get(),    arrived_.get(), walked_.get()};
+    const tree::Nodes t{child_.get(), range_.get(),   parent_.get(), com_.get(),   bmax2_.get(),
+                        lo_.get(),    hi_.get(),      arrived_.get(), walked_.get(), quad0_.get(),
+                        quad1_.get()};
     CUDA_CHECK(cudaMemsetAsync(box_.get(), 0xff, 3 * sizeof(unsigned)));  // least: above every float
     CUDA_CHECK(cudaMemsetAsync(box_.get() + 3, 0, 3 * sizeof(unsigned)));  // greatest: below every float
     CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(tree::WalkCounters)));
@@ -132,9 +138,11 @@ class Tree final : public BodySystem<float> {
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, keys, order, n, 0, 3 * tree::kMaxLevel));
     tree::gather<<<blocks(n), kBlock>>>(pos, order.Current(), n, sorted_.get(), t);
     if (n > 1) tree::build_tree<<<blocks(n - 1), kBlock>>>(keys.Current(), n, t);
-    tree::moments<<<blocks(n), kBlock>>>(sorted_.get(), n, t);
+    if (quadrupole_) tree::moments<true><<<blocks(n), kBlock>>>(sorted_.get(), n, t);
+    else tree::moments<false><<<blocks(n), kBlock>>>(sorted_.get(), n, t);
     tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, t, 32 * kPer, groups_.get(), &counters_.get()->groups);
-    const auto walk = potential_ ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>;
+    const auto walk = quadrupole_ ? (potential_ ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
+                                  : (potential_ ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
     walk<<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), n, t, groups_.get(), counters_.get(),
                                              stacks_.get(), theta2_, eps2(), leaf_size_, acc);
     CUDA_CHECK(cudaGetLastError());
@@ -150,7 +158,7 @@ class Tree final : public BodySystem<float> {
     for (auto* k : {&keys_[0], &keys_[1]}) *k = {};
     for (auto* b : {&index_[0], &index_[1], &arrived_, &parent_, &groups_, &stacks_}) *b = {};
     for (auto* b : {&child_, &range_}) *b = {};
-    for (auto* b : {&com_, &lo_, &hi_}) *b = {};
+    for (auto* b : {&com_, &lo_, &hi_, &quad0_, &quad1_}) *b = {};
     walked_ = {};
     sort_temp_ = {};
     sorted_ = {};
@@ -159,6 +167,7 @@ class Tree final : public BodySystem<float> {
 
   float theta2_;
   int leaf_size_;
+  bool quadrupole_;         // cells carry their second moments (tree_kernels.cuh's kQuad)
   bool potential_ = false;  // the next walk writes the potential in acc's w (potentials())
   int sms_ = 0, blocks_per_sm_ = 0, walkers_ = 0, n_ = 0;
   DeviceBuffer<Key> keys_[2];
@@ -167,7 +176,7 @@ class Tree final : public BodySystem<float> {
   DeviceBuffer<Body> sorted_;
   DeviceBuffer<int2> child_, range_;
   DeviceBuffer<int> arrived_, parent_, groups_, stacks_;
-  DeviceBuffer<float4> com_, lo_, hi_;
+  DeviceBuffer<float4> com_, lo_, hi_, quad0_, quad1_;
   DeviceBuffer<int4> walked_;
   DeviceBuffer<float> bmax2_;
   DeviceBuffer<tree::WalkCounters> counters_;
@@ -197,7 +206,8 @@ class TreeEngine final : public Fp64Engine {
   }
   std::string name() const override {
     char buf[80];
-    std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d)", options_.theta, options_.leaf_size);
+    std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d%s)", options_.theta, options_.leaf_size,
+                  options_.quadrupole ? ", quadrupoles" : "");
     return buf;
   }
   std::string where() const override { return where_; }

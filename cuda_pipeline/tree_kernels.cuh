@@ -9,14 +9,17 @@
 //                    keys are told apart by their places, so coincident bodies make a balanced
 //                    subtree and the depth stays at most 63 + log2(N)
 //  6. moments        bottom up, one thread per leaf: the second child to finish computes its
-//                    parent (mass, centre of mass, box, bmax), so no level waits for another
+//                    parent (mass, centre of mass, box, bmax; with quadrupoles its second moment,
+//                    the children's shifted to its centre), so no level waits for another
 //  7. find_groups    the largest subtrees of at most 64 bodies: one warp's, two bodies a lane
 //  8. walk           Bonsai's group walk: a warp takes a group and walks the tree once for all its
 //                    bodies, 32 nodes at a time, with the opening test against the group's box.
 //                    Cells taken whole and the bodies of opened leaves (buckets of at most B
 //                    bodies) go into one list in shared memory, and every 32 entries the warp sums
 //                    them as a tile: the tiled all-pairs kernel inside the leaves (§31.6), with
-//                    cuda:tuned's interaction (tuned_kernels.cuh)
+//                    cuda:tuned's interaction (tuned_kernels.cuh). With quadrupoles the cells go
+//                    into a list of their own, summed 32 at a time with their second moments
+//                    (common/quadrupole.hpp), the bodies' list as before
 //
 // Deterministic: the sort is stable, a node's moments are its two children's combined in one
 // order, and a group's list is built in lane order whichever warp walks it.
@@ -26,6 +29,7 @@
 #include <cstdint>
 
 #include "morton.hpp"         // the keys, cpu:tree's
+#include "quadrupole.hpp"     // a cell's far field to second order, cpu:tree's
 #include "tuned_kernels.cuh"  // interact(): cuda:tuned's 13-slot interaction
 #include "vec.cuh"
 
@@ -112,6 +116,8 @@ struct Nodes {
   int* arrived;     // an internal node's children done (bottom-up pass)
   int4* walked;     // what the walk reads beside com, in one load: bmax2's bits, the first sorted
                     // body, the count, and the split (an internal node's children follow from it)
+  float4* quad0;    // with quadrupoles (else null): Qxx, Qyy, Qxy, Qxz (common/quadrupole.hpp)
+  float4* quad1;    // Qyz, tr S, 0, 0
 };
 
 __global__ void gather(const Body* __restrict__ pos, const int* __restrict__ order, int n, Body* sorted,
@@ -172,7 +178,17 @@ __device__ __forceinline__ double dist(double ax, double ay, double az, double b
 // A node's centre of mass is its children's, weighted by mass in double (by body count where the
 // mass is 0: the centre of massless bodies, a cell that pulls nothing); its bmax the smaller of two
 // bounds on the farthest body's distance (through the children's bmax, and the box's farthest
-// corner), rounded up so that the opening test never takes a cell for smaller than it is.
+// corner), rounded up so that the opening test never takes a cell for smaller than it is. With
+// kQuad its second moment: each child's own, shifted to the node's centre of mass (in double).
+__device__ __forceinline__ void add_child_moment(const Nodes& t, int child, const float4& cc, const float4& com,
+                                                 quadrupole::SecondMoment& s) {
+  const float4 q0 = __ldcg(&t.quad0[child]), q1 = __ldcg(&t.quad1[child]);
+  const float q[6] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y};
+  s.add_stored(q);
+  s.add(cc.w, static_cast<double>(cc.x) - com.x, static_cast<double>(cc.y) - com.y, static_cast<double>(cc.z) - com.z);
+}
+
+template <bool kQuad>
 __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
@@ -182,6 +198,7 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
   t.bmax2[leaf] = 0;
   t.walked[leaf] = make_int4(0, k, 1, -1);
   t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
+  if constexpr (kQuad) t.quad0[leaf] = t.quad1[leaf] = make_float4(0, 0, 0, 0);
   for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
     // Release: this child's moments are visible before the count that lets the other thread read
     // them; acquire: the second to arrive sees the first one's (one acq_rel atomic in place of two
@@ -210,6 +227,15 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
     t.lo[node] = lo;
     t.hi[node] = hi;
     t.bmax2[node] = bmax * bmax * (1 + 0x1p-20f);
+    if constexpr (kQuad) {
+      quadrupole::SecondMoment s;
+      add_child_moment(t, c.x, cl, com, s);
+      add_child_moment(t, c.y, cr, com, s);
+      float q[6];
+      s.stored(q);
+      t.quad0[node] = make_float4(q[0], q[1], q[2], q[3]);
+      t.quad1[node] = make_float4(q[4], q[5], 0, 0);
+    }
     // The split: the left child's last body (its children follow from it and the range).
     const int first = rl.x, last = rr.y, split = rl.y;
     t.walked[node] = make_int4(__float_as_int(t.bmax2[node]), first, last - first + 1, split);
@@ -272,6 +298,43 @@ __device__ __forceinline__ void sum_tile(const Body* list, int count, LaneBodies
     for (int k = 0; k < kPer; ++k)
       interact_listed<kPotential>(b, l.x[k], l.y[k], l.z[k], l.ax[k], l.ay[k], l.az[k], l.phi[kPotential ? k : 0], eps2);
   }
+}
+
+// A cell taken whole with its quadrupole (common/quadrupole.hpp), for each of a lane's bodies;
+// with kPotential its potential too.
+struct QuadCell {
+  float4 com, q0, q1;  // centre of mass and mass; Qxx, Qyy, Qxy, Qxz; Qyz, tr S
+};
+template <int kCount, int kPer, bool kPotential>
+__device__ __forceinline__ void sum_cell_tile(const QuadCell* cells, int count, LaneBodies<kPer, kPotential>& l,
+                                              float eps2) {
+#pragma unroll 4
+  for (int j = 0; j < (kCount ? kCount : count); ++j) {
+    const QuadCell c = cells[j];
+    const float q[6] = {c.q0.x, c.q0.y, c.q0.z, c.q0.w, c.q1.x, c.q1.y};
+    const float e2tr = eps2 * c.q1.y;
+#pragma unroll
+    for (int k = 0; k < kPer; ++k) {
+      const float dx = c.com.x - l.x[k], dy = c.com.y - l.y[k], dz = c.com.z - l.z[k];
+      const float d = rsqrt_fast(fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2))));
+      quadrupole::add_acceleration(dx, dy, dz, d, c.com.w, q, e2tr, l.ax[k], l.ay[k], l.az[k]);
+      if constexpr (kPotential) l.phi[k] += quadrupole::potential(dx, dy, dz, d, c.com.w, q, e2tr);
+    }
+  }
+}
+
+// The cell list's full tiles summed and taken off; fewer than 32 cells are left.
+template <int kPer, bool kPotential>
+__device__ __forceinline__ void flush_cells(QuadCell* cells, int& celled, int lane, LaneBodies<kPer, kPotential>& l,
+                                            float eps2) {
+  while (celled >= 32) {
+    __syncwarp();
+    sum_cell_tile<32>(cells, 32, l, eps2);
+    __syncwarp();
+    if (32 + lane < celled) cells[lane] = cells[32 + lane];
+    celled -= 32;
+  }
+  __syncwarp();
 }
 
 // The list's full tiles summed and taken off; fewer than 32 entries are left.
@@ -349,17 +412,20 @@ __device__ __forceinline__ void store_group(const Body* __restrict__ sorted, con
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
-// itself in its bucket, once).
-template <int kWarps, int kPer, bool kPotential = false>
+// itself in its bucket, once). kQuad: cells taken whole carry their quadrupoles, in a list of their
+// own.
+template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
                                                     int n, Nodes t, const int* __restrict__ groups,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
                                                     int leaf_size, Body* acc) {
   __shared__ Body lists[kWarps][64];
+  __shared__ QuadCell cell_lists[kWarps][kQuad ? 64 : 1];
   __shared__ int bucket_first[kWarps][32], bucket_end[kWarps][32];  // a bucket's first body; running totals
   const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
   const unsigned below = (1u << lane) - 1;
   Body* list = lists[w];
+  QuadCell* cells = cell_lists[w];
   int* stack = stacks + static_cast<long long>(blockIdx.x * kWarps + w) * kStack;
   const int ngroups = counters->groups;
   for (;;) {
@@ -373,7 +439,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     const float4 glo = t.lo[group], ghi = t.hi[group];
     LaneBodies<kPer, kPotential> l;
     load_group(sorted, mine.x, count, lane, l);
-    int listed = 0;
+    int listed = 0, celled = 0;
     long long terms = 0;
     if (lane == 0) stack[0] = 0;  // the root
     int top = 1;
@@ -393,16 +459,24 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
         const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
         const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
         const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
-        if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) kind = Cell;
+        // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
+        // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34).
+        if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) kind = kQuad && m4.z == 1 ? Bucket : Cell;
         else if (m4.z <= leaf_size) kind = Bucket;
         else kind = Open;
       }
       // Cells taken whole: one list entry each, in lane order.
       unsigned m = __ballot_sync(kAll, kind == Cell);
-      if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
-      listed += __popc(m);
+      if constexpr (kQuad) {
+        if (kind == Cell) cells[celled + __popc(m & below)] = {c, __ldg(&t.quad0[node]), __ldg(&t.quad1[node])};
+        celled += __popc(m);
+        flush_cells(cells, celled, lane, l, eps2);
+      } else {
+        if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
+        listed += __popc(m);
+        flush_tiles(list, listed, lane, l, eps2);
+      }
       terms += __popc(m);
-      flush_tiles(list, listed, lane, l, eps2);
       // Cells opened: both children onto the stack, in lane order. The left child ends at the split
       // body, the right starts after it; a child of one body is that body's leaf.
       m = __ballot_sync(kAll, kind == Open);
@@ -419,6 +493,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       terms += list_buckets(sorted, m4.y, kind == Bucket ? m4.z : 0, lane, bucket_first[w], bucket_end[w], list,
                             listed, l, eps2);
     }
+    if constexpr (kQuad) sum_cell_tile<0>(cells, celled, l, eps2);
     sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
     store_group(sorted, order, mine.x, count, lane, l, eps2, acc);

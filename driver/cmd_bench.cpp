@@ -118,8 +118,11 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   }
   if (row.bound) std::printf("%-18s   bound: %s\n", "", row.bound->detail.c_str());
   if (row.computed > 0)
-    std::printf("%-18s   computed: %.4e interactions a step (%.3g x N^2), %.4e/s\n", "", row.computed,
-                row.computed / (static_cast<double>(row.n) * static_cast<double>(row.n)), row.computed_rate);
+    std::printf("%-18s   computed: %.4e interactions a step (%.3g x N^2), %.4e/s%s\n", "", row.computed,
+                row.computed / (static_cast<double>(row.n) * static_cast<double>(row.n)), row.computed_rate,
+                row.multipole.empty() ? ""
+                                      : ("; theta " + number_text(row.theta) + ", leaf " + std::to_string(row.leaf_size) +
+                                         ", " + row.multipole + " cells").c_str());
   std::fflush(stdout);
 }
 

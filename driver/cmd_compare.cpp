@@ -309,6 +309,7 @@ int run_compare(CompareArgs& a) {
     refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
     return run_theta_sweep(a);
   }
+  if (a.given("--thetas")) throw InputError("--thetas goes with --preset theta-sweep (the thetas it sweeps)");
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
       throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9, dt-sweep and theta-sweep");
@@ -368,6 +369,9 @@ Command add_compare(CLI::App& app) {
                   "reference at a quarter of the smallest dt, and each float rung against the reference at its own dt "
                   "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt). " +
                       theta_sweep_help());
+  sub->add_option("--thetas", a->thetas,
+                  "With --preset theta-sweep: the thetas to sweep, comma-separated and rising, each in 0..1 (at large "
+                  "N leave out the small ones: theta 0 is all pairs)");
   sub->add_option("--against", a->against,
                   "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
                   "(default: the snapshot's) and measure the distance to its positions; with "

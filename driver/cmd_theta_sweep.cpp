@@ -2,6 +2,7 @@
 // (simulation/theta_sweep.hpp): its defaults and checks, the table, the JSON and the plot.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "compare_plot.hpp"
 #include "compare_report.hpp"
@@ -62,18 +63,42 @@ void print_savings(const ThetaSweepResult& r) {
     }
 }
 
+// --thetas: numbers in 0..1, comma-separated, each above the one before.
+std::vector<double> parse_thetas(const std::string& text) {
+  std::vector<double> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(v >= 0 && v <= 1))
+      throw InputError("--thetas '" + text + "': '" + item + "' is not a number in 0..1");
+    if (!out.empty() && !(v > out.back()))
+      throw InputError("--thetas '" + text + "': " + item + " is not above " + number_text(out.back()) +
+                       " (rising, each once)");
+    out.push_back(v);
+    at = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 // The thetas and sizes written once, in theta_sweep.hpp.
 std::string theta_sweep_help() {
   std::string thetas;
   for (double t : ThetaSweep{}.thetas) thetas += (thetas.empty() ? "" : ", ") + number_text(t);
-  return "theta-sweep: each tree rung at theta = " + thetas + " and the float32 all-pairs rungs on the ladder of "
+  std::string fars;
+  for (const std::string& f : ThetaSweep{}.multipoles) fars += (fars.empty() ? "" : " and ") + f;
+  return "theta-sweep: each tree rung with " + fars + " cells (--multipole: one of them) at theta = " + thetas +
+         " and the float32 all-pairs rungs on the ladder of "
          "its family (default: those that run here; --pipelines names others) on the same bodies: the force error "
          "against float64 of " + std::to_string(kThetaSweepSample) + " sampled bodies (median, 99%, 99.9%, max), "
          "ms per step (the median of --steps single steps, default " + std::to_string(kThetaSweepSteps) + "), the "
          "interactions a body sums and the speed-up over each all-pairs rung (default n " +
-         std::to_string(kThetaSweepBodies) + "; --plot draws error and speed-up against theta)";
+         std::to_string(kThetaSweepBodies) + "; --plot draws error and speed-up against theta, and error against "
+         "ms per step)";
 }
 
 // GPU Gems 3 §31.6's savings: each tree rung at theta = 0 .. 1 against float64 and the all-pairs
@@ -97,6 +122,8 @@ int run_theta_sweep(CompareArgs& a) {
   s.names = a.given("--pipelines") ? parse_pipeline_list(a.pipelines) : theta_sweep_rungs();
   s.policy = a.given("--pipelines") ? IfUnavailable::Fail : IfUnavailable::Skip;
   s.steps = a.cfg.steps;
+  if (a.given("--multipole")) s.multipoles = {a.cfg.pipeline.multipole};
+  if (a.given("--thetas")) s.thetas = parse_thetas(a.thetas);
   check_theta_sweep_rungs(s.names);
   check_pipeline_options(a.given("--pipelines") ? s.names : std::vector<std::string>{}, a.cfg.pipeline);
   check_softening(s.names, a.cfg.softening);
@@ -109,9 +136,11 @@ int run_theta_sweep(CompareArgs& a) {
   std::snprintf(sampled, sizeof sampled, "%zu bodies (one in %.3g)", sample.size(),
                 static_cast<double>(a.cfg.n) / static_cast<double>(sample.size()));
   const std::string leaf_sizes = theta_sweep_leaf_sizes_text(s);
-  std::printf("theta-sweep: n=%lld leaf_size=%s eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
+  std::string fars;
+  for (const std::string& f : s.multipoles) fars += (fars.empty() ? "" : ", ") + f;
+  std::printf("theta-sweep: n=%lld leaf_size=%s multipole=%s eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
               "float64 (fp64 engine=%s); ms/step: the median of %lld step%s timed one by one after a warm-up step\n",
-              a.cfg.n, leaf_sizes.c_str(), a.cfg.softening, a.cfg.ic.c_str(),
+              a.cfg.n, leaf_sizes.c_str(), fars.c_str(), a.cfg.softening, a.cfg.ic.c_str(),
               static_cast<unsigned long long>(a.cfg.seed), thetas.c_str(),
               sample.size() < static_cast<std::size_t>(a.cfg.n) ? sampled : "every body", engine->name().c_str(), s.steps,
               s.steps == 1 ? "" : "s");

@@ -360,7 +360,7 @@ std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string
   std::vector<std::string> names = r.trees;
   names.insert(names.end(), r.all_pairs.begin(), r.all_pairs.end());
   const Looks looks(names, "");  // no reference among them: every rung in its palette colour
-  s.commands << "set multiplot layout 2,1 title " << quoted(title) << " noenhanced font ',12'\n"
+  s.commands << "set multiplot layout 3,1 title " << quoted(title) << " noenhanced font ',12'\n"
              << "set xlabel 'theta (opening angle)'\n";
   if (!r.thetas.empty()) {
     const auto [lo, hi] = std::minmax_element(r.thetas.begin(), r.thetas.end());
@@ -416,8 +416,28 @@ std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string
     curves.push_back(s.curve("1 with lines lc rgb '#7F7F7F' lw 1 dt 2", "break-even (1x)"));
     plot(s, curves);
   }
+  // The trade itself: each tree's error against its time, one point a theta; the lower left is the
+  // Pareto front, where monopole and quadrupole cells cross.
+  s.commands << "set title " << quoted("the trade: force error against ms per step, one point a theta (lower left is "
+                                       "better)")
+             << " noenhanced\nset xlabel 'ms per step'\nset autoscale x\nset logscale xy\nset format x '%g'\n"
+             << "set ylabel 'relative error'\nset format y '10^{%L}'\n";
+  curves.clear();
+  for (const auto& name : r.trees)
+    for (const Level& l : {levels[0], levels[1]}) {
+      std::vector<std::vector<double>> rows;
+      for (const SweepPoint& p : r.tree.at(name))
+        if (p.*l.field > 0 && p.ms > 0) rows.push_back({p.ms, p.*l.field});
+      std::sort(rows.begin(), rows.end());
+      curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) + "' lw " +
+                                   (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash +
+                                   looks.points(name, 1),
+                               name + " " + l.name + " against ms"));
+    }
+  if (curves.empty()) empty_plot(s, "no tree rung ran");
+  else plot(s, curves);
   s.commands << "unset multiplot\n";
-  return s.text(title, default_png, 1100, 900);
+  return s.text(title, default_png, 1100, 1300);
 }
 
 namespace {

@@ -25,6 +25,7 @@ struct CompareArgs {
   std::string json, csv, plot, fail_above, junit;
   std::string preset;
   std::string against;  // a stored snapshot (run --snapshot-every) to compare with
+  std::string thetas;   // --preset theta-sweep: the thetas to sweep ("" : the sweep's own)
   bool explain = false;
   bool plot_all_pairs = false;
   CLI::App* app = nullptr;

@@ -118,6 +118,7 @@ void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
   add_row(app, "cuda_split", o.cuda_split, rung_option_help("cuda_split"));
   add_row(app, "theta", o.theta, rung_option_help("theta"));
   add_row(app, "leaf_size", o.leaf_size, rung_option_help("leaf_size"));
+  add_row(app, "multipole", o.multipole);
   add_row(app, "device", o.device)->each([&o](const std::string&) { o.device_given = true; });
   add_row(app, "balance", o.balance);
 }

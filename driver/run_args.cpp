@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kFromCheckpoint[] = {
     "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
     "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
-    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--theta",       "--leaf-size",  "--energy-every",
+    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--theta",       "--leaf-size",  "--multipole", "--energy-every",
     "--no-energy",  "--diagnostics"};
 
 // The fields of a checkpoint's META block, each checked for its type as it is read.

@@ -183,6 +183,10 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   // Realistic positions, not the exact leapfrog start: no O(N^2) stagger here.
   const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
   auto p = make_pipeline(name, a.cfg.pipeline);
+  if (rung(name).method == Method::Tree) {
+    const PipelineOptions o = resolve_options(rung(name), a.cfg.pipeline);
+    row.theta = o.theta, row.leaf_size = o.leaf_size, row.multipole = o.multipole;
+  }
   p->distribute(World::exchange());
   row.balance = a.cfg.pipeline.balance;
   row.rates = balance_blocks(*p, a.cfg.pipeline, params, n);

@@ -36,6 +36,10 @@ struct BenchRow {
   // A rung that computes fewer than N^2 interactions (a tree): those of the last timed step (every
   // rank's), and their rate; 0 for an all-pairs rung.
   double computed = 0, computed_rate = 0;
+  // A tree rung's settings as it ran (its options resolved): empty multipole for an all-pairs rung.
+  double theta = 0;
+  int leaf_size = 0;
+  std::string multipole;
   std::vector<std::pair<std::size_t, std::size_t>> checked_runs;
   std::string timer;
   // Distributed (P ranks): one process's ms/step measured in the same allocation (rank 0 alone);

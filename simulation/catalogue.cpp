@@ -223,6 +223,7 @@ namespace {
 void check_precision_and_placement(const PipelineOptions& o) {
   if (o.gl_precision != "float" && o.gl_precision != "half")
     throw InputError(option("gl_precision") + " '" + o.gl_precision + "': must be float or half");
+  multipole_of(o.multipole);
   check_placement(o);
 }
 
@@ -264,6 +265,12 @@ void check_pipeline_options(const PipelineOptions& o) { check_precision_and_plac
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {
   check_precision_and_placement(o);
   for (const auto& name : names) resolve_options(rung(name), o);  // a named rung's own message first
+  const bool tree_named = std::any_of(names.begin(), names.end(), [](const std::string& name) {
+    return rung(name).method == Method::Tree;
+  });
+  if (o.multipole != defaults::multipole && !names.empty() && !tree_named)
+    throw InputError(option("multipole") + " " + o.multipole + " shapes a tree's cells, and no tree rung is named (" +
+                     joined_names(names, ", ") + ")");
   check_each_option_alone(o);
 }
 
@@ -303,7 +310,8 @@ int picture_leaf_size(const std::string& name, const PipelineOptions& given) {
 nlohmann::json options_json(const PipelineOptions& o) {
   return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
           {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},
-          {"cuda_split", o.cuda_split},   {"theta", o.theta},               {"leaf_size", o.leaf_size}};
+          {"cuda_split", o.cuda_split},   {"theta", o.theta},               {"leaf_size", o.leaf_size},
+          {"multipole", o.multipole}};
 }
 
 
@@ -330,6 +338,11 @@ PipelineOptions options_from_json(const nlohmann::json& j, const std::string& wh
   if (!j.contains("gl_precision") || !j["gl_precision"].is_string())
     throw InputError(where + ": pipeline option gl_precision is missing or not a string");
   o.gl_precision = j["gl_precision"].get<std::string>();
+  // Written since trees took a quadrupole; a file without it holds monopole cells.
+  if (j.contains("multipole")) {
+    if (!j["multipole"].is_string()) throw InputError(where + ": pipeline option multipole is not a string");
+    o.multipole = j["multipole"].get<std::string>();
+  }
   return o;
 }
 

@@ -99,6 +99,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["computed_interactions_per_step"] = row.computed;
     j["computed_interactions_per_s"] = row.computed_rate;
   }
+  if (!row.multipole.empty()) j["tree"] = {{"theta", row.theta}, {"leaf_size", row.leaf_size}, {"multipole", row.multipole}};
   // A tree's, beside the ladder: over its family's fastest float32 all-pairs rung (bench.hpp).
   if (ladder)
     j[rung(row.pipeline).method == Method::Tree ? "speedup_over_all_pairs" : "speedup_over_rung_below"] =
@@ -171,6 +172,7 @@ nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r) {
   j["sampled_bodies"] = r.sampled;
   j["fp64_engine"] = r.engine;
   j["thetas"] = r.thetas;
+  j["multipoles"] = s.multipoles;  // each tree's far fields: "NAME" monopole, "NAME+quadrupole" (theta_sweep_label)
   std::vector<std::string> ran = r.all_pairs;
   ran.insert(ran.end(), r.trees.begin(), r.trees.end());
   j["pipelines"] = ran;

@@ -32,6 +32,10 @@ bool is_tree(const std::string& name) { return rung(name).method == Method::Tree
 
 }  // namespace
 
+std::string theta_sweep_label(const std::string& tree, const std::string& multipole) {
+  return multipole == defaults::multipole ? tree : tree + "+" + multipole;
+}
+
 std::map<std::string, int> theta_sweep_leaf_sizes(const ThetaSweep& s) {
   std::map<std::string, int> out;
   for (const std::string& name : s.names)
@@ -141,7 +145,8 @@ void estimate(const ThetaSweep& s, const Made& m, Fp64Engine& engine, std::size_
     PipelineOptions o = s.cfg.pipeline;
     o.theta = 0;
     slowest.push_back(make_pipeline(m.names[k], o));
-    work.push_back(step_work(*slowest.back(), passes * static_cast<double>(s.thetas.size()), params, s.cfg.n));
+    const double points = static_cast<double>(s.thetas.size() * s.multipoles.size());
+    work.push_back(step_work(*slowest.back(), passes * points, params, s.cfg.n));
   }
   check_estimate(work, s.cfg.force);
 }
@@ -172,7 +177,8 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
   // One task from here to the end, so that its lines (every few seconds) cover the estimate and the
   // float64 pass too: two units for those, then each point's passes.
   long long points = 0;
-  for (const auto& name : m.names) points += is_tree(name) ? static_cast<long long>(s.thetas.size()) : 1;
+  for (const auto& name : m.names)
+    points += is_tree(name) ? static_cast<long long>(s.thetas.size() * s.multipoles.size()) : 1;
   const std::unique_ptr<Task> task = report.begin("theta-sweep (passes)", 2 + points * (s.steps + 2));
   Units units{*task, report};
   estimate(s, m, engine, r.sampled);
@@ -189,14 +195,18 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
   }
   for (const auto& name : m.names) {
     if (!is_tree(name)) continue;
-    r.trees.push_back(name);
-    for (const double theta : s.thetas) {
-      PipelineOptions o = s.cfg.pipeline;
-      o.theta = theta;
-      const auto p = made(name, o, params, s.cfg.n);
-      r.tree[name].push_back(measure(*p, bodies, params, ref, idx, s.steps, units));
-      r.tree[name].back().theta = theta;
-      r.timer[name] = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
+    for (const std::string& far : s.multipoles) {
+      const std::string label = theta_sweep_label(name, far);
+      r.trees.push_back(label);
+      for (const double theta : s.thetas) {
+        PipelineOptions o = s.cfg.pipeline;
+        o.theta = theta;
+        o.multipole = far;
+        const auto p = made(name, o, params, s.cfg.n);
+        r.tree[label].push_back(measure(*p, bodies, params, ref, idx, s.steps, units));
+        r.tree[label].back().theta = theta;
+        r.timer[label] = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
+      }
     }
   }
   return r;

@@ -1,7 +1,8 @@
 // The opening angle's savings (`compare --preset theta-sweep`), GPU Gems 3 §31.6's trade of
-// accuracy for work, measured: each tree rung at a range of theta on the same bodies, its force
-// error against float64 on a sample of the bodies, its time per step and the interactions a body
-// computes; and the all-pairs rungs at the same N, measured the same way, for the speed-up.
+// accuracy for work, measured: each tree rung with each far field (monopole and quadrupole cells) at
+// a range of theta on the same bodies, its force error against float64 on a sample of the bodies,
+// its time per step and the interactions a body computes; and the all-pairs rungs at the same N,
+// measured the same way, for the speed-up.
 #pragma once
 #include <map>
 #include <string>
@@ -28,6 +29,7 @@ struct ThetaSweep {
   std::vector<std::string> names;  // tree rungs (swept) and all-pairs rungs (each measured once)
   IfUnavailable policy = IfUnavailable::Skip;
   std::vector<double> thetas{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0};
+  std::vector<std::string> multipoles{"monopole", "quadrupole"};  // each tree's far fields, in turn
   long long sample = kThetaSweepSample;
   long long steps = kThetaSweepSteps;  // timed steps of each point, one at a time after a warm-up step; the median counts
 };
@@ -44,7 +46,9 @@ struct ThetaSweepResult {
   std::size_t n = 0, sampled = 0;
   std::string engine;  // the float64 engine the forces are measured against
   std::vector<double> thetas;
-  std::vector<std::string> trees, all_pairs;  // those that ran, in the order asked
+  // Those that ran, in the order asked; a tree once for each far field, labelled by
+  // theta_sweep_label().
+  std::vector<std::string> trees, all_pairs;
   std::map<std::string, std::string> skipped;  // name -> reason
   std::map<std::string, std::string> timer;    // name -> what timed its steps
   std::map<std::string, std::vector<SweepPoint>> tree;  // per tree rung, per theta
@@ -52,6 +56,10 @@ struct ThetaSweepResult {
   // How many times faster than `all_pairs` the tree rung `tree` steps at thetas[i].
   double speedup(const std::string& tree, std::size_t i, const std::string& all_pairs) const;
 };
+
+// A tree rung's label in the sweep's results: its name with the default far field (monopole cells),
+// "NAME+quadrupole" with the other.
+std::string theta_sweep_label(const std::string& tree, const std::string& multipole);
 
 // The sweep's rungs when none are named: every tree rung, and the float32 all-pairs rungs on the
 // ladder of each family that has a tree rung (cpu32 beside cpu:tree; a family's GPU ladder beside

@@ -447,6 +447,18 @@ TEST(CliCompare, ThetaSweepMeasuresTheSavings) {
   }
   EXPECT_GT(points.back()["accel_error"]["median_rel"].get<double>(), 1000 * rounding);
   EXPECT_LT(points.back()["interactions_per_body"].get<double>(), 0.5 * 3000);
+  // The order axis: the same tree with quadrupole cells takes the same cells whole at each theta,
+  // and is the more accurate where cells are taken whole (by about 1 / theta or more: tree.md).
+  EXPECT_EQ(s["multipoles"], nlohmann::json({"monopole", "quadrupole"}));
+  const auto& quad = s["tree"]["cpu:tree+quadrupole"];
+  ASSERT_EQ(quad.size(), thetas.size()) << s.dump();
+  for (std::size_t k = 0; k < quad.size(); ++k) {
+    EXPECT_EQ(quad[k]["interactions_per_body"], points[k]["interactions_per_body"]) << k;
+    if (thetas[k].get<double>() >= 0.2 && thetas[k].get<double>() <= 0.6) {
+      EXPECT_LT(quad[k]["accel_error"]["median_rel"].get<double>(),
+                points[k]["accel_error"]["median_rel"].get<double>() / 2) << k;
+    }
+  }
   // Each speed-up is cpu32's time over the point's, as the sweep's own times say. Whether the tree
   // pays is the sweep's to measure, not a unit test's: under load one step's time varies by several
   // times (θ = 1 once took 8.2 ms where θ = 0.8 took 1.5).
@@ -462,7 +474,9 @@ TEST(CliCompare, ThetaSweepMeasuresTheSavings) {
   const std::string script = slurp(gp);
   const auto c = curves(script);
   for (const char* curve : {"cpu:tree median", "cpu:tree 99%", "cpu:tree 99.9%", "cpu:tree max",
-                            "cpu32 median (all pairs)", "cpu:tree over cpu32"})
+                            "cpu32 median (all pairs)", "cpu:tree over cpu32", "cpu:tree+quadrupole median",
+                            "cpu:tree+quadrupole over cpu32", "cpu:tree median against ms",
+                            "cpu:tree+quadrupole 99% against ms"})
     EXPECT_TRUE(c.count(curve)) << curve << "\n" << script;
   EXPECT_EQ(colour_of(c.at("cpu:tree median")), colour_of(c.at("cpu:tree max")));
   for (const auto& [title, clause] : c) EXPECT_FALSE(yellowish(colour_of(clause))) << title;
@@ -497,7 +511,8 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
     one << t.get<double>();
     thetas += (thetas.empty() ? "" : ", ") + one.str();
   }
-  EXPECT_NE(help.find("theta-sweep: each tree rung at theta = " + thetas + " "), std::string::npos) << thetas << "\n" << help;
+  EXPECT_NE(help.find("theta-sweep: each tree rung with monopole and quadrupole cells (--multipole: one of them) at "
+                      "theta = " + thetas + " "), std::string::npos) << thetas << "\n" << help;
   EXPECT_NE(help.find("of " + std::to_string(b["sampled_bodies"].get<int>()) + " sampled bodies"), std::string::npos)
       << help;
   EXPECT_LT(b["sampled_bodies"].get<int>(), 5000);
@@ -506,7 +521,22 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
                     {"compare --preset theta-sweep -n 100 --reference cpu64/2", "--reference"},
                     {"compare --preset theta-sweep -n 100 --explain", "--explain"},
                     {"compare --preset theta-sweep -n 100 --every 2", "--every"},
-                    {"compare --preset theta-sweep -n 100 --steps 0", "--steps 0"}});
+                    {"compare --preset theta-sweep -n 100 --steps 0", "--steps 0"},
+                    {"compare --preset theta-sweep -n 100 --thetas 0.5,0.3", "not above 0.5"},
+                    {"compare --preset theta-sweep -n 100 --thetas 0.5,1.5", "'1.5' is not a number in 0..1"},
+                    {"compare --preset theta-sweep -n 100 --thetas 0.5,", "'' is not a number"},
+                    {"compare --preset theta-sweep -n 100 --multipole hexadecapole", "--multipole 'hexadecapole'"},
+                    {"compare --pipelines cpu64,cpu32 -n 100 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
+                    {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "no tree rung is named"}});
+  // --thetas and --multipole: the sweep runs those alone.
+  const Result one = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 700 --steps 1 --thetas 0.4,0.7 "
+                           "--multipole quadrupole --json -");
+  ASSERT_EQ(one.code, 0) << one.err;
+  const auto o = nlohmann::json::parse(one.out);
+  EXPECT_EQ(o["thetas"], nlohmann::json({0.4, 0.7}));
+  EXPECT_EQ(o["multipoles"], nlohmann::json({"quadrupole"}));
+  EXPECT_EQ(o["tree"].size(), 1u) << o.dump();
+  EXPECT_EQ(o["tree"]["cpu:tree+quadrupole"].size(), 2u) << o.dump();
 }
 
 // The PNG itself, where gnuplot is here.

@@ -127,7 +127,7 @@ class Simulation:
     loaded. ``diagnostics`` is ``nbody run --diagnostics``: "all-pairs" (float64, O(N^2) a pass), "tree" (a tree
     rung's own tree, checked once against float64 all pairs on sampled bodies: ``sim.diagnostics``) or
     "auto" (the tree for a tree rung from the size ``nbody run --help`` names). Rung options:
-    gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, theta, leaf_size, device.
+    gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, theta, leaf_size, multipole, device.
     A context manager: leaving it frees the rung's GPU resources. One call at a time per
     simulation (another thread's call waits); gl:* simulations run on the thread that first used
     GL in this process (the GL context is current there); CPU and CUDA ones on any.

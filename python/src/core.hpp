@@ -49,7 +49,7 @@ Array1 masses(const std::vector<Vec4>& pos);
 // Bodies from x (n, 3), v (n, 3), m (n,): the Python layer has checked shapes and dtypes.
 Bodies bodies_from(const In2& x, const In2& v, const In1& m);
 // Rung options from keyword arguments (gl_chunk, gl_precision, cuda_block, cuda_unroll, cuda_q,
-// cuda_bodies, cuda_split, theta, leaf_size, device). Throws InputError for an unknown one or a wrong type.
+// cuda_bodies, cuda_split, theta, leaf_size, multipole, device). Throws InputError for an unknown one or a wrong type.
 PipelineOptions options_from(const nb::dict& options);
 
 // Stops long work between batches when a signal handler raised (Ctrl-C: KeyboardInterrupt), and

@@ -61,6 +61,11 @@ PipelineOptions options_from(const nb::dict& options) {
       o.theta = nb::cast<double>(nb::float_(value));
       known = true;
     }
+    if (k == "multipole") {
+      if (!nb::isinstance<nb::str>(value)) throw InputError("multipole must be 'monopole' or 'quadrupole'");
+      o.multipole = nb::cast<std::string>(value);
+      known = true;
+    }
     if (k == "gl_precision") {
       if (!nb::isinstance<nb::str>(value)) throw InputError("gl_precision must be 'float' or 'half'");
       o.gl_precision = nb::cast<std::string>(value);
@@ -68,7 +73,7 @@ PipelineOptions options_from(const nb::dict& options) {
     }
     if (!known)
       throw InputError("unknown rung option '" + k + "' (known: gl_chunk, gl_precision, cuda_block, cuda_unroll, "
-                       "cuda_q, cuda_bodies, cuda_split, theta, leaf_size, device)");  // the keys of PipelineOptions' rows
+                       "cuda_q, cuda_bodies, cuda_split, theta, leaf_size, multipole, device)");  // the keys of PipelineOptions' rows
   }
   return o;
 }

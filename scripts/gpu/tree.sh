@@ -7,6 +7,9 @@
 #   theta      cuda:tree at N = 2^20 for θ 0.3 .. 0.8: rate and force error against float64
 #   errors     the first evaluation's force error against float64 (median, 99%, largest) at θ 0 .. 0.8, on a
 #              Plummer sphere of 2^20 and on the galaxy model (../shared/data/galaxy_20K.bin), beside cpu:tree's
+#   orders     the trade of each far field (monopole and quadrupole cells): the theta-sweep of cuda:tree at
+#              N = 2^20 and 2^23 (force error of 4096 sampled bodies against float64, ms per step), then
+#              the bench at the settings docs/tree.md names for a median error of 2e-4 and of 1e-3
 #   leaf       cuda:tree at N = 4096, 2^20 and 2^23 for leaf sizes B 2 .. 32
 #   profile    each stage's time at N = 2^23 (Nsight Compute)
 #   sanitize   compute-sanitizer memcheck, racecheck and synccheck on a short compare
@@ -50,6 +53,22 @@ for what in ("errors", "galaxy"):
     for name, e in sorted(d.get("accel_error", {}).items()):
         print(f"{what:8s} theta {t:4s} {name:10s} median {e['median_rel']:.2e}  p99 {e['p99_rel']:.2e}  p99.9 {e['p999_rel']:.2e}  max {e['max_rel']:.2e}")
 PY
+  done
+}
+tree_orders() {
+  section "orders: theta-sweep at 2^20 and 2^23"
+  local n
+  for n in 1048576 8388608; do
+    "$N" compare --preset theta-sweep --pipelines cuda:tree -n "$n" --steps 3 \
+      --thetas "${NBODY_THETAS:-0.2,0.25,0.3,0.35,0.4,0.45,0.5,0.6,0.7}" --json "$O/tree-orders-$n.json" |
+      grep -E '^cuda:tree'
+  done
+  section "orders: bench"
+  local setting
+  for setting in "monopole 0.5" ${NBODY_ORDER_SETTINGS:-"quadrupole 0.3" "quadrupole 0.4" "monopole 0.2"}; do
+    set -- $setting
+    "$N" bench --pipelines cuda:tree -n 1048576,8388608 --steps 5 --reps 3 --multipole "$1" --theta "$2" |
+      grep -E '^cuda|computed'
   done
 }
 tree_leaf() {
