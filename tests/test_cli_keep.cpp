@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -251,7 +252,8 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
 
 // Two or three signals together are one interrupt: `timeout` signals the run and then its process
 // group, a batch system's time limit signals every process of the job while mpirun forwards its
-// own. The checkpoint is written, the code is the first signal's, and the checkpoint resumes.
+// own. The checkpoint is written, the code is that of the signal taken first, and the checkpoint
+// resumes.
 TEST(Interrupt, ABurstOfSignalsIsOneInterrupt) {
   struct Burst {
     std::vector<int> signals;
@@ -276,7 +278,10 @@ TEST(Interrupt, ABurstOfSignalsIsOneInterrupt) {
     }
     const int code = wait_code_bounded(pid);
     const std::string text = slurp(log);
-    ASSERT_EQ(code, 128 + b.signals[0]) << tag << "\n" << text;
+    // Signals that arrive together come in no order (the kernel hands over the lower number first):
+    // the code is one of theirs; the first's when the others came once it had been taken.
+    const bool theirs = std::any_of(b.signals.begin(), b.signals.end(), [&](int sig) { return code == 128 + sig; });
+    ASSERT_TRUE(b.after_message ? code == 128 + b.signals[0] : theirs) << tag << ": exit " << code << "\n" << text;
     EXPECT_NE(text.find("checkpoint written to"), std::string::npos) << tag << "\n" << text;
     const nbody::Checkpoint ck = nbody::read_checkpoint((d / "checkpoint.nbck").string());
     EXPECT_GE(json::parse(ck.meta)["step"].get<long long>(), 1000) << tag;
