@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "error.hpp"
+#include "interrupts.hpp"
 
 namespace nbody {
 
@@ -22,30 +22,6 @@ namespace {
 constexpr std::size_t kBuffer = 1 << 20;
 bool g_enabled = true;
 int g_stdout = STDOUT_FILENO;  // where "-" goes (summary_to_stderr() moves the summary away)
-
-// The temporary file being written, for the signal handler: a run stopped by Ctrl-C or a kill
-// leaves no hidden file behind.
-char g_tmp[4096] = "";
-// defer_interrupts(): the first SIGINT or SIGTERM is recorded here instead of ending the process.
-volatile std::sig_atomic_t g_defer = 0, g_pending = 0;
-
-void remove_tmp_and_reraise(int sig) {
-  if (g_defer && !g_pending && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)) {
-    g_pending = sig;
-    static const char msg[] = "\nnbody: stopping after this batch of steps (interrupt again to stop at once)\n";
-    [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-    return;
-  }
-  if (g_tmp[0]) ::unlink(g_tmp);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void track_tmp(const std::string& path) {
-  if (path.size() < sizeof g_tmp) std::memcpy(g_tmp, path.c_str(), path.size() + 1);
-}
-
-void untrack_tmp() { g_tmp[0] = '\0'; }
 
 // A path that names a descriptor this process already has: stdout, stderr, /dev/fd/N,
 // /proc/self/fd/N (what a shell gives for >(...)). -1 for any other path.
@@ -86,19 +62,6 @@ fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_pa
 
 void set_outputs_enabled(bool enabled) { g_enabled = enabled; }
 
-void handle_signals() {
-  static const bool installed = [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
-      if (::signal(sig, SIG_IGN) != SIG_IGN) ::signal(sig, remove_tmp_and_reraise);
-    return true;
-  }();
-  (void)installed;
-}
-
-void defer_interrupts(bool on) {
-  g_defer = on ? 1 : 0;
-}
-int pending_interrupt() { return g_pending; }
 
 bool names_stdout(const std::string& path) { return !path.empty() && inherited_fd(path) == g_stdout; }
 
@@ -150,7 +113,7 @@ Output::Output(std::string path) : path_(std::move(path)) {
     tmp_.clear();
     throw OutputError(msg);
   }
-  track_tmp(tmp_);
+  track_temporary(tmp_);
   // The permissions a new file would get (or the replaced file's own).
   mode_t mode = exists ? (st.st_mode & 07777) : 0;
   if (!exists) {
@@ -165,7 +128,7 @@ Output::~Output() {
   if (committed_) return;
   if (fd_ >= 0) ::close(fd_);
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
-  untrack_tmp();
+  untrack_temporary();
 }
 
 void Output::flush() {
@@ -214,7 +177,7 @@ void Output::commit() {
   if (::close(fd) != 0) throw OutputError(why("close", path_));
   if (std::rename(tmp_.c_str(), target_.c_str()) != 0) throw OutputError(why("rename onto", path_));
   tmp_.clear();
-  untrack_tmp();
+  untrack_temporary();
   committed_ = true;
   const int dir = ::open(folder_of(fs::path(target_)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {  // the rename itself is durable once the folder is

@@ -49,18 +49,6 @@ class Output {
 void set_outputs_enabled(bool enabled);
 bool outputs_enabled();
 
-// The process's handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored): a signal
-// removes the temporary file being written, then ends the process as it would have. The CLI
-// installs them at its start; a library user (the Python module) does not, and keeps its own.
-void handle_signals();
-
-// A run that stops cleanly (after handle_signals()): after defer_interrupts(true), the first SIGINT, SIGTERM or SIGHUP only sets
-// pending_interrupt() to the signal's number (the run finishes its batch of steps and writes a
-// checkpoint); a second one, or any after defer_interrupts(false), ends the process at once,
-// removing any temporary file as before.
-void defer_interrupts(bool on);
-int pending_interrupt();
-
 // True when `path` is stdout ("-", /dev/stdout, /dev/fd/1). Then call summary_to_stderr() before
 // printing anything: the human summary goes to stderr and stdout carries only the output.
 bool names_stdout(const std::string& path);

@@ -21,6 +21,7 @@
 #include "diagnostics.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
+#include "interrupts.hpp"
 #include "io.hpp"
 #include "leapfrog.hpp"
 #include "output.hpp"
@@ -300,17 +301,19 @@ void Run::observe(Stepper& stepper) {
     stepper.at({last_}, [this](long long step) { if (checkpointed_ != step) checkpoint(step); });
 }
 
-// Ctrl-C, SIGTERM or SIGHUP: a checkpoint where --out allows, and the command that resumes.
+// Ctrl-C, SIGTERM or SIGHUP: a checkpoint where --out allows, and the command that resumes. The
+// interrupts stay deferred until the checkpoint is whole (interrupts.hpp): a signal of the same
+// burst waits, a person's second Ctrl-C stops at once.
 int Run::interrupted(int signal, long long done) {
   std::fflush(stdout);
+  if (!a_.out.empty() && checkpointed_ != done) checkpoint(done);
+  interrupt_handled();
   if (a_.out.empty()) {
     std::fprintf(stderr, "nbody: interrupted at step %lld: no checkpoint written (give --out DIR to keep one)\n", done);
-  } else {
-    if (checkpointed_ != done) checkpoint(done);
-    if (World::writer())
-      std::fprintf(stderr, "nbody: interrupted at step %lld: checkpoint written to %s\n"
-                   "resume with: nbody run --resume %s%s\n", done, checkpoint_path(a_.out).c_str(),
-                   resume_outputs(a_).c_str(), done < last_ ? "" : " --steps M");
+  } else if (World::writer()) {
+    std::fprintf(stderr, "nbody: interrupted at step %lld: checkpoint written to %s\n"
+                 "resume with: nbody run --resume %s%s\n", done, checkpoint_path(a_.out).c_str(),
+                 resume_outputs(a_).c_str(), done < last_ ? "" : " --steps M");
   }
   return 128 + signal;  // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, as a shell reports them
 }
@@ -391,8 +394,8 @@ int Run::go() {
   const double outputs_before = diag_s_ + frames_s_;  // step 0's, not inside the stepper's time
   defer_interrupts(true);  // Ctrl-C or SIGTERM: finish the batch, write a checkpoint, exit 130/143
   const int signal = stepper.run(terminal_, "run " + name_, a_.cfg.force);
+  if (signal) return interrupted(signal, stepper.done());  // still deferring: a burst's later signals wait too
   defer_interrupts(false);
-  if (signal) return interrupted(signal, stepper.done());
   if (a_.snapshot_every > 0 && snapshotted_ != last_) snapshot(last_);  // --steps 0
   if (a_.checkpoint_every > 0 && checkpointed_ != last_) checkpoint(last_);
   const double sim_s = stepper.seconds() - (diag_s_ + frames_s_ - outputs_before);

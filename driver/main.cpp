@@ -1,6 +1,8 @@
 // nbody: the driver. Parses the command line, runs one subcommand and decides the exit code:
-// 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed. Under
-// mpirun every rank runs the same command on its block of bodies (world.hpp).
+// 0 ok, 1 a --fail-above check failed, 2 bad input, 3 a pipeline or the system failed; a run
+// stopped by a signal 128 + its number after writing its checkpoint, 4 when a second interrupt
+// stopped it at once (interrupts.hpp). Under mpirun every rank runs the same command on its block
+// of bodies (world.hpp).
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +11,7 @@
 
 #include "commands.hpp"
 #include "error.hpp"
+#include "interrupts.hpp"
 #include "output.hpp"
 #include "version.hpp"
 #include "world.hpp"

@@ -1,11 +1,10 @@
 #include "progress.hpp"
 
-#include "output.hpp"
-
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "interrupts.hpp"
 #include "world.hpp"
 
 namespace nbody {

@@ -25,7 +25,7 @@ class Progress final : public Task {
 };
 
 // The command line's reporter: progress as above (rank 0 only), warnings as "warning: ..." lines on
-// stderr, and the signals that defer_interrupts() (output.hpp) held back.
+// stderr, and the signals that defer_interrupts() (interrupts.hpp) held back.
 class Terminal final : public Reporter {
  public:
   std::unique_ptr<Task> begin(const std::string& label, long long total) override;

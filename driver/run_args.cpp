@@ -316,7 +316,8 @@ Command add_run(CLI::App& app) {
                   "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is "
                   "left by a run that wrote nothing), refused when it cannot be written or holds another run's "
                   "files (a --resume goes on in its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP "
-                  "writes a checkpoint there before the run exits 130, 143 or 129");
+                  "writes a checkpoint there before the run exits 130, 143 or 129 (signals within a second "
+                  "of the first are the same interrupt; a later one stops at once, exit 4, without it)");
   sub->add_option("--frames", a->frames,
                   "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a "
                   "gl:* pipeline is drawn from its textures, any other read back first; 0: none)")

@@ -227,18 +227,24 @@ TEST(Honest, NotANumberIsAFailureWithNoResult) {
   EXPECT_NE(tiny.err.find("out of double precision's range"), std::string::npos) << tiny.err;
 }
 
+// Refused before the bodies are made: the command runs in 1 GB of address space, where 3e7 bodies
+// (1.7 GB in float64) cannot be made, let alone stepped; a command that made them first would
+// fail with exit 3 (out of memory), not refuse with 2. (ASan reserves terabytes of address space:
+// there the limit is left off.)
 TEST(Honest, WorkThatCannotFinishIsRefusedUpFront) {
+#ifdef NBODY_SANITIZED
+  const std::string limit;
+#else
+  const std::string limit = "ulimit -v 1000000; ";
+#endif
   for (const std::string& args : {std::string("run -p cpu64 -n 100000000 --steps 1"),
                                   std::string("run -p cpu32 -n 100000000 --steps 1"),
                                   std::string("bench --pipelines cpu32 -n 100000000"),
                                   std::string("compare --pipelines cpu32 -n 30000000 --steps 1")}) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result r = nbody(args);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Result r = nbody(args, limit);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_NE(r.err.find("hours"), std::string::npos) << args << "\n" << r.err;
     EXPECT_NE(r.err.find("--force"), std::string::npos) << args << "\n" << r.err;
-    EXPECT_LT(s, 30.0) << args << ": the refusal itself must be quick";
   }
 }
 
@@ -322,21 +328,17 @@ TEST(Honest, StdoutOutputIsCleanAndNeverReplaced) {
   EXPECT_EQ(nbody("compare --pipelines cpu32 -n 40 --steps 3 --csv - --json /dev/stdout").code, 2);
 }
 
-// The estimate sees a file's real body count, and a run at a rate no estimate foresaw stops at
-// the limit once its first steps are timed.
+// The estimate sees a file's real body count: 20000^2 interactions a step, 1e6 steps (66 hours
+// at the 1.7e9/s of the 2-core machine: refused on any CPU). A run at a rate no estimate foresaw
+// stops at the limit once its first steps are timed: test_simulation's Stepper tests, with a rung
+// that is slow by construction.
 TEST(Honest, EstimateCountsTheFileAndTheStepsAsTheyGo) {
   REQUIRE_GALAXY();
   const std::string galaxy = std::string(NBODY_SHARED_DATA) + "/galaxy_20K.bin";
-  const Result file = nbody("run -p cpu32 --ic '" + galaxy + "' --steps 20000 --no-energy");
+  const Result file = nbody("run -p cpu32 --ic '" + galaxy + "' --steps 1000000 --no-energy");
   EXPECT_EQ(file.code, 2) << file.err;
+  EXPECT_NE(file.err.find("cpu32 steps 4e+14 interactions"), std::string::npos) << file.err;
   EXPECT_NE(file.err.find("--force"), std::string::npos) << file.err;
-  if (cli_test::gl_here()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Result slow = nbody("run -p gl:forcequad --gl-chunk 1 -n 64 --steps 2000000 --no-energy");
-    EXPECT_EQ(slow.code, 2) << slow.err;
-    EXPECT_NE(slow.err.find("stopped after"), std::string::npos) << slow.err;
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60);
-  }
 }
 
 TEST(Honest, NothingToCheckIsKnownBeforeTheWorkAndWritesNothing) {

@@ -1,11 +1,15 @@
 // Nothing lost: checkpoints that resume bit for bit (also after Ctrl-C, SIGTERM and kill -9),
 // snapshots that other tools read (h5py checks the schema), and a run as a stored baseline.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
@@ -14,6 +18,7 @@
 #include "cli_helpers.hpp"
 #include "helpers.hpp"
 #include "error.hpp"
+#include "interrupts.hpp"
 #include "io.hpp"
 
 namespace {
@@ -56,10 +61,42 @@ bool wait_for(const fs::path& file) {
   return fs::exists(file);
 }
 
+// Waits (up to 60 s, as wait_for) until `text` is in `file`: what the run says it is doing.
+bool wait_for_text(const fs::path& file, const std::string& text) {
+  for (int i = 0; i < 6000; ++i) {
+    if (slurp(file).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 int wait_code(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The exit code, or -1 after killing the process when it has not ended within 120 s (a run that
+// ignored its interrupts would otherwise hold the test for an hour).
+int wait_code_bounded(pid_t pid) {
+  for (int i = 0; i < 12000; ++i) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid, SIGKILL);
+  wait_code(pid);
+  return -1;
+}
+
+// A run that keeps its work in `d` and shows that it is stepping: a CSV snapshot every 1000 steps,
+// and no checkpoint until an interrupt asks for one. Returns once the snapshot of step 1000 is there.
+pid_t start_stepping(const fs::path& d, const fs::path& log) {
+  const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy",
+                           "--snapshot-every", "1000", "--snapshot-format", "csv", "--out", d.string()},
+                          log);
+  EXPECT_TRUE(wait_for(d / "snapshot_001000.csv")) << slurp(log);
+  return pid;
 }
 
 // Random bodies in a unit ball with masses spread over a factor of 100 (the tests' seed,
@@ -203,13 +240,74 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
     EXPECT_TRUE(slurp(d / "checkpoint.nbck") == slurp(whole / "checkpoint.nbck"))
         << "signal " << sig << ": stopped at step " << s << ", resumed to " << to;
   }
-  // Without --out there is nowhere to keep it: the run says so.
-  const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy"}, scratch() / "spawn.log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // well into the steps, even under ASan
+  // Without --out there is nowhere to keep it: the run says so. Its first progress line (after
+  // 5 s of steps) shows that it is stepping.
+  const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "100000000", "--force", "--no-energy"}, scratch() / "spawn.log");
+  ASSERT_TRUE(wait_for_text(scratch() / "spawn.log", "run cpu32: ")) << slurp(scratch() / "spawn.log");
   ::kill(pid, SIGTERM);
   EXPECT_EQ(wait_code(pid), 143) << slurp(scratch() / "spawn.log");
   EXPECT_NE(slurp(scratch() / "spawn.log").find("no checkpoint written (give --out DIR"), std::string::npos)
       << slurp(scratch() / "spawn.log");
+}
+
+// Two or three signals together are one interrupt: `timeout` signals the run and then its process
+// group, a batch system's time limit signals every process of the job while mpirun forwards its
+// own. The checkpoint is written, the code is that of the signal taken first, and the checkpoint
+// resumes.
+TEST(Interrupt, ABurstOfSignalsIsOneInterrupt) {
+  struct Burst {
+    std::vector<int> signals;
+    bool after_message;  // the later ones once the run has said it is stopping (a forwarded copy)
+  };
+  for (const Burst& b : {Burst{{SIGINT, SIGINT}, false}, Burst{{SIGINT, SIGTERM}, false},
+                         Burst{{SIGTERM, SIGINT, SIGTERM}, false}, Burst{{SIGINT, SIGTERM}, true}}) {
+    const std::string tag = std::to_string(b.signals[0]) + "-" + std::to_string(b.signals[1]) + "-" +
+                            std::to_string(b.signals.size()) + (b.after_message ? "-later" : "");
+    const fs::path d = dir("burst-" + tag), log = scratch() / ("burst-" + tag + ".log");
+    const pid_t pid = start_stepping(d, log);
+    const auto first = std::chrono::steady_clock::now();
+    ::kill(pid, b.signals[0]);
+    if (b.after_message) {
+      ASSERT_TRUE(wait_for_text(log, "nbody: stopping after this batch")) << slurp(log);
+    }
+    const double gap = std::chrono::duration<double>(std::chrono::steady_clock::now() - first).count();
+    if (gap < 0.5 * nbody::kInterruptBurst) {
+      for (std::size_t k = 1; k < b.signals.size(); ++k) ::kill(pid, b.signals[k]);
+    } else {  // this machine took too long to see the message: one signal only, and say so
+      std::printf("%s: the message came %.2f s after the signal; no second signal sent\n", tag.c_str(), gap);
+    }
+    const int code = wait_code_bounded(pid);
+    const std::string text = slurp(log);
+    // Signals that arrive together come in no order (the kernel hands over the lower number first):
+    // the code is one of theirs; the first's when the others came once it had been taken.
+    const bool theirs = std::any_of(b.signals.begin(), b.signals.end(), [&](int sig) { return code == 128 + sig; });
+    ASSERT_TRUE(b.after_message ? code == 128 + b.signals[0] : theirs) << tag << ": exit " << code << "\n" << text;
+    EXPECT_NE(text.find("checkpoint written to"), std::string::npos) << tag << "\n" << text;
+    const nbody::Checkpoint ck = nbody::read_checkpoint((d / "checkpoint.nbck").string());
+    EXPECT_GE(json::parse(ck.meta)["step"].get<long long>(), 1000) << tag;
+    const Result r = cli_test::nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 10");
+    EXPECT_EQ(r.code, 0) << tag << "\n" << r.err;
+  }
+}
+
+// A second interrupt well after the first is a person asking again: the run stops at once, even
+// in the middle of writing its checkpoint, and says by its exit code that it wrote none. The
+// checkpoint here is a FIFO that nobody reads, so its write never ends (a disk that hangs); the
+// second signal comes 1.5 s after the run said it was stopping.
+TEST(Interrupt, ASecondInterruptLaterStopsAtOnce) {
+  const fs::path d = dir("at-once"), log = scratch() / "at-once.log";
+  const pid_t pid = start_stepping(d, log);
+  ASSERT_EQ(::mkfifo((d / "checkpoint.nbck").c_str(), 0600), 0) << std::strerror(errno);
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(wait_for_text(log, "nbody: stopping after this batch")) << slurp(log);
+  std::this_thread::sleep_for(std::chrono::duration<double>(nbody::kInterruptBurst + 0.5));
+  ::kill(pid, SIGINT);
+  const int code = wait_code_bounded(pid);
+  const std::string text = slurp(log);
+  ASSERT_EQ(code, nbody::kStoppedAtOnce) << text;
+  EXPECT_NE(text.find("stopped at once: no checkpoint written"), std::string::npos) << text;
+  EXPECT_EQ(text.find("checkpoint written to"), std::string::npos) << text;
+  EXPECT_TRUE(fs::is_fifo(d / "checkpoint.nbck")) << "nothing was written in its place";
 }
 
 // kill -9 at random moments, 100 times: afterwards the latest checkpoint is always whole and

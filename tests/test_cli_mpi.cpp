@@ -216,13 +216,12 @@ TEST(Mpi, BlocksFollowTheMeasuredRatesOfRanksOfUnequalSpeed) {
   EXPECT_NEAR(row["shares"][0].get<double>(), b0 / (b0 + b1), 1.0 / 1000) << row.dump();
   EXPECT_DOUBLE_EQ(row["ms_per_step_ideal"].get<double>(), 1e3 * 1000.0 * 1000.0 / (b0 + b1)) << row.dump();
   EXPECT_GT(row["ms_per_step_equal_blocks"].get<double>(), 0) << row.dump();
-#ifdef NBODY_SANITIZED
-  GTEST_SKIP() << "the bits match and the blocks follow the rates; which rank is faster is not checked under "
-                  "ASan and UBSan, where the instrumentation dominates and the two rates came out alike";
-#endif
-  // Half a core against a whole one: rank 0 measured 1.6x to 2.3x the rate of rank 1 on 2-core machines.
-  EXPECT_GT(r0, 1.2 * r1) << "rank 1 shares its core\n" << j.dump();
-  EXPECT_GT(j["shares"][0].get<double>(), 0.5) << "the faster rank owns more\n" << j.dump();
+  // The faster rank owns more: which one is faster is the machine's (rank 0 measured 1.6x to 2.3x
+  // the rate of rank 1 on 2-core machines, but a loaded machine may say otherwise); that the blocks
+  // lean the way the measured rates do is the code's.
+  if (std::abs(r0 / (r0 + r1) - 0.5) > 1.0 / n) {  // rates further apart than one body's share
+    EXPECT_EQ(j["shares"][0].get<double>() > 0.5, r0 > r1) << "the faster rank owns more\n" << j.dump();
+  }
 }
 
 TEST(Mpi, CompareRecordsRanksAndTheSameDivergence) {

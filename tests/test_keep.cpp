@@ -17,6 +17,7 @@
 #include "checkpoint.hpp"
 #include "error.hpp"
 #include "hdf5_io.hpp"
+#include "interrupts.hpp"
 #include "io.hpp"
 #include "scratch.hpp"
 
@@ -328,4 +329,22 @@ TEST(Hdf5Snapshot, EveryFileIsReadWithinItsMemoryCap) {
 }
 
 }  // namespace
+// What one SIGINT, SIGTERM or SIGHUP does: nothing deferred, it ends the process; the first
+// deferred one stops the run after its batch; those within kInterruptBurst of it are the same
+// interrupt (a burst from `timeout`, a batch system and mpirun); a later one stops at once.
+TEST(Interrupts, ABurstIsOneInterruptAndALaterOneStopsAtOnce) {
+  using nbody::OnInterrupt;
+  using nbody::on_interrupt;
+  EXPECT_EQ(on_interrupt(false, true, 0.0), OnInterrupt::End);
+  EXPECT_EQ(on_interrupt(false, false, 5.0), OnInterrupt::End);
+  EXPECT_EQ(on_interrupt(true, true, 0.0), OnInterrupt::Defer);
+  for (double s : {0.0, 1e-6, 0.05, 0.5, nbody::kInterruptBurst})
+    EXPECT_EQ(on_interrupt(true, false, s), OnInterrupt::Same) << s << " s after the first";
+  for (double s : {nbody::kInterruptBurst + 1e-3, 1.5, 60.0})
+    EXPECT_EQ(on_interrupt(true, false, s), OnInterrupt::AtOnce) << s << " s after the first";
+  EXPECT_GE(nbody::kInterruptBurst, 0.5) << "mpirun forwards a signal milliseconds after the batch system's";
+  EXPECT_LE(nbody::kInterruptBurst, 2.0) << "a person's second Ctrl-C must still stop the run";
+  EXPECT_LT(nbody::kStoppedAtOnce, 128) << "128 + a signal says the checkpoint was written";
+}
+
 }  // namespace nbody

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "balance.hpp"
 #include "catalogue.hpp"
@@ -416,6 +418,53 @@ TEST(Stepper, StopsBetweenBatchesWhenTheReporterSaysSo) {
   p.read(x);
   q.read(y);
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x.pos[i].y, y.pos[i].y) << i;
+}
+
+// cpu32 that sleeps `per_step` at every step: a rung slower than any estimate before the start
+// foresaw (the estimate measures nothing below kTrivialInteractions). Sleeping only adds time, so
+// the rate it shows is at most 1 / per_step on any machine.
+class Sleepy final : public Pipeline {
+ public:
+  explicit Sleepy(std::chrono::milliseconds per_step) : per_step_(per_step) {}
+  void load(const Bodies& b, const Params& p) override { inner_.load(b, p); }
+  void accelerations(std::vector<Vec3>& out) override { inner_.accelerations(out); }
+  void step(int count) override {
+    std::this_thread::sleep_for(per_step_ * count);
+    inner_.step(count);
+  }
+  void read(Bodies& b) override { inner_.read(b); }
+  std::string name() const override { return "sleepy cpu32"; }
+
+ private:
+  Cpu32 inner_;
+  std::chrono::milliseconds per_step_;
+};
+
+// The time limit as the steps go: at 5 ms a step or more, 2,000,000 steps would take at least
+// 10,000 s, past the hour, so the run stops after its first batch naming the measured rate and
+// --force; with --force it goes on until the reporter stops it.
+TEST(Stepper, StopsAtTheLimitOnceTheStepsAreTimed) {
+  const Bodies b = test::random_bodies(32, 92);
+  Sleepy slow(std::chrono::milliseconds(5));
+  slow.load(b, kParams);
+  Stepper stepper({&slow}, 0, 2000000);
+  Recorder report;
+  report.stop_after = 10;  // a backstop (2047 steps) should the limit not stop it
+  try {
+    stepper.run(report, "test", false);
+    ADD_FAILURE() << "2,000,000 steps at 5 ms or more each were not stopped";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("stopped after 1 of 2000000 steps"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--force"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(stepper.done(), 1);
+  Sleepy forced_p(std::chrono::milliseconds(5));
+  forced_p.load(b, kParams);
+  Stepper forced({&forced_p}, 0, 2000000);
+  Recorder stop;
+  stop.stop_after = 1;  // the second batch: 1 + 2 steps
+  EXPECT_EQ(forced.run(stop, "test", true), 2);
+  EXPECT_EQ(forced.done(), 3);
 }
 
 // A comparison from a front end: plain results, nothing on stdout, progress through its reporter.

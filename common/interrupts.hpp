@@ -1,0 +1,52 @@
+// SIGINT, SIGTERM and SIGHUP: what the process does with each, in one place (the CLI installs the
+// handlers; a library user such as the Python module keeps its own and asks through a Reporter).
+//
+// A run that keeps its work (nbody run --out) defers interrupts while it steps: the first one lets
+// it finish its batch of steps, write its checkpoint and exit 128 + the signal's number. Signals
+// often come in bursts that mean one interrupt: `timeout` signals the child and then its process
+// group, a batch system's time limit sends SIGTERM to every process of the job while mpirun
+// forwards its own. Those that arrive within kInterruptBurst of the first are that same interrupt.
+// A later one is a person asking again: the process stops at once, exit kStoppedAtOnce.
+#pragma once
+#include <string>
+
+namespace nbody {
+
+// Wider than a burst's spread (microseconds for `timeout`, milliseconds for mpirun's forwarding),
+// narrower than a person pressing Ctrl-C a second time after reading the first one's message.
+inline constexpr double kInterruptBurst = 1.0;  // seconds
+
+// The exit code of a run stopped at once by a second interrupt: its checkpoint for this interrupt
+// was not written (the one before it, if any, is whole). Not 128 + a signal, which says "written".
+inline constexpr int kStoppedAtOnce = 4;
+
+// What one SIGINT, SIGTERM or SIGHUP does, as the handler decides it.
+enum class OnInterrupt {
+  End,     // nothing deferred: remove the temporary file being written and end by the signal
+  Defer,   // the first: recorded for pending_interrupt(); the run stops after its batch
+  Same,    // within kInterruptBurst of the first: part of the same interrupt, nothing more to do
+  AtOnce,  // later: remove the temporary file and exit kStoppedAtOnce (128 + the pending signal
+           // once interrupt_handled())
+};
+// `deferring`: defer_interrupts(true) is in force; `first`: no interrupt recorded yet;
+// `since_first`: seconds since the recorded one (ignored when `first`).
+OnInterrupt on_interrupt(bool deferring, bool first, double since_first);
+
+// Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored, so that a
+// background job started with SIGINT ignored keeps ignoring it): a signal removes the temporary
+// file being written (track_temporary), then acts as on_interrupt() says (SIGPIPE: End). Once.
+void handle_signals();
+
+// While on (after handle_signals()), interrupts are deferred as above. Off: each ends the process.
+void defer_interrupts(bool on);
+// The first deferred interrupt's signal number, 0 before one.
+int pending_interrupt();
+// The run has done what the pending interrupt asked (its checkpoint is whole, or it has none to
+// write): from here a stop at once exits 128 + the pending signal, as the run is about to.
+void interrupt_handled();
+
+// The temporary file an Output is writing, for the handlers to remove (Output calls these).
+void track_temporary(const std::string& path);
+void untrack_temporary();
+
+}  // namespace nbody
