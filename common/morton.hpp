@@ -5,11 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define NBODY_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define NBODY_HOST_DEVICE inline
-#endif
+#include "host_device.hpp"
 
 namespace nbody::morton {
 

@@ -17,11 +17,7 @@
 // and opens every cell where that fails.
 #pragma once
 
-#ifdef __CUDACC__
-#define NBODY_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define NBODY_HOST_DEVICE inline
-#endif
+#include "host_device.hpp"
 
 namespace nbody::quadrupole {
 

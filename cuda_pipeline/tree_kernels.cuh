@@ -300,14 +300,16 @@ __device__ __forceinline__ void sum_tile(const Body* list, int count, LaneBodies
   }
 }
 
-// A cell taken whole with its quadrupole (common/quadrupole.hpp), for each of a lane's bodies;
-// with kPotential its potential too.
+// A cell taken whole with its quadrupole (common/quadrupole.hpp): one entry of the cell list.
 struct QuadCell {
   float4 com, q0, q1;  // centre of mass and mass; Qxx, Qyy, Qxy, Qxz; Qyz, tr S
 };
+
+// Each lane sums the first `count` cells of the cell list for each of its bodies, in order, with
+// their quadrupoles; with kPotential the potential too.
 template <int kCount, int kPer, bool kPotential>
-__device__ __forceinline__ void sum_cell_tile(const QuadCell* cells, int count, LaneBodies<kPer, kPotential>& l,
-                                              float eps2) {
+__device__ __forceinline__ void sum_tile(const QuadCell* cells, int count, LaneBodies<kPer, kPotential>& l,
+                                         float eps2) {
 #pragma unroll 4
   for (int j = 0; j < (kCount ? kCount : count); ++j) {
     const QuadCell c = cells[j];
@@ -323,23 +325,10 @@ __device__ __forceinline__ void sum_cell_tile(const QuadCell* cells, int count, 
   }
 }
 
-// The cell list's full tiles summed and taken off; fewer than 32 cells are left.
-template <int kPer, bool kPotential>
-__device__ __forceinline__ void flush_cells(QuadCell* cells, int& celled, int lane, LaneBodies<kPer, kPotential>& l,
-                                            float eps2) {
-  while (celled >= 32) {
-    __syncwarp();
-    sum_cell_tile<32>(cells, 32, l, eps2);
-    __syncwarp();
-    if (32 + lane < celled) cells[lane] = cells[32 + lane];
-    celled -= 32;
-  }
-  __syncwarp();
-}
-
-// The list's full tiles summed and taken off; fewer than 32 entries are left.
-template <int kPer, bool kPotential>
-__device__ __forceinline__ void flush_tiles(Body* list, int& listed, int lane, LaneBodies<kPer, kPotential>& l,
+// A list's full tiles (bodies, or quadrupole cells) summed and taken off; fewer than 32 entries are
+// left.
+template <typename Entry, int kPer, bool kPotential>
+__device__ __forceinline__ void flush_tiles(Entry* list, int& listed, int lane, LaneBodies<kPer, kPotential>& l,
                                             float eps2) {
   while (listed >= 32) {
     __syncwarp();
@@ -470,7 +459,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       if constexpr (kQuad) {
         if (kind == Cell) cells[celled + __popc(m & below)] = {c, __ldg(&t.quad0[node]), __ldg(&t.quad1[node])};
         celled += __popc(m);
-        flush_cells(cells, celled, lane, l, eps2);
+        flush_tiles(cells, celled, lane, l, eps2);
       } else {
         if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
         listed += __popc(m);
@@ -493,7 +482,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       terms += list_buckets(sorted, m4.y, kind == Bucket ? m4.z : 0, lane, bucket_first[w], bucket_end[w], list,
                             listed, l, eps2);
     }
-    if constexpr (kQuad) sum_cell_tile<0>(cells, celled, l, eps2);
+    if constexpr (kQuad) sum_tile<0>(cells, celled, l, eps2);
     sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
     store_group(sorted, order, mine.x, count, lane, l, eps2, acc);
