@@ -1,5 +1,5 @@
 // NBODY_HOST_DEVICE: a function of common/ that CUDA code calls on the device too (the Morton key,
-// a cell's far field), compiled for both sides under nvcc and as a plain inline function elsewhere.
+// a quadrupole cell's pull), compiled for both sides under nvcc and as a plain inline function elsewhere.
 #pragma once
 
 #ifdef __CUDACC__

@@ -43,14 +43,15 @@ const std::vector<OptionRow> kOptions{
      "Parts of the j range, one block each (at least 16 where N has as many tiles when chosen, so that a "
      "distributed rank computes whole parts of its own block while the exchange runs)"},
     {"theta", "--theta", "theta", "theta", V{d::theta}, "",
-     "Tree opening angle: a cell is summed as one body at its centre of mass where theta x its distance from the "
+     "Tree opening angle: a cell is taken whole (its monopole or quadrupole, --multipole) where theta x the distance of its centre of mass from the "
      "box of the bodies it pulls (cpu:tree: a leaf; cuda:tree: a warp's group of up to 64) > its radius bmax "
      "(from the centre of mass to its farthest body), else opened; 0 opens every cell (all pairs)"},
     {"leaf_size", "--leaf-size", "leaf_size", "leaf_size", V{static_cast<long long>(d::leaf_size)}, "",
      "Tree leaf size B: a cell of at most B bodies is not split further; opened, its bodies are summed directly "
      "(cpu:tree: bodies that share one cell at the deepest level stay one leaf of any size)"},
     {"multipole", "--multipole", "multipole", "", V{std::string_view(d::multipole)}, "monopole | quadrupole",
-     "Tree cell's far field: monopole (its mass at its centre of mass) | quadrupole (and its traceless second "
+     "Tree cells (cpu:tree, cuda:tree): monopole (a cell pulls as its mass at its centre of mass) | quadrupole (and "
+     "its traceless second "
      "moment about the centre of mass, the softened expansion to second order): far more accurate at the same "
      "theta, so a given error is reached at a larger theta with fewer cells"},
     {"webgpu_p", "", "", "webgpu_p", V{static_cast<long long>(d::webgpu_p)}, "",

@@ -1,4 +1,4 @@
-// A tree cell's far field to second order: its mass M at its centre of mass c, and its second moment
+// A quadrupole cell: a tree cell's pull to second order, its mass M at its centre of mass c, and its second moment
 // about c, for the softened gravity of every rung. Host and device code alike (cpu:tree in
 // common/tree.cpp, cuda:tree in cuda_pipeline/tree_kernels.cuh), so both trees sum a cell alike.
 //

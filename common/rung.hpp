@@ -29,7 +29,7 @@ struct PipelineOptions {
   int cuda_split = defaults::cuda_split;
   double theta = defaults::theta;   // a tree's opening angle
   int leaf_size = defaults::leaf_size;  // a tree's bodies per leaf
-  std::string multipole = defaults::multipole;  // a tree cell's far field: monopole | quadrupole
+  std::string multipole = defaults::multipole;  // a tree's cells: monopole | quadrupole
   int webgpu_p = defaults::webgpu_p;
   int webgpu_k = defaults::webgpu_k;
   int device = defaults::device;    // CUDA device index
@@ -157,7 +157,7 @@ std::vector<std::string> missing_facts(const Rung& r);
 // What every tree rung takes: theta (0..1) and leaf_size (1..4096, 0 standing for `leaf_size`, the
 // rung's own measured best).
 std::vector<RungOption> tree_options(int leaf_size);
-// A tree cell's far field (the multipole option): its mass at its centre of mass, or with its second
+// A tree's cells (the multipole option): each its mass at its centre of mass, or with its second
 // moment about it too (common/tree.hpp and cuda_pipeline/tree_kernels.cuh say how each is summed).
 enum class Multipole { Monopole, Quadrupole };
 // The option's value as given ("monopole", "quadrupole"); throws InputError naming the option for

@@ -351,7 +351,7 @@ class CpuTreeEngine final : public Fp64Engine {
   std::string name() const override {
     char buf[80];
     std::snprintf(buf, sizeof buf, "cpu:tree (theta %g, leaf %d%s)", static_cast<double>(theta_), leaf_size_,
-                  far_ == Multipole::Quadrupole ? ", quadrupoles" : "");
+                  far_ == Multipole::Quadrupole ? ", quadrupole cells" : "");
     return buf;
   }
   std::string where() const override { return std::to_string(std::thread::hardware_concurrency()) + " CPU threads"; }

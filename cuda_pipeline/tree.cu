@@ -207,7 +207,7 @@ class TreeEngine final : public Fp64Engine {
   std::string name() const override {
     char buf[80];
     std::snprintf(buf, sizeof buf, "cuda:tree (theta %g, leaf %d%s)", options_.theta, options_.leaf_size,
-                  options_.quadrupole ? ", quadrupoles" : "");
+                  options_.quadrupole ? ", quadrupole cells" : "");
     return buf;
   }
   std::string where() const override { return where_; }

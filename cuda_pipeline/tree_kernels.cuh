@@ -29,7 +29,7 @@
 #include <cstdint>
 
 #include "morton.hpp"         // the keys, cpu:tree's
-#include "quadrupole.hpp"     // a cell's far field to second order, cpu:tree's
+#include "quadrupole.hpp"     // a quadrupole cell's pull, cpu:tree's
 #include "tuned_kernels.cuh"  // interact(): cuda:tuned's 13-slot interaction
 #include "vec.cuh"
 

@@ -62,7 +62,7 @@ const char* const kNotWithAgainst[] = {
     "--bodies", "--steps", "--dt", "--softening", "--ic", "--seed", "--subset", "--preset", "--csv", "--plot",
     "--explain", "--every", "--energy-every", "--reference", "--validate-n", "--gl-chunk", "--gl-precision",
     "--cuda-block", "--cuda-unroll", "--cuda-q", "--cuda-bodies", "--cuda-split", "--theta", "--leaf-size",
-    "--multipole"};
+    "--multipole", "--thetas"};
 
 // The snapshot's run into a.cfg, checked: its configuration, and its --ic file (same CRC-32C).
 void read_run(CompareArgs& a, const Hdf5Snapshot& snap, const Attributes& at, const std::string& where) {

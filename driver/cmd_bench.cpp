@@ -122,7 +122,11 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
                 row.computed / (static_cast<double>(row.n) * static_cast<double>(row.n)), row.computed_rate,
                 row.multipole.empty() ? ""
                                       : ("; theta " + number_text(row.theta) + ", leaf " + std::to_string(row.leaf_size) +
-                                         ", " + row.multipole + " cells").c_str());
+                                         ", " + row.multipole + " cells" +
+                                         (row.multipole == "quadrupole" ? " (GFLOP/s count each term at 20 flops; a "
+                                                                          "quadrupole cell is about 34)"
+                                                                        : ""))
+                                            .c_str());
   std::fflush(stdout);
 }
 

@@ -301,6 +301,8 @@ int run_compare(CompareArgs& a) {
       if (a.given(option))
         throw InputError("--preset " + a.preset + " writes its own table, --json and --plot; it takes no " + option);
   };
+  if (a.given("--thetas") && a.preset != "theta-sweep")
+    throw InputError("--thetas goes with --preset theta-sweep (the thetas it sweeps)");
   if (a.preset == "dt-sweep") {
     refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
     return run_dt_sweep(a);
@@ -309,7 +311,6 @@ int run_compare(CompareArgs& a) {
     refuse({"--fail-above", "--junit", "--csv", "--explain", "--every", "--energy-every", "--plot-all-pairs"});
     return run_theta_sweep(a);
   }
-  if (a.given("--thetas")) throw InputError("--thetas goes with --preset theta-sweep (the thetas it sweeps)");
   if (!a.preset.empty()) {
     if (a.preset != "tr04-fig9")
       throw InputError("--preset '" + a.preset + "': the presets are tr04-fig9, dt-sweep and theta-sweep");

@@ -325,6 +325,8 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
               name_.c_str(), bodies_.size(), steps, params_.dt, params_.softening, a_.cfg.ic.c_str(),
               setup_s, sim_s, steps > 0 ? 1e3 * sim_s / steps : 0.0, wall_s);
   if (resumed_) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), first_, last_);
+  if (const std::string tree = tree_settings_text(name_, a_.cfg.pipeline); !tree.empty())
+    std::printf("tree: %s\n", tree.c_str());
   if (diag_->check) {
     const EngineCheck& c = *diag_->check;
     std::printf("diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled "
@@ -364,6 +366,7 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
     j["shares"] = block_shares(*p_, bodies_.size());
     j["rates"] = rates_;
   }
+  if (const nlohmann::json tree = tree_settings_json(name_, a_.cfg.pipeline); !tree.is_null()) j["tree"] = tree;
   j["first_step"] = first_;
   j["last_step"] = last_;
   if (resumed_) j["resumed_from"] = a_.resume;

@@ -18,12 +18,12 @@ namespace nbody {
 namespace {
 
 void print_table(const ThetaSweepResult& r) {
-  std::printf("%-18s %6s %10s %10s %10s %10s %10s %12s", "pipeline", "theta", "median", "99%", "99.9%", "max",
+  std::printf("%-21s %6s %10s %10s %10s %10s %10s %12s", "pipeline", "theta", "median", "99%", "99.9%", "max",
               "ms/step", "terms/body");
   for (const auto& base : r.all_pairs) std::printf(" %16s", ("x " + base).c_str());
   std::printf("\n");
   auto row = [&](const std::string& name, const std::string& theta, const SweepPoint& p) {
-    std::printf("%-18s %6s %10.2e %10.2e %10.2e %10.2e %10.3g %12.0f", name.c_str(), theta.c_str(), p.median, p.p99,
+    std::printf("%-21s %6s %10.2e %10.2e %10.2e %10.2e %10.3g %12.0f", name.c_str(), theta.c_str(), p.median, p.p99,
                 p.p999, p.max, p.ms, p.per_body);
     for (const auto& base : r.all_pairs) {
       const double x = p.ms > 0 ? r.baseline.at(base).ms / p.ms : 0;
@@ -104,7 +104,8 @@ std::string theta_sweep_help() {
 // GPU Gems 3 §31.6's savings: each tree rung at theta = 0 .. 1 against float64 and the all-pairs
 // rungs at the same N.
 int run_theta_sweep(CompareArgs& a) {
-  if (a.given("--theta")) throw InputError("--preset theta-sweep sets theta itself (0 to 1); it takes no --theta");
+  if (a.given("--theta")) throw InputError("--preset theta-sweep sets theta itself (0 to 1); it takes no --theta (--thetas LIST chooses the "
+                     "thetas it sweeps)");
   if (a.given("--reference"))
     throw InputError("--preset theta-sweep measures the forces against the float64 engine; it takes no --reference");
   if (!a.cfg.n_given && !a.cfg.ic_is_file()) a.cfg.n = kThetaSweepBodies;

@@ -427,8 +427,7 @@ std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string
     for (const Level& l : {levels[0], levels[1]}) {
       std::vector<std::vector<double>> rows;
       for (const SweepPoint& p : r.tree.at(name))
-        if (p.*l.field > 0 && p.ms > 0) rows.push_back({p.ms, p.*l.field});
-      std::sort(rows.begin(), rows.end());
+        if (p.*l.field > 0 && p.ms > 0) rows.push_back({p.ms, p.*l.field});  // in theta's order
       curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) + "' lw " +
                                    (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash +
                                    looks.points(name, 1),

@@ -307,6 +307,20 @@ int picture_leaf_size(const std::string& name, const PipelineOptions& given) {
   throw std::logic_error("the catalogue has no CPU tree rung");
 }
 
+std::string tree_settings_text(const std::string& name, const PipelineOptions& o) {
+  const Rung& r = rung(name);
+  if (r.method != Method::Tree) return "";
+  const PipelineOptions t = resolve_options(r, o);
+  return "theta " + number_text(t.theta) + ", leaf " + std::to_string(t.leaf_size) + ", " + t.multipole + " cells";
+}
+
+nlohmann::json tree_settings_json(const std::string& name, const PipelineOptions& o) {
+  const Rung& r = rung(name);
+  if (r.method != Method::Tree) return nullptr;
+  const PipelineOptions t = resolve_options(r, o);
+  return {{"theta", t.theta}, {"leaf_size", t.leaf_size}, {"multipole", t.multipole}};
+}
+
 nlohmann::json options_json(const PipelineOptions& o) {
   return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
           {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},

@@ -77,6 +77,11 @@ std::string joined_names(const std::vector<std::string>& names, const std::strin
 // default.
 int picture_leaf_size(const std::string& name, const PipelineOptions& given);
 
+// A tree rung's settings as it runs them (its options resolved): "theta 0.5, leaf 32, monopole cells",
+// and as JSON {"theta", "leaf_size", "multipole"}; "" and null for an all-pairs rung.
+std::string tree_settings_text(const std::string& name, const PipelineOptions& o);
+nlohmann::json tree_settings_json(const std::string& name, const PipelineOptions& o);
+
 // The pipeline options as JSON (without the device, which places a run but does not change it),
 // and back; options_from_json throws InputError naming `where` and the field.
 nlohmann::json options_json(const PipelineOptions& o);

@@ -172,7 +172,7 @@ nlohmann::json to_json(const ThetaSweep& s, const ThetaSweepResult& r) {
   j["sampled_bodies"] = r.sampled;
   j["fp64_engine"] = r.engine;
   j["thetas"] = r.thetas;
-  j["multipoles"] = s.multipoles;  // each tree's far fields: "NAME" monopole, "NAME+quadrupole" (theta_sweep_label)
+  j["multipoles"] = s.multipoles;  // each tree's cells: "NAME" monopole, "NAME+quadrupole" (theta_sweep_label)
   std::vector<std::string> ran = r.all_pairs;
   ran.insert(ran.end(), r.trees.begin(), r.trees.end());
   j["pipelines"] = ran;

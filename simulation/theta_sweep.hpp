@@ -1,5 +1,5 @@
 // The opening angle's savings (`compare --preset theta-sweep`), GPU Gems 3 §31.6's trade of
-// accuracy for work, measured: each tree rung with each far field (monopole and quadrupole cells) at
+// accuracy for work, measured: each tree rung with monopole and with quadrupole cells (--multipole) at
 // a range of theta on the same bodies, its force error against float64 on a sample of the bodies,
 // its time per step and the interactions a body computes; and the all-pairs rungs at the same N,
 // measured the same way, for the speed-up.
@@ -29,7 +29,7 @@ struct ThetaSweep {
   std::vector<std::string> names;  // tree rungs (swept) and all-pairs rungs (each measured once)
   IfUnavailable policy = IfUnavailable::Skip;
   std::vector<double> thetas{0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0};
-  std::vector<std::string> multipoles{"monopole", "quadrupole"};  // each tree's far fields, in turn
+  std::vector<std::string> multipoles{"monopole", "quadrupole"};  // each tree's cells, in turn
   long long sample = kThetaSweepSample;
   long long steps = kThetaSweepSteps;  // timed steps of each point, one at a time after a warm-up step; the median counts
 };
@@ -46,7 +46,7 @@ struct ThetaSweepResult {
   std::size_t n = 0, sampled = 0;
   std::string engine;  // the float64 engine the forces are measured against
   std::vector<double> thetas;
-  // Those that ran, in the order asked; a tree once for each far field, labelled by
+  // Those that ran, in the order asked; a tree once for each kind of cell, labelled by
   // theta_sweep_label().
   std::vector<std::string> trees, all_pairs;
   std::map<std::string, std::string> skipped;  // name -> reason
@@ -57,7 +57,7 @@ struct ThetaSweepResult {
   double speedup(const std::string& tree, std::size_t i, const std::string& all_pairs) const;
 };
 
-// A tree rung's label in the sweep's results: its name with the default far field (monopole cells),
+// A tree rung's label in the sweep's results: its name with the default cells (monopole),
 // "NAME+quadrupole" with the other.
 std::string theta_sweep_label(const std::string& tree, const std::string& multipole);
 

@@ -527,6 +527,7 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
                     {"compare --preset theta-sweep -n 100 --thetas 0.5,", "'' is not a number"},
                     {"compare --preset theta-sweep -n 100 --multipole hexadecapole", "--multipole 'hexadecapole'"},
                     {"compare --pipelines cpu64,cpu32 -n 100 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
+                    {"compare --preset dt-sweep -n 64 --steps 2 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
                     {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "no tree rung is named"}});
   // --thetas and --multipole: the sweep runs those alone.
   const Result one = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 700 --steps 1 --thetas 0.4,0.7 "

@@ -140,14 +140,19 @@ INSTANTIATE_TEST_SUITE_P(HostAndDevice, NotFinite, ::testing::Values("cpu32", "c
 // monopole cells at theta 0.5 drift ten times more (3.0e-4).
 TEST(CliRun, TreeAtProductionAccuracyDriftsAsAllPairs) {
   REQUIRE_GALAXY();
-  const auto drift = [](const std::string& rung) {
+  nlohmann::json settings;  // the run's record of its tree
+  const auto drift = [&](const std::string& rung) {
     const Result r = nbody("run -p " + rung + " --ic '" + shared_data::galaxy() +
                            "' -n 2000 --subset random --steps 1000 --json -");
     EXPECT_EQ(r.code, 0) << rung << ": " << r.err;
-    return std::abs(nlohmann::json::parse(r.out)["energy"]["rel_drift"].get<double>());
+    const auto j = nlohmann::json::parse(r.out);
+    settings = j.value("tree", nlohmann::json());
+    return std::abs(j["energy"]["rel_drift"].get<double>());
   };
   const double exact = drift("cpu64");
+  EXPECT_TRUE(settings.is_null()) << "an all-pairs run has no tree: " << settings;
   const double quadrupole = drift("cpu:tree --multipole quadrupole --theta 0.4");
+  EXPECT_EQ(settings, nlohmann::json({{"theta", 0.4}, {"leaf_size", 32}, {"multipole", "quadrupole"}}));
   const double monopole = drift("cpu:tree --theta 0.5");
   EXPECT_LT(quadrupole, 2 * exact) << "cpu64 " << exact;
   EXPECT_GT(monopole, 3 * quadrupole) << "monopole cells at theta 0.5";

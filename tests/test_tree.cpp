@@ -29,12 +29,12 @@ namespace {
 constexpr double kEps = 0.05;
 const Params kParams{0.01, kEps};
 
-// A tree rung with its cells' far field: monopole or quadrupole.
+// A tree rung with its cells: monopole or quadrupole (--multipole).
 struct TreeCase {
   std::string name, multipole;
 };
 
-// Every tree rung of the catalogue with every far field: a tree registered there is tested here.
+// Every tree rung of the catalogue with each kind of cell: a tree registered there is tested here.
 std::vector<TreeCase> tree_rungs() {
   std::vector<TreeCase> out;
   for (const Rung& r : rungs())

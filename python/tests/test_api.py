@@ -160,6 +160,30 @@ def test_tree_diagnostics_are_checked_and_kept(tmp_path):
         nbody.Simulation("cpu:tree", bodies, diagnostics="exact")
 
 
+def test_quadrupole_cells_by_keyword_and_kept_by_a_checkpoint(tmp_path):
+    bodies = nbody.initial_conditions(n=3001, seed=6)
+    with nbody.Simulation("cpu64", bodies) as exact:
+        ref = exact.accelerations()
+
+    def error(**options):
+        with nbody.Simulation("cpu:tree", bodies, theta=0.5, **options) as sim:
+            a = sim.accelerations()
+            return np.median(np.linalg.norm(a - ref, axis=1) / np.linalg.norm(ref, axis=1))
+
+    monopole, quadrupole = error(), error(multipole="quadrupole")
+    assert quadrupole < monopole / 2, (quadrupole, monopole)
+    with nbody.Simulation("cpu:tree", bodies, multipole="quadrupole") as sim:
+        sim.step(3)
+        sim.save_checkpoint(tmp_path / "quad.nbck")
+        after = sim.accelerations()
+    with nbody.Simulation.resume(tmp_path / "quad.nbck") as again:
+        np.testing.assert_array_equal(again.accelerations(), after)
+    with pytest.raises(nbody.InputError, match="multipole 'octupole'"):
+        nbody.Simulation("cpu:tree", bodies, multipole="octupole")
+    with pytest.raises(nbody.InputError, match="multipole must be"):
+        nbody.Simulation("cpu:tree", bodies, multipole=2)
+
+
 def test_snapshot_formats(tmp_path):
     with nbody.Simulation("cpu64", nbody.initial_conditions(n=64)) as sim:
         sim.step(3)

@@ -7,7 +7,7 @@
 #   theta      cuda:tree at N = 2^20 for θ 0.3 .. 0.8: rate and force error against float64
 #   errors     the first evaluation's force error against float64 (median, 99%, largest) at θ 0 .. 0.8, on a
 #              Plummer sphere of 2^20 and on the galaxy model (../shared/data/galaxy_20K.bin), beside cpu:tree's
-#   orders     the trade of each far field (monopole and quadrupole cells): the theta-sweep of cuda:tree at
+#   orders     the trade of monopole and quadrupole cells (--multipole): the theta-sweep of cuda:tree at
 #              N = 2^20 and 2^23 (force error of 4096 sampled bodies against float64, ms per step), then
 #              the bench at the settings docs/tree.md names for a median error of 2e-4 and of 1e-3
 #   leaf       cuda:tree at N = 4096, 2^20 and 2^23 for leaf sizes B 2 .. 32
