@@ -68,8 +68,8 @@ Comparison comparison(const CompareArgs& a, const std::vector<long long>& stops)
 
 // Named pipelines must take the options; the default set skips a rung that cannot (make_rungs()).
 void check_named_options(const CompareArgs& a) {
-  check_pipeline_options(a.given("--pipelines") ? resolve_names(a) : std::vector<std::string>{a.reference},
-                         a.cfg.pipeline);
+  check_pipeline_options(a.given("--pipelines") ? resolve_names(a) : std::vector<std::string>{}, a.cfg.pipeline);
+  resolve_options(rung(a.reference), a.cfg.pipeline);  // the reference must run: its own rules
   check_softening(resolve_names(a), a.cfg.softening);  // the default set too: its float rungs would be 0/0
 }
 

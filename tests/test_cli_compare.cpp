@@ -76,6 +76,21 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   EXPECT_TRUE(j["energy"]["cpu32"].contains("rel_drift"));
 }
 
+// An option for other rungs than those named is refused the same way whatever its value; the
+// default set takes it (its tree rungs do).
+TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
+  expect_bad_input({{"compare --pipelines cpu64,cpu32 --theta 0.3 -n 64 --steps 1",
+                     "--theta 0.3: cpu:tree, cuda:tree take it, not cpu64, cpu32"},
+                    {"compare --pipelines cpu64,cpu32 --theta 2 -n 64 --steps 1",
+                     "--theta 2: cpu:tree, cuda:tree take it, not cpu64, cpu32"},
+                    {"compare --pipelines cpu64,cpu32 --leaf-size 8 -n 64 --steps 1", "--leaf-size 8: cpu:tree"},
+                    {"run -p cpu32 --theta 0.3 -n 64 --steps 1", "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32"},
+                    {"bench --pipelines cpu32 --theta 0.3 -n 256", "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32"}});
+  const Result r = nbody("compare --theta 0.3 -n 64 --steps 1");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu:tree"), std::string::npos) << r.out;
+}
+
 TEST(CliCompare, FailAboveIsTheCiHook) {
   const std::string base = "compare --pipelines cpu64,cpu32 -n 200 --steps 5 ";
   const Result strict = nbody(base + "--fail-above 1e-15@5");
@@ -527,7 +542,7 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
                     {"compare --preset theta-sweep -n 100 --thetas 0.5,", "'' is not a number"},
                     {"compare --preset theta-sweep -n 100 --multipole hexadecapole", "--multipole 'hexadecapole'"},
                     {"compare --pipelines cpu64,cpu32 -n 100 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
-                    {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "no tree rung is named"}});
+                    {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "--multipole quadrupole: cpu:tree, cuda:tree take it, not cpu64, cpu32"}});
   // --thetas and --multipole: the sweep runs those alone.
   const Result one = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 700 --steps 1 --thetas 0.4,0.7 "
                            "--multipole quadrupole --json -");

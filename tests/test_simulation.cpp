@@ -209,6 +209,42 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
   EXPECT_NE(text.find("these drift by more or less:\n    gl:forcequad"), std::string::npos) << text;
 }
 
+// An option for other rungs than those named is refused the same way whatever its value (it would
+// be ignored), naming the option and the rungs that take it; at its default, or with no rung named
+// (a default set), it passes.
+TEST(Catalogue, AnOptionNoNamedRungTakesIsRefused) {
+  const auto refusal = [](const std::vector<std::string>& names, const PipelineOptions& o) {
+    try {
+      check_pipeline_options(names, o);
+      return std::string();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  PipelineOptions o;
+  EXPECT_EQ(refusal({"cpu32"}, o), "") << "the defaults";
+  o.theta = 0.3;
+  EXPECT_EQ(refusal({"cpu32"}, o), "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  EXPECT_EQ(refusal({"cpu64", "cpu:tree"}, o), "");
+  EXPECT_EQ(refusal({}, o), "");
+  o.theta = 2;
+  EXPECT_EQ(refusal({"cpu32"}, o), "--theta 2: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  o = {};
+  o.leaf_size = 8;
+  EXPECT_EQ(refusal({"cpu64", "cpu32"}, o), "--leaf-size 8: cpu:tree, cuda:tree take it, not cpu64, cpu32 (it would be ignored)");
+  o = {};
+  o.multipole = "quadrupole";
+  EXPECT_EQ(refusal({"cpu32"}, o), "--multipole quadrupole: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  o = {};
+  o.cuda_unroll = 8;
+  EXPECT_NE(refusal({"cpu32"}, o).find("--cuda-unroll 8: "), std::string::npos) << refusal({"cpu32"}, o);
+  // The snapshot's options, for rungs named to repeat it: those none of them takes go back.
+  o = {};
+  o.theta = 0.3;
+  EXPECT_EQ(options_taken_by({"cpu32"}, o).theta, defaults::theta);
+  EXPECT_EQ(options_taken_by({"cpu:tree"}, o).theta, 0.3);
+}
+
 // The ladder is read from each rung's place: cpu32 at the bottom, each rung on the one it names.
 TEST(Catalogue, TheLadderFollowsEachRungsPlace) {
   const std::vector<std::string> ladder = ladder_names();
@@ -252,7 +288,7 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
   EXPECT_EQ(resolve_options(rung("cpu:tree"), o).theta, 0.0);
   o.theta = 1;
   EXPECT_NO_THROW(check_pipeline_options({"cpu:tree"}, o));
-  EXPECT_NO_THROW(check_pipeline_options({"cpu32"}, o)) << "cpu:tree takes it";
+  EXPECT_NO_THROW(check_pipeline_options({}, o)) << "cpu:tree takes it, and no rung is named";
   for (const double bad : {-0.1, 1.5, std::nan("")}) {
     o.theta = bad;
     EXPECT_THROW(check_pipeline_options({}, o), InputError) << bad;
