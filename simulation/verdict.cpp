@@ -66,6 +66,7 @@ std::string energy_sentence(const CompareResult& r, const std::string& reference
     return relative_drift(r.initial.at(name).e.total(), r.final_.at(name).e.total());
   };
   const double ref = drift(reference);
+  if (std::isnan(ref)) return std::string("  energy: the relative drift is ") + kUndefinedDrift;
   std::vector<std::string> own;
   for (const std::string& name : r.pipelines)
     if (name != reference && !(std::fabs(drift(name) - ref) <= 0.1 * std::fabs(ref) + 1e-12))

@@ -240,6 +240,14 @@ def test_an_option_no_named_rung_takes_is_refused_as_the_cli_does():
         pass
 
 
+def test_an_undefined_drift_says_so():
+    lone = nbody.Bodies(np.array([[1.0, 0, 0]]), np.zeros((1, 3)), np.array([1.0]))  # E_0 = 0
+    with nbody.Simulation("cpu32", lone) as sim:
+        sim.step(2)
+        e = sim.energy()
+        assert e["relative_drift"] is None and e["relative_drift_undefined"] == "undefined: E_0 = 0"
+
+
 def test_a_rung_that_cannot_run_says_why_as_the_cli_does():
     missing = [p for p, s in nbody.info()["pipelines"].items() if not s["available"]]
     if not missing:

@@ -274,9 +274,9 @@ std::string Session::energy() {
     if (!rung_) throw InputError("no simulation: start one first");
     const Synchronised s = synchronise(state_, cfg_.params(), *engine_, true);
     check_energy(s.energy, state_, name_ + "'s energy", steps_);
-    return reply({{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential},
-                  {"total", s.energy.total()}, {"initial", e0_},
-                  {"rel_drift", relative_drift(e0_, s.energy.total())}});
+    json j{{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential}, {"total", s.energy.total()}};
+    j.update(energy_json(e0_, s.energy.total()));  // initial, final, rel_drift (null where E_0 = 0)
+    return reply(j);
   } catch (...) {
     return error_reply();
   }
