@@ -56,8 +56,9 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   const Result r = nbody("compare --pipelines cpu64,cpu32 -n 1000 --steps 10 --json '" + json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   // The table ends with its verdict: cpu32 within this project's goal, the drift the leapfrog's.
-  const std::size_t verdict = r.out.find("verdict (each rung's largest distance to cpu64");
+  const std::size_t verdict = r.out.find("verdict: each rung's largest distance to cpu64");
   ASSERT_NE(verdict, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  in short: fine (every rung meets this project's goal)\n", verdict), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("within this project's goal", verdict), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("every rung with it", verdict), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
@@ -74,6 +75,34 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   EXPECT_LT(max, 1e-4);  // ...by rounding only
   EXPECT_LT(j["accel_error"]["cpu32"]["rms_rel"].get<double>(), 1e-6);
   EXPECT_TRUE(j["energy"]["cpu32"].contains("rel_drift"));
+}
+
+// One body at rest far from the origin: cpu32 rounds its coordinate to float32's spacing there,
+// which the verdict names as rounding, not trajectories parting; its energy is 0, so a drift
+// relative to it is undefined, said in the table and the verdict and null in the JSON with why.
+TEST(CliCompare, OneBodyFarAwayIsRoundingAndItsDriftUndefined) {
+  const fs::path ic = scratch() / "far.csv", json = scratch() / "far.json";
+  write_file(ic, "x,y,z,vx,vy,vz,m\n1e30,0,0,0,0,0,1\n");
+  const Result r = nbody("compare --pipelines cpu64,cpu32 --ic '" + ic.string() + "' --steps 5 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("(the trajectories part)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float32's rounding of coordinates as large as 1.0e+30"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in short: fine"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("undefined: E_0 = 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.000e+00    0.000e+00    0.000e+00\n"), std::string::npos) << "a drift of 0/0 shown as 0\n" << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_TRUE(j["energy"]["cpu32"]["rel_drift"].is_null()) << j["energy"].dump();
+  EXPECT_EQ(j["energy"]["cpu32"]["rel_drift_undefined"], "undefined: E_0 = 0") << j["energy"].dump();
+}
+
+// The preset's table says where a rung stands against the paper's bound, not only the goal.
+TEST(CliCompare, Fig9PresetNamesThePapersBound) {
+  const Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu:tree -n 256 --steps 20");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("misses the goal"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu64|cpu:tree"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("within Fig. 9's bound, not the goal"), std::string::npos) << r.out;
 }
 
 // An option for other rungs than those named is refused the same way whatever its value; the

@@ -203,10 +203,51 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
   EXPECT_TRUE(after("within TR04-032 Fig. 9's bound", "gl:gather")) << text;
   EXPECT_TRUE(after("beyond Fig. 9's bound", "gl:forcequad")) << text;
   EXPECT_NE(text.find("every rung with it"), std::string::npos) << text;
+  // One plain line says whether the run is fine, before the groups.
+  EXPECT_NE(text.find("\n  in short: not fine (1 of 3 rungs parts from cpu64 beyond TR04-032 Fig. 9's bound)\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("the bounds judge"), std::string::npos) << text;
   r.final_["gl:forcequad"].e = {0.25, -0.4};  // a drift of its own
   text.clear();
   for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
   EXPECT_NE(text.find("these drift by more or less:\n    gl:forcequad"), std::string::npos) << text;
+}
+
+// One body far from the origin: cpu32 holds its coordinate to float32's spacing there (2^-23 of
+// 1e30), which is all the distance there is, not two trajectories parting; a body at rest alone has
+// E_0 = 0, and a drift relative to it is undefined, not 0.
+TEST(Verdict, JudgesTheDistanceAtTheCoordinatesScale) {
+  CompareResult r;
+  r.pipelines = {"cpu64", "cpu32"};
+  StepRecord s{5, {{"cpu64", "cpu32", {1.5e22, 1.5e22, 0}}}, {}};
+  s.extent = 1e30;
+  r.steps = {s};
+  for (const std::string& name : r.pipelines) r.initial[name].e = {0, 0}, r.final_[name].e = {0, 0};
+  std::string text;
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_EQ(text.find("(the trajectories part)"), std::string::npos) << text;
+  EXPECT_NE(text.find("float32's rounding of coordinates as large as 1.0e+30"), std::string::npos) << text;
+  EXPECT_NE(text.find("in short: fine"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy: the relative drift is undefined: E_0 = 0"), std::string::npos) << text;
+  EXPECT_TRUE(std::isnan(relative_drift(0, 0)));
+  EXPECT_EQ(drift_text(relative_drift(0, 0)), "undefined: E_0 = 0");
+  // The same distance at coordinates of size 1 is beyond Fig. 9's bound.
+  r.steps[0].extent = 1;
+  text.clear();
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_NE(text.find("beyond Fig. 9's bound (the trajectories part)"), std::string::npos) << text;
+  EXPECT_NE(text.find("in short: not fine"), std::string::npos) << text;
+}
+
+// The preset's words for each row: a rung within the paper's bound says so, not only that it
+// misses the goal.
+TEST(Verdict, Fig9WordsNameThePapersBound) {
+  Fig9Row row{"cpu64|cpu:tree", 1.6e-4, 1.6e-4, 1.6e-4, 1.6e-4};
+  EXPECT_EQ(fig9_words(row), "within Fig. 9's bound, not the goal");
+  row.max15 = row.max100 = row.max_run = 1e-7;
+  EXPECT_EQ(fig9_words(row), "meets the goal and Fig. 9's bound");
+  row.max15 = row.max100 = row.max_run = 3;
+  EXPECT_EQ(fig9_words(row), "beyond Fig. 9's bound");
 }
 
 // An option for other rungs than those named is refused the same way whatever its value (it would
