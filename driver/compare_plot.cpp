@@ -344,10 +344,21 @@ std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& titl
       curves.push_back(s.curve(s.block(rows_of(r.rounding.at(name))) + " using 1:2 with lines lc rgb '" +
                                    looks.colour(name) + "' lw 1.5 dt 2",
                                name + " rounding" + same_as(r.rounding, name)));
+  for (const auto& name : r.rungs)
+    if (r.opening_angle.count(name))
+      curves.push_back(s.curve(s.block(rows_of(r.opening_angle.at(name))) + " using 1:2 with lines lc rgb '" +
+                                   looks.colour(name) + "' lw 1.5 dt 2",
+                               name + " opening angle" + same_as(r.opening_angle, name)));
   if (curves.empty()) {
     empty_plot(s, "no rung ran");
   } else {
-    const std::string key = r.rounding.empty() ? "" : "dashed: rounding (to " + reference + " at the same dt)";
+    const std::string key = r.rounding.empty() && r.opening_angle.empty()
+                                ? ""
+                                : "dashed: to " + reference + " at the same dt (" +
+                                      (r.opening_angle.empty() ? "rounding"
+                                       : r.rounding.empty()    ? "a tree's opening angle"
+                                                               : "rounding; a tree's opening angle") +
+                                      ")";
     s.commands << "set key title " << s.note(key) << " noenhanced\n";
     plot(s, curves);
   }

@@ -155,6 +155,7 @@ nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r) {
   j["skipped"] = r.skipped;
   j["distance"] = r.distance;
   j["rounding"] = r.rounding;
+  j["opening_angle"] = r.opening_angle;
   j["crossing_dt"] = nlohmann::json::object();
   for (const auto& [name, dt] : r.crossing_dt) j["crossing_dt"][name] = dt > 0 ? nlohmann::json(dt) : nlohmann::json(nullptr);
   return j;

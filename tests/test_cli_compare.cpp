@@ -401,6 +401,25 @@ TEST(CliCompare, DtSweepDrawsTheRoundingFloor) {
     EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
+// A tree's distance to the reference at the same dt is its opening angle's error: a table and a
+// dashed curve of its own, never called float rounding, and no crossing dt.
+TEST(CliCompare, DtSweepNamesATreesOpeningAngle) {
+  const fs::path gp = scratch() / "tree-sweep.gp";
+  const Result r = nbody("compare --preset dt-sweep --pipelines cpu64,cpu32,cpu:tree -n 48 --steps 5 --json - --plot '" +
+                         gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(s["opening_angle"].contains("cpu:tree")) << s.dump();
+  EXPECT_FALSE(s["rounding"].contains("cpu:tree")) << s.dump();
+  EXPECT_FALSE(s["crossing_dt"].contains("cpu:tree")) << s.dump();
+  EXPECT_NE(r.err.find("opening angle: a tree's max distance to cpu64 run at the same dt"), std::string::npos) << r.err;
+  const std::string crossing = r.err.substr(r.err.find("crossing dt"));
+  EXPECT_EQ(crossing.find("cpu:tree"), std::string::npos) << crossing;
+  const auto c = curves(slurp(gp));
+  EXPECT_TRUE(c.count("cpu:tree opening angle")) << slurp(gp);
+  EXPECT_FALSE(c.count("cpu:tree rounding")) << slurp(gp);
+}
+
 // --explain's rows as factor -> row.
 std::map<std::string, nlohmann::json> explain_rows(const nlohmann::json& rows) {
   std::map<std::string, nlohmann::json> out;

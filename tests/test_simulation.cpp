@@ -19,6 +19,7 @@
 #include "catalogue.hpp"
 #include "comparison.hpp"
 #include "diagnostics.hpp"
+#include "dt_sweep.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "helpers.hpp"
@@ -248,6 +249,24 @@ TEST(Verdict, Fig9WordsNameThePapersBound) {
   EXPECT_EQ(fig9_words(row), "meets the goal and Fig. 9's bound");
   row.max15 = row.max100 = row.max_run = 3;
   EXPECT_EQ(fig9_words(row), "beyond Fig. 9's bound");
+}
+
+// A tree's distance to the reference at the same dt is its opening angle's error, not float
+// rounding: the dt-sweep keeps it apart and gives it no crossing dt.
+TEST(DtSweep, ATreesFloorIsItsOpeningAngle) {
+  DtSweep s;
+  s.cfg.n = 48;
+  s.names = {"cpu64", "cpu32", "cpu:tree"};
+  s.policy = IfUnavailable::Fail;
+  s.time = 0.04;
+  s.dts = halvings(0.02, 2);
+  auto engine = make_cpu64_engine();
+  const DtSweepResult r = dt_sweep(s, *engine);
+  EXPECT_TRUE(r.opening_angle.count("cpu:tree"));
+  EXPECT_FALSE(r.rounding.count("cpu:tree")) << "a tree's floor is not rounding";
+  EXPECT_FALSE(r.crossing_dt.count("cpu:tree")) << "no dt crosses an opening angle";
+  EXPECT_TRUE(r.rounding.count("cpu32"));
+  EXPECT_TRUE(r.crossing_dt.count("cpu32"));
 }
 
 // An option for other rungs than those named is refused the same way whatever its value (it would
