@@ -556,6 +556,10 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
   const Result r = nbody("compare --preset theta-sweep -n 600 --steps 1 --json -");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto s = nlohmann::json::parse(r.out);
+  // The header names the leaf size of the tree rungs that run here, and no other.
+  const std::string header = r.err.substr(0, r.err.find('\n'));
+  ASSERT_NE(header.find("theta-sweep:"), std::string::npos) << r.err;
+  if (!unavailable("cuda:tree").empty()) EXPECT_EQ(header.find("cuda:tree"), std::string::npos) << header;
   std::vector<std::string> ran = s["pipelines"];
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu:tree"), ran.end()) << s.dump();
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu32"), ran.end()) << s.dump();

@@ -28,6 +28,7 @@
 #include "setup.hpp"
 #include "verdict.hpp"
 #include "stepper.hpp"
+#include "theta_sweep.hpp"
 
 namespace nbody {
 namespace {
@@ -267,6 +268,17 @@ TEST(DtSweep, ATreesFloorIsItsOpeningAngle) {
   EXPECT_FALSE(r.crossing_dt.count("cpu:tree")) << "no dt crosses an opening angle";
   EXPECT_TRUE(r.rounding.count("cpu32"));
   EXPECT_TRUE(r.crossing_dt.count("cpu32"));
+}
+
+// The theta-sweep's leaf sizes name the tree rungs that run here, and only those.
+TEST(ThetaSweep, LeafSizesNameOnlyRungsThatRun) {
+  ThetaSweep s;
+  s.names = {"cpu32", "cpu:tree", "cuda:tree"};
+  const auto sizes = theta_sweep_leaf_sizes(s);
+  EXPECT_EQ(sizes.count("cpu:tree"), 1u);
+  EXPECT_EQ(sizes.count("cuda:tree"), unavailable_reason("cuda:tree").empty() ? 1u : 0u);
+  if (!unavailable_reason("cuda:tree").empty())
+    EXPECT_EQ(theta_sweep_leaf_sizes_text(s).find("cuda:tree"), std::string::npos);
 }
 
 // An option for other rungs than those named is refused the same way whatever its value (it would
