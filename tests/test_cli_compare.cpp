@@ -120,6 +120,23 @@ TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
   EXPECT_NE(r.out.find("cpu:tree"), std::string::npos) << r.out;
 }
 
+// A curve on another's in the plot's key says "=" only where the two rungs' bodies are where each
+// other's are; else how far apart they are.
+TEST(CliCompare, PlotKeySaysEqualOnlyWhenEqual) {
+  if (!gl_here()) return;
+  const fs::path gp = scratch() / "twins.gp", json = scratch() / "twins.json";
+  const Result r = nbody("compare --pipelines cpu64,cpu32,gl:forcequad,gl:gather -n 256 --steps 10 --json '" +
+                         json.string() + "' --plot '" + gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  double apart = 0;
+  for (const auto& s : j["divergence"]) apart = std::max(apart, s["pairs"]["cpu32|gl:forcequad"]["max"].get<double>());
+  const auto c = curves(slurp(gp));
+  for (const auto& [title, clause] : c)
+    if (title.starts_with("gl:forcequad (= cpu32)")) EXPECT_EQ(apart, 0) << title;
+    else if (title.starts_with("gl:forcequad (on cpu32's curve")) EXPECT_GT(apart, 0) << title;
+}
+
 TEST(CliCompare, FailAboveIsTheCiHook) {
   const std::string base = "compare --pipelines cpu64,cpu32 -n 200 --steps 5 ";
   const Result strict = nbody(base + "--fail-above 1e-15@5");
