@@ -141,8 +141,12 @@ class Simulation {
     d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
     d["initial"] = e0_.total();
     const double drift = relative_drift(e0_.total(), e.total());
-    if (std::isnan(drift)) d["relative_drift"] = nb::none(), d["relative_drift_undefined"] = kUndefinedDrift;
-    else d["relative_drift"] = drift;
+    if (std::isnan(drift)) {  // E_0 = 0: None, and why
+      d["relative_drift"] = nb::none();
+      d["relative_drift_undefined"] = kUndefinedDrift;
+    } else {
+      d["relative_drift"] = drift;
+    }
     return d;
   }
 
