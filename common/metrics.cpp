@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace nbody {
@@ -110,8 +111,14 @@ Vec3 angular_momentum(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel
 double norm(const Vec3& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
 
 double relative_drift(double initial, double final_value) {
-  const double d = std::fabs(final_value - initial);
-  return initial != 0 ? d / std::fabs(initial) : d;
+  return initial != 0 ? std::fabs(final_value - initial) / std::fabs(initial) : NAN;
+}
+
+std::string drift_text(double drift, const char* format) {
+  if (std::isnan(drift)) return kUndefinedDrift;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, drift);
+  return buf;
 }
 
 }  // namespace nbody

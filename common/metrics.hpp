@@ -1,6 +1,7 @@
 // Metrics shared by the driver and the tests. All in double.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "bodies.hpp"
@@ -40,7 +41,12 @@ Vec3 linear_momentum(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel)
 Vec3 angular_momentum(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel);
 
 double norm(const Vec3& v);
-// |final - initial| / |initial|, or the absolute change when initial is 0.
+// |final - initial| / |initial|; NaN when initial is 0 (a lone body at rest): no drift is
+// relative to nothing, and 0/0 printed as 0 would read as perfect conservation.
 double relative_drift(double initial, double final_value);
+// Why a drift is NaN, in every front end's words.
+inline constexpr const char* kUndefinedDrift = "undefined: E_0 = 0";
+// `drift` in printf's `format` ("%.3e"), or kUndefinedDrift for NaN.
+std::string drift_text(double drift, const char* format = "%.3e");
 
 }  // namespace nbody

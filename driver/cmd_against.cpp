@@ -135,6 +135,8 @@ int run_against(CompareArgs& a) {
                        "; give DISTANCE or DISTANCE@" + std::to_string(step));
   }
   const std::vector<std::string> names = rungs_to_run(a, at, where);
+  // The snapshot's options are its rung's: those none of the rungs named takes are not the user's.
+  a.cfg.pipeline = options_taken_by(names, a.cfg.pipeline);
   check_pipeline_options(names, a.cfg.pipeline);
   check_softening(names, a.cfg.softening);
   if (names_stdout(a.json) || names_stdout(a.junit)) summary_to_stderr();

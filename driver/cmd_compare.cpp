@@ -68,8 +68,8 @@ Comparison comparison(const CompareArgs& a, const std::vector<long long>& stops)
 
 // Named pipelines must take the options; the default set skips a rung that cannot (make_rungs()).
 void check_named_options(const CompareArgs& a) {
-  check_pipeline_options(a.given("--pipelines") ? resolve_names(a) : std::vector<std::string>{a.reference},
-                         a.cfg.pipeline);
+  check_pipeline_options(a.given("--pipelines") ? resolve_names(a) : std::vector<std::string>{}, a.cfg.pipeline);
+  resolve_options(rung(a.reference), a.cfg.pipeline);  // the reference must run: its own rules
   check_softening(resolve_names(a), a.cfg.softening);  // the default set too: its float rungs would be 0/0
 }
 
@@ -81,7 +81,7 @@ void print_fig9(const CompareArgs& a, const CompareResult& r) {
               "max at end");
   for (const Fig9Row& row : fig9_rows(r, a.reference))
     std::printf("%-28s %12.3e %12.3e %12.3e  %s\n", row.pair.c_str(), row.max15, row.max100, row.at_end,
-                row.meets_goal() ? "meets the goal" : "misses the goal");
+                fig9_words(row).c_str());
 }
 
 // TR04-032 §7.3 (Figure 9): 1000 steps of dt = 0.01, the max GPU-vs-CPU distance per step, for
@@ -158,20 +158,30 @@ Threshold check_compare_args(CompareArgs& a) {
   return threshold;
 }
 
-// The dt-sweep's rounding table (the floor each float rung's V reaches, drawn dashed by --plot) and
-// crossing dts.
-void print_rounding(const DtSweepResult& r, const std::string& reference) {
-  if (!r.rounding.empty()) {
-    std::printf("\n\nfloat rounding alone: max distance to %s run at the same dt (the floor of each float rung's "
-                "V; --plot draws it dashed)\n%-12s", reference.c_str(), "dt");
+// A table of one distance per rung of `series` and per dt.
+void print_per_dt(const DtSweepResult& r, const std::map<std::string, std::vector<double>>& series) {
+  std::printf("%-12s", "dt");
+  for (const auto& name : r.rungs)
+    if (series.count(name)) std::printf(" %16s", name.c_str());
+  for (std::size_t i = 0; i < r.dts.size(); ++i) {
+    std::printf("\n%-12g", r.dts[i]);
     for (const auto& name : r.rungs)
-      if (r.rounding.count(name)) std::printf(" %16s", name.c_str());
-    for (std::size_t i = 0; i < r.dts.size(); ++i) {
-      std::printf("\n%-12g", r.dts[i]);
-      for (const auto& name : r.rungs)
-        if (r.rounding.count(name)) std::printf(" %16.3e", r.rounding.at(name)[i]);
-    }
+      if (series.count(name)) std::printf(" %16.3e", series.at(name)[i]);
   }
+}
+
+// The dt-sweep's rounding table (the floor each all-pairs float rung's V reaches, drawn dashed by
+// --plot) and crossing dts; a tree's floor is its opening angle, a table of its own.
+void print_rounding(const DtSweepResult& r, const std::string& reference) {
+  if (!r.opening_angle.empty()) {
+    std::printf("\n\nopening angle: a tree's max distance to %s run at the same dt (its floor: theta's force error, "
+                "far above its rounding, which no dt changes)\n", reference.c_str());
+    print_per_dt(r, r.opening_angle);
+  }
+  if (r.rounding.empty()) return;
+  std::printf("\n\nfloat rounding alone: max distance to %s run at the same dt (the floor of each float rung's "
+              "V; --plot draws it dashed)\n", reference.c_str());
+  print_per_dt(r, r.rounding);
   std::printf("\n\ncrossing dt (float rounding as large as the time step's error, i.e. sqrt(2) x %s's own "
               "distance; rounding dominates below it):\n", reference.c_str());
   const auto own = r.distance.find(reference);

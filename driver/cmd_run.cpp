@@ -26,6 +26,7 @@
 #include "leapfrog.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "results_json.hpp"
 #include "run.hpp"
 #include "snapshots.hpp"
 #include "stepper.hpp"
@@ -344,12 +345,13 @@ void Run::print(const Energy& e1, double setup_s, double sim_s, double wall_s) c
     std::printf(")\n");
   }
   if (with_energy() && diag_->check)
-    std::printf("energy: initial %.10g  final %.10g  relative drift %.3e (tree energies: a drift below %.1e "
+    std::printf("energy: initial %.10g  final %.10g  relative drift %s (tree energies: a drift below %.1e "
                 "may be the tree's error, not the integration's)\n",
-                e0_->total(), e1.total(), relative_drift(e0_->total(), e1.total()), diag_->drift_floor(*e0_));
+                e0_->total(), e1.total(), drift_text(relative_drift(e0_->total(), e1.total())).c_str(),
+                diag_->drift_floor(*e0_));
   else if (with_energy())
-    std::printf("energy: initial %.10g  final %.10g  relative drift %.3e\n", e0_->total(), e1.total(),
-                relative_drift(e0_->total(), e1.total()));
+    std::printf("energy: initial %.10g  final %.10g  relative drift %s\n", e0_->total(), e1.total(),
+                drift_text(relative_drift(e0_->total(), e1.total())).c_str());
   else
     std::printf("energy: not measured (--no-energy)\n");
   if (a_.frames > 0) std::printf("frames: %s\n", a_.out.c_str());
@@ -377,7 +379,7 @@ nlohmann::json Run::to_json(const Energy& e1, double setup_s, double sim_s) cons
   j["wall_s"] = since(t_start_);
   j["phases_s"] = phases_;
   if (with_energy()) {
-    j["energy"] = {{"initial", e0_->total()}, {"final", e1.total()}, {"rel_drift", relative_drift(e0_->total(), e1.total())}};
+    j["energy"] = energy_json(e0_->total(), e1.total());
     j["energy_samples"] = samples_;
   } else {
     j["energy"] = nullptr;

@@ -124,6 +124,7 @@ int run_theta_sweep(CompareArgs& a) {
   s.policy = a.given("--pipelines") ? IfUnavailable::Fail : IfUnavailable::Skip;
   s.steps = a.cfg.steps;
   if (a.given("--multipole")) s.multipoles = {a.cfg.pipeline.multipole};
+  s.cfg.pipeline.multipole = defaults::multipole;  // each tree point sets its own; the all-pairs rungs take none
   if (a.given("--thetas")) s.thetas = parse_thetas(a.thetas);
   check_theta_sweep_rungs(s.names);
   check_pipeline_options(a.given("--pipelines") ? s.names : std::vector<std::string>{}, a.cfg.pipeline);

@@ -158,10 +158,24 @@ void plot(Script& s, const std::vector<std::string>& curves) {
   s.commands << "\n";
 }
 
+// " (= b)" where rungs a and b were at the same positions at every compared step, else " (on b's
+// curve, up to D apart)" with the largest distance between them.
+std::string twins(const CompareResult& r, const std::string& a, const std::string& b) {
+  double apart = 0;
+  for (const auto& st : r.steps)
+    for (const PairRecord& p : st.pairs)
+      if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) apart = std::max(apart, p.d.max);
+  if (apart == 0) return " (= " + b + ")";
+  char d[32];
+  std::snprintf(d, sizeof d, "%.2g", apart);
+  return " (on " + b + "'s curve, up to " + std::string(d) + " apart)";
+}
+
 // The divergence panel, titled `title`: the max distance of each pair shown (those with the
 // reference, or all), a curve per pair in the colour of its rung that is not the reference, then
-// `extra` curves. A curve equal to an earlier one at every step says so in its title (the float32
-// rungs often lie on top of each other).
+// `extra` curves. A curve on an earlier one at every step says so in its title (the float32 rungs
+// often lie on top of each other): "(= cpu32)" only where the two rungs' bodies are where each
+// other's are (their own pair's distance 0), else the largest distance between them.
 void divergence_panel(Script& s, const Looks& looks, const CompareResult& r, bool all_pairs, const std::string& title,
                       const std::vector<std::string>& extra = {}) {
   const std::string& reference = looks.reference();
@@ -181,7 +195,7 @@ void divergence_panel(Script& s, const Looks& looks, const CompareResult& r, boo
       const bool same = std::all_of(r.steps.begin(), r.steps.end(),
                                     [&](const auto& st) { return st.pairs[k].d.max == st.pairs[j].d.max; });
       if (same && (all_pairs || other.a == reference || other.b == reference)) {
-        name += " (= " + shown(other) + ")";
+        name += all_pairs ? " (on " + shown(other) + "'s curve)" : twins(r, rung, shown(other));
         break;
       }
     }
@@ -319,11 +333,12 @@ std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& titl
              << "set logscale x\nset format x '%g'\nset xlabel 'dt'\n"
              << "set ylabel " << quoted("max distance at T = " + number_text(r.time) + " to " + r.truth) << " noenhanced\n";
   if (!r.dts.empty()) s.commands << "set xrange [" << number(r.dts.back() / 1.25) << ":" << number(r.dts.front() * 1.25) << "]\n";
-  // A series equal to an earlier one at every dt says so (float rungs often round alike).
+  // A series equal to an earlier one at every dt says so (float rungs often round alike): the same
+  // distances to the truth, not the same trajectories, which the sweep does not compare.
   auto same_as = [&](const std::map<std::string, std::vector<double>>& series, const std::string& name) {
     for (const auto& other : r.rungs) {
       if (other == name) return std::string();
-      if (series.count(other) && series.at(other) == series.at(name)) return " (= " + other + ")";
+      if (series.count(other) && series.at(other) == series.at(name)) return " (on " + other + "'s curve)";
     }
     return std::string();
   };
@@ -344,10 +359,21 @@ std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& titl
       curves.push_back(s.curve(s.block(rows_of(r.rounding.at(name))) + " using 1:2 with lines lc rgb '" +
                                    looks.colour(name) + "' lw 1.5 dt 2",
                                name + " rounding" + same_as(r.rounding, name)));
+  for (const auto& name : r.rungs)
+    if (r.opening_angle.count(name))
+      curves.push_back(s.curve(s.block(rows_of(r.opening_angle.at(name))) + " using 1:2 with lines lc rgb '" +
+                                   looks.colour(name) + "' lw 1.5 dt 2",
+                               name + " opening angle" + same_as(r.opening_angle, name)));
   if (curves.empty()) {
     empty_plot(s, "no rung ran");
   } else {
-    const std::string key = r.rounding.empty() ? "" : "dashed: rounding (to " + reference + " at the same dt)";
+    const std::string key = r.rounding.empty() && r.opening_angle.empty()
+                                ? ""
+                                : "dashed: to " + reference + " at the same dt (" +
+                                      (r.opening_angle.empty() ? "rounding"
+                                       : r.rounding.empty()    ? "a tree's opening angle"
+                                                               : "rounding; a tree's opening angle") +
+                                      ")";
     s.commands << "set key title " << s.note(key) << " noenhanced\n";
     plot(s, curves);
   }

@@ -34,7 +34,8 @@ std::string compare_plot_script(const CompareResult& r, const std::string& title
 std::string fig9_plot_script(const std::vector<CompareResult>& runs, const std::string& title,
                              const std::string& reference, const std::string& default_png);
 // The dt-sweep, log-log: each rung's distance to the converged trajectory against dt (solid), and
-// each float rung's rounding, its distance to `reference` at the same dt (dashed).
+// each float rung's distance to `reference` at the same dt (dashed): an all-pairs rung's rounding, a
+// tree's opening angle.
 std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& title, const std::string& reference,
                                  const std::string& default_png);
 

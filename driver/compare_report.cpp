@@ -25,7 +25,7 @@ void print_summary(const CompareResult& r, const std::string& reference, double 
     else
       std::printf("%-18s %12.3e %12.3e", name.c_str(), r.accel.at(name).rms_rel,
                   r.accel.at(name).max_rel);
-    std::printf(" %14.3e %12.3e %12.3e\n", relative_drift(i.e.total(), f.e.total()), norm(dp),
+    std::printf(" %14s %12.3e %12.3e\n", drift_text(relative_drift(i.e.total(), f.e.total())).c_str(), norm(dp),
                 norm(dl));
   }
   if (r.steps.empty()) return;

@@ -1,8 +1,8 @@
 """Draws `nbody compare --preset dt-sweep --json FILE` as the error-versus-dt figure (log-log), for
 the docs: the same figure as --plot, from a JSON made on a machine without gnuplot. Each rung's
 distance to the converged trajectory is solid (the reference wide and black: the time step's own
-error); each float rung's rounding alone, its distance to the reference at the same dt, is dashed
-in the rung's colour where the JSON has it. The colours are --plot's (no yellow on white).
+error); each float rung's distance to the reference at the same dt, is dashed in the rung's colour
+where the JSON has it: an all-pairs rung's rounding alone, a tree's opening angle. The colours are --plot's (no yellow on white).
 
 Usage: python3 scripts/plot-dt-sweep.py SWEEP.json OUT.png ["TITLE"]  (matplotlib)
 The default title names the run: n, T, the dts, eps, ic and seed.
@@ -35,12 +35,13 @@ def look(name):
 
 
 def same_as(series, name):
-    """ (= OTHER) when an earlier rung's series is equal at every dt."""
+    """ (on OTHER's curve) when an earlier rung's series is equal at every dt: the same distances to
+    the truth, not the same trajectories, which the sweep does not compare."""
     for other in d["pipelines"]:
         if other == name:
             return ""
         if other in series and series[other] == series[name]:
-            return f" (= {other})"
+            return f" (on {other}'s curve)"
     return ""
 
 
@@ -67,12 +68,19 @@ for name in d["pipelines"]:
     if name in rounding and positive(rounding[name]):
         ax.loglog(*zip(*positive(rounding[name])), "--", color=look(name)[0], lw=1.5,
                   label=name + " rounding" + same_as(rounding, name))
+opening_angle = d.get("opening_angle", {})
+for name in d["pipelines"]:
+    if name in opening_angle and positive(opening_angle[name]):
+        ax.loglog(*zip(*positive(opening_angle[name])), "--", color=look(name)[0], lw=1.5,
+                  label=name + " opening angle" + same_as(opening_angle, name))
+floors = ("rounding" if rounding else "") + ("; " if rounding and opening_angle else "") + \
+         ("a tree's opening angle" if opening_angle else "")
 ax.set_xlim(dts[-1] / 1.25, dts[0] * 1.25)
 ax.set_xlabel("dt")
 ax.set_ylabel(f"max distance at T = {d['time']:g} to {reference} at dt = {d['truth']['dt']:g}")
 fig.suptitle(title, fontsize=11)
 ax.grid(True, which="major", alpha=0.3)
 ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0,
-          title=f"dashed: rounding (to {reference} at the same dt)" if rounding else None, title_fontsize=8)
+          title=f"dashed: to {reference} at the same dt ({floors})" if floors else None, title_fontsize=8)
 fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=100)

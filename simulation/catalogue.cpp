@@ -258,19 +258,82 @@ void check_each_option_alone(const PipelineOptions& o) {
     if (!taken[key]) throw InputError(why);
 }
 
+// Every rung option's key with the rungs that take it, in the catalogue's order; the tree cells'
+// multipole (no RungOption: every tree takes it) under the tree rungs.
+std::vector<std::pair<std::string_view, std::vector<std::string>>> option_takers() {
+  std::vector<std::pair<std::string_view, std::vector<std::string>>> out;
+  const auto add = [&](std::string_view key, const std::string& name) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == key; });
+    if (it == out.end()) out.emplace_back(key, std::vector<std::string>{name});
+    else if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) it->second.push_back(name);
+  };
+  for (const Rung& r : rungs()) {
+    for (const RungOption& opt : r.options) add(opt.key, r.name);
+    if (r.method == Method::Tree) add("multipole", r.name);
+  }
+  return out;
+}
+
+// The value of option `key` in `o`, as text, where it differs from the default ("" where it does not).
+std::string changed_value(std::string_view key, const PipelineOptions& o) {
+  if (key == "multipole") return o.multipole != defaults::multipole ? o.multipole : "";
+  const PipelineOptions d;
+  for (const Rung& r : rungs())
+    for (const RungOption& opt : r.options) {
+      if (opt.key != key) continue;
+      if (opt.is_real()) {
+        const auto f = std::get<RealOption>(opt.field);
+        // NaN differs from the default too: the rungs that take it say why it is refused.
+        return o.*f == d.*f ? "" : number_text(o.*f);
+      }
+      const auto f = std::get<IntOption>(opt.field);
+      return o.*f == d.*f ? "" : std::to_string(o.*f);
+    }
+  return "";
+}
+
 }  // namespace
+
+void check_options_apply(const std::vector<std::string>& names, const PipelineOptions& o) {
+  if (names.empty()) return;
+  for (const auto& [key, takers] : option_takers()) {
+    const std::string value = changed_value(key, o);
+    if (value.empty()) continue;
+    const bool named = std::any_of(names.begin(), names.end(), [&, &takers = takers](const std::string& name) {
+      return std::find(takers.begin(), takers.end(), rung(name).name) != takers.end();
+    });
+    if (!named)
+      throw InputError(option(key) + " " + value + ": " + joined_names(takers, ", ") + " take" +
+                       (takers.size() == 1 ? "s" : "") + " it, not " + joined_names(names, ", ") +
+                       " (it would be ignored)");
+  }
+}
+
+PipelineOptions options_taken_by(const std::vector<std::string>& names, const PipelineOptions& o) {
+  PipelineOptions out = o;
+  for (const auto& [key, takers] : option_takers()) {
+    const bool named = std::any_of(names.begin(), names.end(), [&, &takers = takers](const std::string& name) {
+      return std::find(takers.begin(), takers.end(), rung(name).name) != takers.end();
+    });
+    if (named) continue;
+    if (key == "multipole") {
+      out.multipole = defaults::multipole;
+      continue;
+    }
+    for (const Rung& r : rungs())
+      for (const RungOption& opt : r.options)
+        if (opt.key == key) opt.copy(PipelineOptions{}, out);
+  }
+  return out;
+}
 
 void check_pipeline_options(const PipelineOptions& o) { check_precision_and_placement(o); }
 
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& o) {
   check_precision_and_placement(o);
   for (const auto& name : names) resolve_options(rung(name), o);  // a named rung's own message first
-  const bool tree_named = std::any_of(names.begin(), names.end(), [](const std::string& name) {
-    return rung(name).method == Method::Tree;
-  });
-  if (o.multipole != defaults::multipole && !names.empty() && !tree_named)
-    throw InputError(option("multipole") + " " + o.multipole + " shapes a tree's cells, and no tree rung is named (" +
-                     joined_names(names, ", ") + ")");
+  // An option for other rungs than those named would be ignored, whatever its value: refused.
+  check_options_apply(names, o);
   check_each_option_alone(o);
 }
 

@@ -55,9 +55,18 @@ Tolerance tolerance_for(const std::string& name, const PipelineOptions& options)
 PipelineOptions resolve_options(const Rung& r, const PipelineOptions& given);
 // Validates --gl-precision, --device and --balance; throws InputError.
 void check_pipeline_options(const PipelineOptions& options);
-// The same, every option against the entry of each rung in `names`, then each rung option alone
-// against every rung that takes it (accepted when one of them does). Throws InputError.
+// The same, every option against the entry of each rung in `names`, then check_options_apply(), then
+// each rung option alone against every rung that takes it (accepted when one of them does). Throws
+// InputError.
 void check_pipeline_options(const std::vector<std::string>& names, const PipelineOptions& options);
+// One rule for every rung option (theta, leaf_size, multipole, cuda_block, ...) and every value: an
+// option away from its default where `names` is not empty and none of them takes it would be
+// ignored, so it is refused with one line naming the option and the rungs that take it. Empty
+// `names` (a default set, each rung skipped if it cannot take the options) passes.
+void check_options_apply(const std::vector<std::string>& names, const PipelineOptions& options);
+// `options` with each rung option that none of `names` takes put back to its default: the options
+// a stored run (a snapshot's) gives the rungs named to repeat it.
+PipelineOptions options_taken_by(const std::vector<std::string>& names, const PipelineOptions& options);
 // A rung with float forces forms (r^2 + eps^2)^3 in float (GPU Gems 3's rsqrtf(d^6)); at r = 0, a
 // body's own term, it must stay a normal float: eps^6 >= FLT_MIN, eps >= 4.8e-7. Below, the self
 // term is 0/0. The float64 rungs take any eps with a normal eps^2 (check_config()).

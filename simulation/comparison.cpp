@@ -1,6 +1,7 @@
 #include "comparison.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -92,6 +93,8 @@ StepRecord record(const Comparison& c, const std::vector<std::string>& names, st
     check_finite(state[i], names[i], step);
   }
   StepRecord rec{step, {}, {}};
+  for (const Bodies& b : state)
+    for (const Vec4& x : b.pos) rec.extent = std::max({rec.extent, std::fabs(x.x), std::fabs(x.y), std::fabs(x.z)});
   for (std::size_t i = 0; i < ps.size(); ++i)
     for (std::size_t j = i + 1; j < ps.size(); ++j)
       rec.pairs.push_back({names[i], names[j], position_distance(state[i].pos, state[j].pos)});
@@ -161,6 +164,7 @@ std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& refere
       if (s.step <= 15) row.max15 = std::max(row.max15, s.pairs[k].d.max);
       if (s.step <= 100) row.max100 = std::max(row.max100, s.pairs[k].d.max);
       row.max_run = std::max(row.max_run, s.pairs[k].d.max);
+      row.extent = std::max(row.extent, s.extent);
     }
     row.at_end = r.steps.back().pairs[k].d.max;
     rows.push_back(row);
@@ -192,6 +196,22 @@ std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::str
     if (row) row(rows.back());
   }
   return rows;
+}
+
+Fig9Judgement fig9_judgement(const Fig9Row& row) {
+  if (row.meets_goal()) return Fig9Judgement::Goal;
+  if (row.meets_paper()) return Fig9Judgement::Paper;
+  return row.at_float32_resolution() ? Fig9Judgement::Rounding : Fig9Judgement::Beyond;
+}
+
+std::string fig9_words(const Fig9Row& row) {
+  switch (fig9_judgement(row)) {
+    case Fig9Judgement::Goal: return "meets the goal and Fig. 9's bound";
+    case Fig9Judgement::Paper: return "within Fig. 9's bound, not the goal";
+    case Fig9Judgement::Rounding: return "float32 rounding of the coordinates, not parting";
+    case Fig9Judgement::Beyond: break;
+  }
+  return "beyond Fig. 9's bound";
 }
 
 }  // namespace nbody

@@ -25,6 +25,7 @@ struct StepRecord {
   long long step = 0;
   std::vector<PairRecord> pairs;
   std::map<std::string, double> energy;  // per pipeline, only on energy-recording steps
+  double extent = 0;  // the largest |coordinate| of any rung's bodies: the scale of the distances' rounding
 };
 
 struct Conserved {
@@ -88,9 +89,22 @@ inline constexpr Fig9Bound kFig9Goal[] = {{15, 1e-5}, {100, 1e-3}};
 struct Fig9Row {
   std::string pair;
   double max15 = 0, max100 = 0, at_end = 0, max_run = 0;  // max_run: over every compared step
+  double extent = 0;  // the largest |coordinate| over the compared steps
   bool meets_goal() const { return max15 < kFig9Goal[0].distance && max100 < kFig9Goal[1].distance; }
+  bool meets_paper() const { return max15 < kFig9Paper[0].distance && max100 < kFig9Paper[1].distance; }
+  // The bounds are absolute distances for bodies of size ~1: far from the origin, float32 cannot
+  // hold a coordinate closer than its spacing there (2^-23 of it), and a distance within a few of
+  // those spacings is the coordinates' rounding, not two trajectories parting.
+  bool at_float32_resolution() const { return max_run <= kFloat32Spacings * 0x1p-23 * extent; }
+  static constexpr double kFloat32Spacings = 4;  // three coordinates, each off by up to one spacing
 };
 std::vector<Fig9Row> fig9_rows(const CompareResult& r, const std::string& reference);
+// A row against both bounds: the goal (and so the paper's), the paper's only, beyond it by no more
+// than the coordinates' float32 rounding (at_float32_resolution), or beyond it.
+enum class Fig9Judgement { Goal, Paper, Rounding, Beyond };
+Fig9Judgement fig9_judgement(const Fig9Row& row);
+// The judgement in a few words, for the preset's table ("within Fig. 9's bound, not the goal").
+std::string fig9_words(const Fig9Row& row);
 
 // `--against`: the run a stored snapshot came from, repeated with each rung to its step, and each
 // rung's distance to the stored positions.

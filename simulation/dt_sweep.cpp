@@ -82,13 +82,18 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
     }
     if (ref == made.names.end()) continue;
     const std::vector<Vec4>& x_ref = x[static_cast<std::size_t>(ref - made.names.begin())];
-    for (std::size_t k = 0; k < made.pipelines.size(); ++k)
-      if (!rung(made.names[k]).fp64_forces)
-        r.rounding[made.names[k]].push_back(position_distance(x[k], x_ref).max);
+    for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
+      const Rung& of = rung(made.names[k]);
+      if (of.fp64_forces) continue;
+      // The same dt on both sides: what is left is the rung's own force error, a tree's opening angle.
+      auto& own = of.method == Method::Tree ? r.opening_angle : r.rounding;
+      own[made.names[k]].push_back(position_distance(x[k], x_ref).max);
+    }
   }
   const auto own = r.distance.find(s.reference);
   for (const auto& name : r.rungs) {
-    if (own == r.distance.end() || rung(name).fp64_forces) continue;
+    // A tree's floor is its opening angle, which a time step does not cross: no crossing dt.
+    if (own == r.distance.end() || rung(name).fp64_forces || rung(name).method == Method::Tree) continue;
     double crossing = 0;
     for (std::size_t i = 0; i < r.dts.size(); ++i)
       if (r.distance[name][i] > std::sqrt(2.0) * own->second[i] && crossing == 0) crossing = r.dts[i];

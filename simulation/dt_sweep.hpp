@@ -2,7 +2,7 @@
 // range of time steps, each measured against a converged trajectory (the reference at a step far
 // below the smallest), so that the time step's own error (falling as dt^2) and float rounding
 // (growing with the number of steps) show side by side. A float rung's curve is a V; a float64
-// one follows dt^2 much further down.
+// one follows dt^2 much further down; a tree's levels off at its opening angle's error.
 #pragma once
 #include <map>
 #include <string>
@@ -34,7 +34,10 @@ struct DtSweepResult {
   // Per float rung, per dt: max distance at T to the reference run at the same dt: the rung's float
   // rounding alone, the time step's error being the same on both sides (the floor its V reaches).
   std::map<std::string, std::vector<double>> rounding;
-  // Per float rung: the largest dt at which its distance is above sqrt(2) times the reference's own:
+  // Per tree rung, per dt: the same distance, which for a tree is its opening angle's force error
+  // (far cells as one body) far above its rounding: the floor its curve reaches is theta's.
+  std::map<std::string, std::vector<double>> opening_angle;
+  // Per all-pairs float rung: the largest dt at which its distance is above sqrt(2) times the reference's own:
   // with independent errors, d^2 = truncation^2 + rounding^2, there rounding has grown to the time
   // step's error, and below it rounding dominates. 0 where that never happens in the range.
   std::map<std::string, double> crossing_dt;

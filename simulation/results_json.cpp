@@ -1,10 +1,19 @@
 #include "results_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "world.hpp"
 
 namespace nbody {
+
+nlohmann::json energy_json(double initial, double final_value) {
+  const double drift = relative_drift(initial, final_value);
+  nlohmann::json j{{"initial", initial}, {"final", final_value}, {"rel_drift", nullptr}};
+  if (std::isnan(drift)) j["rel_drift_undefined"] = kUndefinedDrift;
+  else j["rel_drift"] = drift;
+  return j;
+}
 
 nlohmann::json config_json(const Config& c, std::size_t n) {
   nlohmann::json j = {{"n", n},   {"steps", c.steps}, {"dt", c.dt},     {"softening", c.softening},
@@ -44,8 +53,7 @@ nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::s
   for (const auto& name : r.pipelines) {
     const Conserved& i = r.initial.at(name);
     const Conserved& f = r.final_.at(name);
-    j["energy"][name] = {{"initial", i.e.total()}, {"final", f.e.total()},
-                         {"rel_drift", relative_drift(i.e.total(), f.e.total())}};
+    j["energy"][name] = energy_json(i.e.total(), f.e.total());
     j["momentum"][name] = {
         {"linear_change", norm({f.p.x - i.p.x, f.p.y - i.p.y, f.p.z - i.p.z})},
         {"angular_change", norm({f.l.x - i.l.x, f.l.y - i.l.y, f.l.z - i.l.z})}};
@@ -147,6 +155,7 @@ nlohmann::json to_json(const DtSweep& s, const DtSweepResult& r) {
   j["skipped"] = r.skipped;
   j["distance"] = r.distance;
   j["rounding"] = r.rounding;
+  j["opening_angle"] = r.opening_angle;
   j["crossing_dt"] = nlohmann::json::object();
   for (const auto& [name, dt] : r.crossing_dt) j["crossing_dt"][name] = dt > 0 ? nlohmann::json(dt) : nlohmann::json(nullptr);
   return j;

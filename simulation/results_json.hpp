@@ -12,6 +12,9 @@
 
 namespace nbody {
 
+// A run's energy: initial, final and rel_drift, which is null where it is undefined (E_0 = 0), with
+// rel_drift_undefined saying why.
+nlohmann::json energy_json(double initial, double final_value);
 // Common fields of every document (n, steps, dt, softening, ic, seed, subset, ranks).
 nlohmann::json config_json(const Config& c, std::size_t n);
 // A comparison: its configuration, reference, pipelines, skipped, accel_error, compared_steps,

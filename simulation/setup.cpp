@@ -204,7 +204,8 @@ Attempts make_each(const std::vector<std::string>& names, const PipelineOptions&
   a.why.resize(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) {
     try {
-      if (!must_run(policy, must, names[k])) check_pipeline_options({names[k]}, options);
+      // The rung's own rules alone: an option for other rungs of the set is theirs, not refused here.
+      if (!must_run(policy, must, names[k])) resolve_options(rung(names[k]), options);
       a.made[k] = make_pipeline(names[k], options);
     } catch (const Unavailable& e) {
       a.why[k] = e.what();

@@ -38,8 +38,11 @@ std::string theta_sweep_label(const std::string& tree, const std::string& multip
 
 std::map<std::string, int> theta_sweep_leaf_sizes(const ThetaSweep& s) {
   std::map<std::string, int> out;
+  // Only rungs that run here: a header naming cuda:tree's leaf size where there is no CUDA says
+  // something about a run that does not happen.
   for (const std::string& name : s.names)
-    if (rung(name).method == Method::Tree) out[name] = resolve_options(rung(name), s.cfg.pipeline).leaf_size;
+    if (rung(name).method == Method::Tree && unavailable_reason(name, s.cfg.pipeline).empty())
+      out[name] = resolve_options(rung(name), s.cfg.pipeline).leaf_size;
   return out;
 }
 

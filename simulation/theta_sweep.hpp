@@ -65,7 +65,8 @@ std::string theta_sweep_label(const std::string& tree, const std::string& multip
 // ladder of each family that has a tree rung (cpu32 beside cpu:tree; a family's GPU ladder beside
 // its GPU tree), the all-pairs work each tree saves.
 std::vector<std::string> theta_sweep_rungs();
-// The leaf size each tree rung of the sweep runs with (--leaf-size 0: the rung's own), by name.
+// The leaf size each tree rung of the sweep runs with (--leaf-size 0: the rung's own), by name: the
+// rungs that can run here.
 std::map<std::string, int> theta_sweep_leaf_sizes(const ThetaSweep& s);
 // The same as words: "32 (cpu:tree), 4 (cuda:tree)".
 std::string theta_sweep_leaf_sizes_text(const ThetaSweep& s);

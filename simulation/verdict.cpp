@@ -29,32 +29,56 @@ std::string other(const std::string& pair, const std::string& reference) {
   return a == reference ? b : a;
 }
 
-// Which rungs meet the goal, Fig. 9's bound only, or neither, with each one's largest distance.
+// Which rungs meet the goal, Fig. 9's bound only, neither (or are off by the coordinates' float32
+// rounding alone), with each one's largest distance; then one line saying whether the run is fine.
 std::vector<std::string> agreement(const CompareResult& r, const std::string& reference) {
   const long long last = r.steps.back().step;
-  std::vector<std::string> goal, paper, beyond, lines;
-  double closest = INFINITY;
+  std::vector<std::string> goal, paper, rounding, beyond, lines;
+  double closest = INFINITY, extent = 0;
   std::string closest_name;
   const std::vector<Fig9Row> rows = fig9_rows(r, reference);
   for (const Fig9Row& row : rows) {
-    const std::string name = other(row.pair, reference);
-    const bool in_paper = row.max15 < kFig9Paper[0].distance && row.max100 < kFig9Paper[1].distance;
-    (row.meets_goal() ? goal : in_paper ? paper : beyond).push_back(name + " " + sci(row.max_run));
-    if (row.max_run < closest) closest = row.max_run, closest_name = name;
+    const std::string name = other(row.pair, reference) + " " + sci(row.max_run);
+    (fig9_judgement(row) == Fig9Judgement::Goal        ? goal
+     : fig9_judgement(row) == Fig9Judgement::Paper     ? paper
+     : fig9_judgement(row) == Fig9Judgement::Rounding  ? rounding
+                                                       : beyond)
+        .push_back(name);
+    extent = std::max(extent, row.extent);
+    if (row.max_run < closest) closest = row.max_run, closest_name = other(row.pair, reference);
   }
   char head[200];
-  std::snprintf(head, sizeof head,
-                "verdict (each rung's largest distance to %s at the %zu compared steps of %lld; the bounds judge "
-                "the steps up to 15 and 100 among them):",
-                reference.c_str(), r.steps.size(), last);
+  std::snprintf(head, sizeof head, "verdict: each rung's largest distance to %s over the %zu compared step%s (to step %lld)",
+                reference.c_str(), r.steps.size(), r.steps.size() == 1 ? "" : "s", last);
   lines.emplace_back(head);
+  // One plain line first: is the run fine?
+  const auto count = [&](const std::vector<std::string>& v, const char* one, const char* more) {
+    return std::to_string(v.size()) + " of " + std::to_string(rows.size()) + " rung" + (rows.size() == 1 ? "" : "s") +
+           (v.size() == 1 ? one : more);
+  };
+  std::string summary;
+  if (!beyond.empty())
+    summary = "not fine (" + count(beyond, " parts", " part") + " from " + reference +
+              " beyond TR04-032 Fig. 9's bound)";
+  else if (goal.size() == rows.size())
+    summary = "fine (every rung meets this project's goal)";
+  else
+    summary = "fine (no rung parts from " + reference + " beyond TR04-032 Fig. 9's bound" +
+              (paper.empty() ? "" : "; " + count(paper, " misses", " miss") + " this project's tighter goal") +
+              (rounding.empty() ? "" : "; " + count(rounding, " differs", " differ") +
+                                           " by the coordinates' float32 rounding alone") + ")";
+  lines.push_back("  in short: " + summary);
   const auto bound = [](const Fig9Bound (&b)[2]) {
-    return "< " + sci(b[0].distance) + " to step 15, < " + sci(b[1].distance) + " to step 100";
+    return "largest distance < " + sci(b[0].distance) + " up to step 15 and < " + sci(b[1].distance) + " up to step 100";
   };
   if (!goal.empty()) lines.push_back("  within this project's goal (" + bound(kFig9Goal) + "):\n    " + joined(goal));
   if (!paper.empty())
     lines.push_back("  within TR04-032 Fig. 9's bound (" + bound(kFig9Paper) + ") but not the goal:\n    " +
                     joined(paper));
+  if (!rounding.empty())
+    lines.push_back("  off by float32's rounding of coordinates as large as " + sci(extent) +
+                    " (within a few of float32's spacings there, 2^-23 of the coordinate), not trajectories parting:\n    " +
+                    joined(rounding));
   if (!beyond.empty()) lines.push_back("  beyond Fig. 9's bound (the trajectories part):\n    " + joined(beyond));
   if (rows.size() > 1) lines.push_back("  closest to " + reference + ": " + closest_name);
   return lines;
@@ -66,6 +90,7 @@ std::string energy_sentence(const CompareResult& r, const std::string& reference
     return relative_drift(r.initial.at(name).e.total(), r.final_.at(name).e.total());
   };
   const double ref = drift(reference);
+  if (std::isnan(ref)) return std::string("  energy: the relative drift is ") + kUndefinedDrift;
   std::vector<std::string> own;
   for (const std::string& name : r.pipelines)
     if (name != reference && !(std::fabs(drift(name) - ref) <= 0.1 * std::fabs(ref) + 1e-12))

@@ -56,8 +56,9 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   const Result r = nbody("compare --pipelines cpu64,cpu32 -n 1000 --steps 10 --json '" + json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   // The table ends with its verdict: cpu32 within this project's goal, the drift the leapfrog's.
-  const std::size_t verdict = r.out.find("verdict (each rung's largest distance to cpu64");
+  const std::size_t verdict = r.out.find("verdict: each rung's largest distance to cpu64");
   ASSERT_NE(verdict, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  in short: fine (every rung meets this project's goal)\n", verdict), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("within this project's goal", verdict), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("every rung with it", verdict), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
@@ -74,6 +75,66 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
   EXPECT_LT(max, 1e-4);  // ...by rounding only
   EXPECT_LT(j["accel_error"]["cpu32"]["rms_rel"].get<double>(), 1e-6);
   EXPECT_TRUE(j["energy"]["cpu32"].contains("rel_drift"));
+}
+
+// One body at rest far from the origin: cpu32 rounds its coordinate to float32's spacing there,
+// which the verdict names as rounding, not trajectories parting; its energy is 0, so a drift
+// relative to it is undefined, said in the table and the verdict and null in the JSON with why.
+TEST(CliCompare, OneBodyFarAwayIsRoundingAndItsDriftUndefined) {
+  const fs::path ic = scratch() / "far.csv", json = scratch() / "far.json";
+  write_file(ic, "x,y,z,vx,vy,vz,m\n1e30,0,0,0,0,0,1\n");
+  const Result r = nbody("compare --pipelines cpu64,cpu32 --ic '" + ic.string() + "' --steps 5 --json '" +
+                         json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("(the trajectories part)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float32's rounding of coordinates as large as 1.0e+30"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("in short: fine"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("undefined: E_0 = 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.000e+00    0.000e+00    0.000e+00\n"), std::string::npos) << "a drift of 0/0 shown as 0\n" << r.out;
+  const auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_TRUE(j["energy"]["cpu32"]["rel_drift"].is_null()) << j["energy"].dump();
+  EXPECT_EQ(j["energy"]["cpu32"]["rel_drift_undefined"], "undefined: E_0 = 0") << j["energy"].dump();
+}
+
+// The preset's table says where a rung stands against the paper's bound, not only the goal.
+TEST(CliCompare, Fig9PresetNamesThePapersBound) {
+  const Result r = nbody("compare --preset tr04-fig9 --pipelines cpu64,cpu:tree -n 256 --steps 20");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("misses the goal"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu64|cpu:tree"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("within Fig. 9's bound, not the goal"), std::string::npos) << r.out;
+}
+
+// An option for other rungs than those named is refused the same way whatever its value; the
+// default set takes it (its tree rungs do).
+TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
+  expect_bad_input({{"compare --pipelines cpu64,cpu32 --theta 0.3 -n 64 --steps 1",
+                     "--theta 0.3: cpu:tree, cuda:tree take it, not cpu64, cpu32"},
+                    {"compare --pipelines cpu64,cpu32 --theta 2 -n 64 --steps 1",
+                     "--theta 2: cpu:tree, cuda:tree take it, not cpu64, cpu32"},
+                    {"compare --pipelines cpu64,cpu32 --leaf-size 8 -n 64 --steps 1", "--leaf-size 8: cpu:tree"},
+                    {"run -p cpu32 --theta 0.3 -n 64 --steps 1", "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32"},
+                    {"bench --pipelines cpu32 --theta 0.3 -n 256", "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32"}});
+  const Result r = nbody("compare --theta 0.3 -n 64 --steps 1");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("cpu:tree"), std::string::npos) << r.out;
+}
+
+// A curve on another's in the plot's key says "=" only where the two rungs' bodies are where each
+// other's are; else how far apart they are.
+TEST(CliCompare, PlotKeySaysEqualOnlyWhenEqual) {
+  if (!gl_here()) return;
+  const fs::path gp = scratch() / "twins.gp", json = scratch() / "twins.json";
+  const Result r = nbody("compare --pipelines cpu64,cpu32,gl:forcequad,gl:gather -n 256 --steps 10 --json '" +
+                         json.string() + "' --plot '" + gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(json));
+  double apart = 0;
+  for (const auto& s : j["divergence"]) apart = std::max(apart, s["pairs"]["cpu32|gl:forcequad"]["max"].get<double>());
+  const auto c = curves(slurp(gp));
+  for (const auto& [title, clause] : c)
+    if (title.starts_with("gl:forcequad (= cpu32)")) EXPECT_EQ(apart, 0) << title;
+    else if (title.starts_with("gl:forcequad (on cpu32's curve")) EXPECT_GT(apart, 0) << title;
 }
 
 TEST(CliCompare, FailAboveIsTheCiHook) {
@@ -357,6 +418,25 @@ TEST(CliCompare, DtSweepDrawsTheRoundingFloor) {
     EXPECT_NE(script.substr(0, script.find('\n')).find(field), std::string::npos) << field;
 }
 
+// A tree's distance to the reference at the same dt is its opening angle's error: a table and a
+// dashed curve of its own, never called float rounding, and no crossing dt.
+TEST(CliCompare, DtSweepNamesATreesOpeningAngle) {
+  const fs::path gp = scratch() / "tree-sweep.gp";
+  const Result r = nbody("compare --preset dt-sweep --pipelines cpu64,cpu32,cpu:tree -n 48 --steps 5 --json - --plot '" +
+                         gp.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(s["opening_angle"].contains("cpu:tree")) << s.dump();
+  EXPECT_FALSE(s["rounding"].contains("cpu:tree")) << s.dump();
+  EXPECT_FALSE(s["crossing_dt"].contains("cpu:tree")) << s.dump();
+  EXPECT_NE(r.err.find("opening angle: a tree's max distance to cpu64 run at the same dt"), std::string::npos) << r.err;
+  const std::string crossing = r.err.substr(r.err.find("crossing dt"));
+  EXPECT_EQ(crossing.find("cpu:tree"), std::string::npos) << crossing;
+  const auto c = curves(slurp(gp));
+  EXPECT_TRUE(c.count("cpu:tree opening angle")) << slurp(gp);
+  EXPECT_FALSE(c.count("cpu:tree rounding")) << slurp(gp);
+}
+
 // --explain's rows as factor -> row.
 std::map<std::string, nlohmann::json> explain_rows(const nlohmann::json& rows) {
   std::map<std::string, nlohmann::json> out;
@@ -493,6 +573,10 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
   const Result r = nbody("compare --preset theta-sweep -n 600 --steps 1 --json -");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto s = nlohmann::json::parse(r.out);
+  // The header names the leaf size of the tree rungs that run here, and no other.
+  const std::string header = r.err.substr(0, r.err.find('\n'));
+  ASSERT_NE(header.find("theta-sweep:"), std::string::npos) << r.err;
+  if (!unavailable("cuda:tree").empty()) EXPECT_EQ(header.find("cuda:tree"), std::string::npos) << header;
   std::vector<std::string> ran = s["pipelines"];
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu:tree"), ran.end()) << s.dump();
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu32"), ran.end()) << s.dump();
@@ -528,7 +612,7 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
                     {"compare --preset theta-sweep -n 100 --multipole hexadecapole", "--multipole 'hexadecapole'"},
                     {"compare --pipelines cpu64,cpu32 -n 100 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
                     {"compare --preset dt-sweep -n 64 --steps 2 --thetas 0.5", "--thetas goes with --preset theta-sweep"},
-                    {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "no tree rung is named"}});
+                    {"compare --pipelines cpu64,cpu32 -n 100 --multipole quadrupole", "--multipole quadrupole: cpu:tree, cuda:tree take it, not cpu64, cpu32"}});
   // --thetas and --multipole: the sweep runs those alone.
   const Result one = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 700 --steps 1 --thetas 0.4,0.7 "
                            "--multipole quadrupole --json -");

@@ -26,6 +26,18 @@ TEST(CliRun, RunWritesItsJson) {
 
 // A body file with no bodies in it, given without -n: the file is named with what is wrong with
 // it, never "--bodies 0", an option the user did not give.
+// A lone body at rest has E_0 = 0: its relative drift is undefined, and says so (not 0/0 as 0).
+TEST(CliRun, AnUndefinedDriftSaysSo) {
+  const fs::path ic = scratch() / "one.csv", json = scratch() / "one.json";
+  write_file(ic, "x,y,z,vx,vy,vz,m\n1,0,0,0,0,0,1\n");
+  const Result r = nbody("run -p cpu32 --ic '" + ic.string() + "' --steps 3 --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("relative drift undefined: E_0 = 0"), std::string::npos) << r.out;
+  const auto t = nlohmann::json::parse(slurp(json));
+  EXPECT_TRUE(t["energy"]["rel_drift"].is_null()) << t["energy"].dump();
+  EXPECT_EQ(t["energy"]["rel_drift_undefined"], "undefined: E_0 = 0") << t["energy"].dump();
+}
+
 TEST(CliRun, AnEmptyBodyFileIsNamed) {
   const fs::path dir = scratch() / "empty-ic";
   fs::create_directories(dir / "folder.csv");

@@ -19,6 +19,7 @@
 #include "catalogue.hpp"
 #include "comparison.hpp"
 #include "diagnostics.hpp"
+#include "dt_sweep.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "helpers.hpp"
@@ -27,6 +28,7 @@
 #include "setup.hpp"
 #include "verdict.hpp"
 #include "stepper.hpp"
+#include "theta_sweep.hpp"
 
 namespace nbody {
 namespace {
@@ -203,10 +205,116 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
   EXPECT_TRUE(after("within TR04-032 Fig. 9's bound", "gl:gather")) << text;
   EXPECT_TRUE(after("beyond Fig. 9's bound", "gl:forcequad")) << text;
   EXPECT_NE(text.find("every rung with it"), std::string::npos) << text;
+  // One plain line says whether the run is fine, before the groups.
+  EXPECT_NE(text.find("\n  in short: not fine (1 of 3 rungs parts from cpu64 beyond TR04-032 Fig. 9's bound)\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("the bounds judge"), std::string::npos) << text;
   r.final_["gl:forcequad"].e = {0.25, -0.4};  // a drift of its own
   text.clear();
   for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
   EXPECT_NE(text.find("these drift by more or less:\n    gl:forcequad"), std::string::npos) << text;
+}
+
+// One body far from the origin: cpu32 holds its coordinate to float32's spacing there (2^-23 of
+// 1e30), which is all the distance there is, not two trajectories parting; a body at rest alone has
+// E_0 = 0, and a drift relative to it is undefined, not 0.
+TEST(Verdict, JudgesTheDistanceAtTheCoordinatesScale) {
+  CompareResult r;
+  r.pipelines = {"cpu64", "cpu32"};
+  StepRecord s{5, {{"cpu64", "cpu32", {1.5e22, 1.5e22, 0}}}, {}};
+  s.extent = 1e30;
+  r.steps = {s};
+  for (const std::string& name : r.pipelines) r.initial[name].e = {0, 0}, r.final_[name].e = {0, 0};
+  std::string text;
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_EQ(text.find("(the trajectories part)"), std::string::npos) << text;
+  EXPECT_NE(text.find("float32's rounding of coordinates as large as 1.0e+30"), std::string::npos) << text;
+  EXPECT_NE(text.find("in short: fine"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy: the relative drift is undefined: E_0 = 0"), std::string::npos) << text;
+  EXPECT_TRUE(std::isnan(relative_drift(0, 0)));
+  EXPECT_EQ(drift_text(relative_drift(0, 0)), "undefined: E_0 = 0");
+  // The same distance at coordinates of size 1 is beyond Fig. 9's bound.
+  r.steps[0].extent = 1;
+  text.clear();
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_NE(text.find("beyond Fig. 9's bound (the trajectories part)"), std::string::npos) << text;
+  EXPECT_NE(text.find("in short: not fine"), std::string::npos) << text;
+}
+
+// The preset's words for each row: a rung within the paper's bound says so, not only that it
+// misses the goal.
+TEST(Verdict, Fig9WordsNameThePapersBound) {
+  Fig9Row row{"cpu64|cpu:tree", 1.6e-4, 1.6e-4, 1.6e-4, 1.6e-4};
+  EXPECT_EQ(fig9_words(row), "within Fig. 9's bound, not the goal");
+  row.max15 = row.max100 = row.max_run = 1e-7;
+  EXPECT_EQ(fig9_words(row), "meets the goal and Fig. 9's bound");
+  row.max15 = row.max100 = row.max_run = 3;
+  EXPECT_EQ(fig9_words(row), "beyond Fig. 9's bound");
+}
+
+// A tree's distance to the reference at the same dt is its opening angle's error, not float
+// rounding: the dt-sweep keeps it apart and gives it no crossing dt.
+TEST(DtSweep, ATreesFloorIsItsOpeningAngle) {
+  DtSweep s;
+  s.cfg.n = 48;
+  s.names = {"cpu64", "cpu32", "cpu:tree"};
+  s.policy = IfUnavailable::Fail;
+  s.time = 0.04;
+  s.dts = halvings(0.02, 2);
+  auto engine = make_cpu64_engine();
+  const DtSweepResult r = dt_sweep(s, *engine);
+  EXPECT_TRUE(r.opening_angle.count("cpu:tree"));
+  EXPECT_FALSE(r.rounding.count("cpu:tree")) << "a tree's floor is not rounding";
+  EXPECT_FALSE(r.crossing_dt.count("cpu:tree")) << "no dt crosses an opening angle";
+  EXPECT_TRUE(r.rounding.count("cpu32"));
+  EXPECT_TRUE(r.crossing_dt.count("cpu32"));
+}
+
+// The theta-sweep's leaf sizes name the tree rungs that run here, and only those.
+TEST(ThetaSweep, LeafSizesNameOnlyRungsThatRun) {
+  ThetaSweep s;
+  s.names = {"cpu32", "cpu:tree", "cuda:tree"};
+  const auto sizes = theta_sweep_leaf_sizes(s);
+  EXPECT_EQ(sizes.count("cpu:tree"), 1u);
+  EXPECT_EQ(sizes.count("cuda:tree"), unavailable_reason("cuda:tree").empty() ? 1u : 0u);
+  if (!unavailable_reason("cuda:tree").empty())
+    EXPECT_EQ(theta_sweep_leaf_sizes_text(s).find("cuda:tree"), std::string::npos);
+}
+
+// An option for other rungs than those named is refused the same way whatever its value (it would
+// be ignored), naming the option and the rungs that take it; at its default, or with no rung named
+// (a default set), it passes.
+TEST(Catalogue, AnOptionNoNamedRungTakesIsRefused) {
+  const auto refusal = [](const std::vector<std::string>& names, const PipelineOptions& o) {
+    try {
+      check_pipeline_options(names, o);
+      return std::string();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  PipelineOptions o;
+  EXPECT_EQ(refusal({"cpu32"}, o), "") << "the defaults";
+  o.theta = 0.3;
+  EXPECT_EQ(refusal({"cpu32"}, o), "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  EXPECT_EQ(refusal({"cpu64", "cpu:tree"}, o), "");
+  EXPECT_EQ(refusal({}, o), "");
+  o.theta = 2;
+  EXPECT_EQ(refusal({"cpu32"}, o), "--theta 2: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  o = {};
+  o.leaf_size = 8;
+  EXPECT_EQ(refusal({"cpu64", "cpu32"}, o), "--leaf-size 8: cpu:tree, cuda:tree take it, not cpu64, cpu32 (it would be ignored)");
+  o = {};
+  o.multipole = "quadrupole";
+  EXPECT_EQ(refusal({"cpu32"}, o), "--multipole quadrupole: cpu:tree, cuda:tree take it, not cpu32 (it would be ignored)");
+  o = {};
+  o.cuda_unroll = 8;
+  EXPECT_NE(refusal({"cpu32"}, o).find("--cuda-unroll 8: "), std::string::npos) << refusal({"cpu32"}, o);
+  // The snapshot's options, for rungs named to repeat it: those none of them takes go back.
+  o = {};
+  o.theta = 0.3;
+  EXPECT_EQ(options_taken_by({"cpu32"}, o).theta, defaults::theta);
+  EXPECT_EQ(options_taken_by({"cpu:tree"}, o).theta, 0.3);
 }
 
 // The ladder is read from each rung's place: cpu32 at the bottom, each rung on the one it names.
@@ -252,7 +360,7 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
   EXPECT_EQ(resolve_options(rung("cpu:tree"), o).theta, 0.0);
   o.theta = 1;
   EXPECT_NO_THROW(check_pipeline_options({"cpu:tree"}, o));
-  EXPECT_NO_THROW(check_pipeline_options({"cpu32"}, o)) << "cpu:tree takes it";
+  EXPECT_NO_THROW(check_pipeline_options({}, o)) << "cpu:tree takes it, and no rung is named";
   for (const double bad : {-0.1, 1.5, std::nan("")}) {
     o.theta = bad;
     EXPECT_THROW(check_pipeline_options({}, o), InputError) << bad;

@@ -276,7 +276,7 @@ class CompareResult:
     rms_distance: Dict[str, np.ndarray]
     energy_steps: np.ndarray
     energy: Dict[str, np.ndarray]
-    energy_drift: Dict[str, float]
+    energy_drift: Dict[str, Optional[float]]  # None where E_0 = 0 (undefined)
     momentum: Dict[str, dict]
     accel_error: Dict[str, dict]
     document: dict

@@ -88,7 +88,9 @@ std::string compare(const std::vector<std::string>& names, bool skip, long long 
   check_compare_options(every, energy_every, validate_n);
   c.names = names;
   check_reference(c.names.front());
-  check_pipeline_options(skip ? std::vector<std::string>{c.names.front()} : c.names, c.cfg.pipeline);
+  // The default set (skip) is not named: an option for some of its rungs is theirs.
+  check_pipeline_options(skip ? std::vector<std::string>{} : c.names, c.cfg.pipeline);
+  resolve_options(rung(c.names.front()), c.cfg.pipeline);  // the reference must run: its own rules
   check_softening(c.names, c.cfg.softening);
   c.policy = skip ? IfUnavailable::Skip : IfUnavailable::Fail;
   c.validate_n = validate_n;

@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
+#include <cmath>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -138,7 +139,14 @@ class Simulation {
     }
     nb::dict d;
     d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
-    d["initial"] = e0_.total(), d["relative_drift"] = relative_drift(e0_.total(), e.total());
+    d["initial"] = e0_.total();
+    const double drift = relative_drift(e0_.total(), e.total());
+    if (std::isnan(drift)) {  // E_0 = 0: None, and why
+      d["relative_drift"] = nb::none();
+      d["relative_drift_undefined"] = kUndefinedDrift;
+    } else {
+      d["relative_drift"] = drift;
+    }
     return d;
   }
 

@@ -251,6 +251,27 @@ def test_bad_input_raises_input_error_a_value_error():
         assert str(e.value)
 
 
+def test_an_option_no_named_rung_takes_is_refused_as_the_cli_does():
+    b = nbody.initial_conditions(n=20)
+    for theta in (0.3, 2):  # every value alike: the rung named would ignore it
+        with pytest.raises(nbody.InputError, match=f"theta {theta:g}: cpu:tree, cuda:tree take it, not cpu32"):
+            nbody.Simulation("cpu32", b, theta=theta)
+        with pytest.raises(nbody.InputError, match=f"theta {theta:g}: cpu:tree, cuda:tree take it, not cpu64, cpu32"):
+            nbody.compare(["cpu32"], n=10, steps=1, theta=theta)
+    with pytest.raises(nbody.InputError, match="leaf_size 8: cpu:tree, cuda:tree take it, not cpu32"):
+        nbody.bench(["cpu32"], n=[64], leaf_size=8)
+    with nbody.Simulation("cpu:tree", b, theta=0.3):
+        pass
+
+
+def test_an_undefined_drift_says_so():
+    lone = nbody.Bodies(np.array([[1.0, 0, 0]]), np.zeros((1, 3)), np.array([1.0]))  # E_0 = 0
+    with nbody.Simulation("cpu32", lone) as sim:
+        sim.step(2)
+        e = sim.energy()
+        assert e["relative_drift"] is None and e["relative_drift_undefined"] == "undefined: E_0 = 0"
+
+
 def test_a_rung_that_cannot_run_says_why_as_the_cli_does():
     missing = [p for p, s in nbody.info()["pipelines"].items() if not s["available"]]
     if not missing:

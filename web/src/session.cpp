@@ -149,6 +149,10 @@ std::string Session::start(const std::string& text) {
     const json spec = json::parse(text);
     cfg_ = config_from(spec);
     name_ = canonical_name(word(spec, "pipeline", "gl:forcequad"));
+    // The form sends every rung's fields, whichever rung is chosen: each value is checked against
+    // the rungs that take it, and those the chosen rung does not take go back to their defaults.
+    check_pipeline_options(std::vector<std::string>{}, cfg_.pipeline);
+    cfg_.pipeline = options_taken_by({name_}, cfg_.pipeline);
     check_pipeline_options({name_}, cfg_.pipeline);
     check_softening({name_}, cfg_.softening);
     rung_ = make_named(name_, cfg_.pipeline);  // before the set-up: a rung that cannot run says so first
@@ -270,9 +274,9 @@ std::string Session::energy() {
     if (!rung_) throw InputError("no simulation: start one first");
     const Synchronised s = synchronise(state_, cfg_.params(), *engine_, true);
     check_energy(s.energy, state_, name_ + "'s energy", steps_);
-    return reply({{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential},
-                  {"total", s.energy.total()}, {"initial", e0_},
-                  {"rel_drift", relative_drift(e0_, s.energy.total())}});
+    json j{{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential}, {"total", s.energy.total()}};
+    j.update(energy_json(e0_, s.energy.total()));  // initial, final, rel_drift (null where E_0 = 0)
+    return reply(j);
   } catch (...) {
     return error_reply();
   }
