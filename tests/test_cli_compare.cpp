@@ -132,9 +132,13 @@ TEST(CliCompare, PlotKeySaysEqualOnlyWhenEqual) {
   double apart = 0;
   for (const auto& s : j["divergence"]) apart = std::max(apart, s["pairs"]["cpu32|gl:forcequad"]["max"].get<double>());
   const auto c = curves(slurp(gp));
-  for (const auto& [title, clause] : c)
-    if (title.starts_with("gl:forcequad (= cpu32)")) EXPECT_EQ(apart, 0) << title;
-    else if (title.starts_with("gl:forcequad (on cpu32's curve")) EXPECT_GT(apart, 0) << title;
+  for (const auto& [title, clause] : c) {
+    if (title.starts_with("gl:forcequad (= cpu32)")) {
+      EXPECT_EQ(apart, 0) << title;
+    } else if (title.starts_with("gl:forcequad (on cpu32's curve")) {
+      EXPECT_GT(apart, 0) << title;
+    }
+  }
 }
 
 TEST(CliCompare, FailAboveIsTheCiHook) {
@@ -576,7 +580,9 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
   // The header names the leaf size of the tree rungs that run here, and no other.
   const std::string header = r.err.substr(0, r.err.find('\n'));
   ASSERT_NE(header.find("theta-sweep:"), std::string::npos) << r.err;
-  if (!unavailable("cuda:tree").empty()) EXPECT_EQ(header.find("cuda:tree"), std::string::npos) << header;
+  if (!unavailable("cuda:tree").empty()) {
+    EXPECT_EQ(header.find("cuda:tree"), std::string::npos) << header;
+  }
   std::vector<std::string> ran = s["pipelines"];
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu:tree"), ran.end()) << s.dump();
   EXPECT_NE(std::find(ran.begin(), ran.end(), "cpu32"), ran.end()) << s.dump();

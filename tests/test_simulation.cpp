@@ -277,8 +277,9 @@ TEST(ThetaSweep, LeafSizesNameOnlyRungsThatRun) {
   const auto sizes = theta_sweep_leaf_sizes(s);
   EXPECT_EQ(sizes.count("cpu:tree"), 1u);
   EXPECT_EQ(sizes.count("cuda:tree"), unavailable_reason("cuda:tree").empty() ? 1u : 0u);
-  if (!unavailable_reason("cuda:tree").empty())
+  if (!unavailable_reason("cuda:tree").empty()) {
     EXPECT_EQ(theta_sweep_leaf_sizes_text(s).find("cuda:tree"), std::string::npos);
+  }
 }
 
 // An option for other rungs than those named is refused the same way whatever its value (it would
@@ -381,12 +382,17 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
   o.leaf_size = 0;
   EXPECT_EQ(resolve_options(rung("cpu:tree"), o).leaf_size, 32);
   EXPECT_EQ(resolve_options(rung("cuda:tree"), o).leaf_size, 4);
-  // Both go through a checkpoint's options bit for bit.
+  // All three go through a checkpoint's options bit for bit; a file from before quadrupole cells
+  // (no multipole field) holds monopole cells.
   o = {};
-  o.theta = 0.1, o.leaf_size = 7;
+  o.theta = 0.1, o.leaf_size = 7, o.multipole = "quadrupole";
   const PipelineOptions back = options_from_json(options_json(o), "test");
   EXPECT_EQ(back.theta, 0.1);
   EXPECT_EQ(back.leaf_size, 7);
+  EXPECT_EQ(back.multipole, "quadrupole");
+  nlohmann::json older = options_json(o);
+  older.erase("multipole");
+  EXPECT_EQ(options_from_json(older, "test").multipole, "monopole");
 }
 
 // What the catalogue says of a rung is what the rung made from it does: its name, and whether it
