@@ -398,6 +398,44 @@ __device__ __forceinline__ void store_group(const Body* __restrict__ sorted, con
   }
 }
 
+// What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.
+enum NodeKind { None, Cell, Bucket, Open };
+
+// The opening test against the group's box [glo, ghi] for a node (its centre of mass and mass `c`,
+// `m4` as Nodes::walked holds it).
+template <bool kQuad>
+__device__ __forceinline__ NodeKind opening_test(const float4& c, const int4& m4, const float4& glo, const float4& ghi,
+                                                 float theta2, int leaf_size) {
+  // The distance from the centre of mass to the group's box (0 inside it).
+  const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
+  const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
+  const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
+  // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
+  // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34).
+  if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) return kQuad && m4.z == 1 ? Bucket : Cell;
+  return m4.z <= leaf_size ? Bucket : Open;
+}
+
+// The cells this round of the walk takes whole (`whole`: this lane's node, centre of mass and mass
+// `c`) onto a list in lane order, one entry each: with kQuad the cell list with their quadrupoles,
+// else the bodies' list; every full tile summed. Returns the cells listed.
+template <bool kQuad, int kPer, bool kPotential>
+__device__ __forceinline__ int list_cells(const Nodes& t, int node, bool whole, const float4& c, int lane, Body* list,
+                                          int& listed, QuadCell* cells, int& celled, LaneBodies<kPer, kPotential>& l,
+                                          float eps2) {
+  const unsigned m = __ballot_sync(kAll, whole), below = (1u << lane) - 1;
+  if constexpr (kQuad) {
+    if (whole) cells[celled + __popc(m & below)] = {c, __ldg(&t.quad0[node]), __ldg(&t.quad1[node])};
+    celled += __popc(m);
+    flush_tiles(cells, celled, lane, l, eps2);
+  } else {
+    if (whole) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
+    listed += __popc(m);
+    flush_tiles(list, listed, lane, l, eps2);
+  }
+  return __popc(m);
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -438,37 +476,18 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       top -= take;
       const int node = lane < take ? stack[top + lane] : -1;
       __syncwarp();  // every lane has its node before the pushes below overwrite the stack
-      enum { None, Cell, Bucket, Open } kind = None;
+      NodeKind kind = None;
       float4 c = {};
       int4 m4 = {};  // bmax2's bits, first body, count, split
       if (node >= 0) {
         c = __ldg(&t.com[node]);
         m4 = __ldg(&t.walked[node]);
-        // The distance from the centre of mass to the group's box (0 inside it).
-        const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
-        const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
-        const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
-        // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
-        // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34).
-        if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) kind = kQuad && m4.z == 1 ? Bucket : Cell;
-        else if (m4.z <= leaf_size) kind = Bucket;
-        else kind = Open;
+        kind = opening_test<kQuad>(c, m4, glo, ghi, theta2, leaf_size);
       }
-      // Cells taken whole: one list entry each, in lane order.
-      unsigned m = __ballot_sync(kAll, kind == Cell);
-      if constexpr (kQuad) {
-        if (kind == Cell) cells[celled + __popc(m & below)] = {c, __ldg(&t.quad0[node]), __ldg(&t.quad1[node])};
-        celled += __popc(m);
-        flush_tiles(cells, celled, lane, l, eps2);
-      } else {
-        if (kind == Cell) list[listed + __popc(m & below)] = {c.x, c.y, c.z, c.w};
-        listed += __popc(m);
-        flush_tiles(list, listed, lane, l, eps2);
-      }
-      terms += __popc(m);
+      terms += list_cells<kQuad>(t, node, kind == Cell, c, lane, list, listed, cells, celled, l, eps2);
       // Cells opened: both children onto the stack, in lane order. The left child ends at the split
       // body, the right starts after it; a child of one body is that body's leaf.
-      m = __ballot_sync(kAll, kind == Open);
+      const unsigned m = __ballot_sync(kAll, kind == Open);
       if (top + 2 * __popc(m) > kStack) {
         if (lane == 0) atomicExch(&counters->overflow, 1);
         break;

@@ -83,6 +83,22 @@ std::vector<double> parse_thetas(const std::string& text) {
   return out;
 }
 
+// The sweep the command line asks for, checked: its rungs, thetas, cells and options.
+ThetaSweep sweep_of(const CompareArgs& a) {
+  ThetaSweep s;
+  s.cfg = a.cfg;
+  s.names = a.given("--pipelines") ? parse_pipeline_list(a.pipelines) : theta_sweep_rungs();
+  s.policy = a.given("--pipelines") ? IfUnavailable::Fail : IfUnavailable::Skip;
+  s.steps = a.cfg.steps;
+  if (a.given("--multipole")) s.multipoles = {a.cfg.pipeline.multipole};
+  s.cfg.pipeline.multipole = defaults::multipole;  // each tree point sets its own; the all-pairs rungs take none
+  if (a.given("--thetas")) s.thetas = parse_thetas(a.thetas);
+  check_theta_sweep_rungs(s.names);
+  check_pipeline_options(a.given("--pipelines") ? s.names : std::vector<std::string>{}, a.cfg.pipeline);
+  check_softening(s.names, a.cfg.softening);
+  return s;
+}
+
 }  // namespace
 
 // The thetas and sizes written once, in theta_sweep.hpp.
@@ -104,8 +120,9 @@ std::string theta_sweep_help() {
 // GPU Gems 3 §31.6's savings: each tree rung at theta = 0 .. 1 against float64 and the all-pairs
 // rungs at the same N.
 int run_theta_sweep(CompareArgs& a) {
-  if (a.given("--theta")) throw InputError("--preset theta-sweep sets theta itself (0 to 1); it takes no --theta (--thetas LIST chooses the "
-                     "thetas it sweeps)");
+  if (a.given("--theta"))
+    throw InputError("--preset theta-sweep sets theta itself (0 to 1); it takes no --theta (--thetas LIST chooses "
+                     "the thetas it sweeps)");
   if (a.given("--reference"))
     throw InputError("--preset theta-sweep measures the forces against the float64 engine; it takes no --reference");
   if (!a.cfg.n_given && !a.cfg.ic_is_file()) a.cfg.n = kThetaSweepBodies;
@@ -118,17 +135,7 @@ int run_theta_sweep(CompareArgs& a) {
   check_plot(a.plot);
   check_distinct_outputs({{"--json", a.json}, {"--plot", a.plot}});
   if (names_stdout(a.json) || names_stdout(a.plot)) summary_to_stderr();
-  ThetaSweep s;
-  s.cfg = a.cfg;
-  s.names = a.given("--pipelines") ? parse_pipeline_list(a.pipelines) : theta_sweep_rungs();
-  s.policy = a.given("--pipelines") ? IfUnavailable::Fail : IfUnavailable::Skip;
-  s.steps = a.cfg.steps;
-  if (a.given("--multipole")) s.multipoles = {a.cfg.pipeline.multipole};
-  s.cfg.pipeline.multipole = defaults::multipole;  // each tree point sets its own; the all-pairs rungs take none
-  if (a.given("--thetas")) s.thetas = parse_thetas(a.thetas);
-  check_theta_sweep_rungs(s.names);
-  check_pipeline_options(a.given("--pipelines") ? s.names : std::vector<std::string>{}, a.cfg.pipeline);
-  check_softening(s.names, a.cfg.softening);
+  ThetaSweep s = sweep_of(a);
   place_on_device(s.cfg.pipeline);
   auto engine = make_engine(s.cfg.pipeline);
   const auto sample = sampled_bodies(static_cast<std::size_t>(a.cfg.n), static_cast<std::size_t>(s.sample));

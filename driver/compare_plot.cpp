@@ -381,39 +381,36 @@ std::string dt_sweep_plot_script(const DtSweepResult& r, const std::string& titl
   return s.text(title, default_png, 1100, 700);
 }
 
-std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string& title, const std::string& default_png) {
-  Script s;
-  std::vector<std::string> names = r.trees;
-  names.insert(names.end(), r.all_pairs.begin(), r.all_pairs.end());
-  const Looks looks(names, "");  // no reference among them: every rung in its palette colour
-  s.commands << "set multiplot layout 3,1 title " << quoted(title) << " noenhanced font ',12'\n"
-             << "set xlabel 'theta (opening angle)'\n";
-  if (!r.thetas.empty()) {
-    const auto [lo, hi] = std::minmax_element(r.thetas.begin(), r.thetas.end());
-    s.commands << "set xrange [" << number(*lo - 0.03) << ":" << number(*hi + 0.03) << "]\n";
-  }
-  // The error panel: each tree's percentiles in its colour, a dash pattern each.
+namespace {
+
+// The error percentiles a tree's curves draw, a dash pattern each.
+struct Level {
+  const char* name;
+  double SweepPoint::*field;
+  const char* dash;
+};
+constexpr Level kLevels[] = {{"median", &SweepPoint::median, "1"}, {"99%", &SweepPoint::p99, "2"},
+                             {"99.9%", &SweepPoint::p999, "4"}, {"max", &SweepPoint::max, "3"}};
+
+// One tree's curve of level `l`, in theta's order, against theta or (against_ms) its ms per step.
+std::string level_curve(Script& s, const Looks& looks, const std::string& name, const std::vector<SweepPoint>& points,
+                        const Level& l, bool against_ms) {
+  std::vector<std::vector<double>> rows;
+  for (const SweepPoint& p : points)
+    if (p.*l.field > 0 && (!against_ms || p.ms > 0)) rows.push_back({against_ms ? p.ms : p.theta, p.*l.field});
+  return s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) + "' lw " +
+                     (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash + looks.points(name, 1),
+                 name + " " + l.name + (against_ms ? " against ms" : ""));
+}
+
+// The error panel: each tree's percentiles in its colour; an all-pairs rung's rounding as a level.
+void error_panel(Script& s, const ThetaSweepResult& r, const Looks& looks) {
   s.commands << "set title " << quoted("force error against float64: |a - a_ref| / |a_ref| of " +
                                        std::to_string(r.sampled) + " sampled bodies (" + r.engine + ")")
              << " noenhanced\nset ylabel 'relative error'\n";
-  struct Level {
-    const char* name;
-    double SweepPoint::*field;
-    const char* dash;
-  };
-  const Level levels[] = {{"median", &SweepPoint::median, "1"}, {"99%", &SweepPoint::p99, "2"},
-                          {"99.9%", &SweepPoint::p999, "4"}, {"max", &SweepPoint::max, "3"}};
   std::vector<std::string> curves;
   for (const auto& name : r.trees)
-    for (const Level& l : levels) {
-      std::vector<std::vector<double>> rows;
-      for (const SweepPoint& p : r.tree.at(name))
-        if (p.*l.field > 0) rows.push_back({p.theta, p.*l.field});
-      curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) +
-                                   "' lw " + (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash +
-                                   looks.points(name, 1),
-                               name + " " + l.name));
-    }
+    for (const Level& l : kLevels) curves.push_back(level_curve(s, looks, name, r.tree.at(name), l, false));
   for (const auto& name : r.all_pairs) {  // an all-pairs rung's error is its float rounding: a level
     const double median = r.baseline.at(name).median;
     if (median > 0 && !r.thetas.empty())
@@ -423,10 +420,13 @@ std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string
   }
   if (curves.empty()) empty_plot(s, "no tree rung ran");
   else plot(s, curves);
-  // The speed-up panel: a tree's colour, a dash pattern per all-pairs rung.
+}
+
+// The speed-up panel: a tree's colour, a dash pattern per all-pairs rung.
+void speedup_panel(Script& s, const ThetaSweepResult& r, const Looks& looks) {
   s.commands << "set title " << quoted("speed-up: the all-pairs rung's ms per step over the tree's, at the same n")
              << " noenhanced\nset ylabel 'speed-up'\nset format y '%g'\n";
-  curves.clear();
+  std::vector<std::string> curves;
   for (const auto& name : r.trees)
     for (std::size_t b = 0; b < r.all_pairs.size(); ++b) {
       std::vector<std::vector<double>> rows;
@@ -442,25 +442,38 @@ std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string
     curves.push_back(s.curve("1 with lines lc rgb '#7F7F7F' lw 1 dt 2", "break-even (1x)"));
     plot(s, curves);
   }
-  // The trade itself: each tree's error against its time, one point a theta; the lower left is the
-  // Pareto front, where monopole and quadrupole cells cross.
+}
+
+// The trade itself: each tree's median and 99% error against its time, one point a theta; the lower
+// left is the Pareto front, where monopole and quadrupole cells cross.
+void trade_panel(Script& s, const ThetaSweepResult& r, const Looks& looks) {
   s.commands << "set title " << quoted("the trade: force error against ms per step, one point a theta (lower left is "
                                        "better)")
              << " noenhanced\nset xlabel 'ms per step'\nset autoscale x\nset logscale xy\nset format x '%g'\n"
              << "set ylabel 'relative error'\nset format y '10^{%L}'\n";
-  curves.clear();
+  std::vector<std::string> curves;
   for (const auto& name : r.trees)
-    for (const Level& l : {levels[0], levels[1]}) {
-      std::vector<std::vector<double>> rows;
-      for (const SweepPoint& p : r.tree.at(name))
-        if (p.*l.field > 0 && p.ms > 0) rows.push_back({p.ms, p.*l.field});  // in theta's order
-      curves.push_back(s.curve(s.block(rows) + " using 1:2 with linespoints lc rgb '" + looks.colour(name) + "' lw " +
-                                   (l.field == &SweepPoint::median ? "2" : "1.5") + " dt " + l.dash +
-                                   looks.points(name, 1),
-                               name + " " + l.name + " against ms"));
-    }
+    for (const Level& l : {kLevels[0], kLevels[1]}) curves.push_back(level_curve(s, looks, name, r.tree.at(name), l, true));
   if (curves.empty()) empty_plot(s, "no tree rung ran");
   else plot(s, curves);
+}
+
+}  // namespace
+
+std::string theta_sweep_plot_script(const ThetaSweepResult& r, const std::string& title, const std::string& default_png) {
+  Script s;
+  std::vector<std::string> names = r.trees;
+  names.insert(names.end(), r.all_pairs.begin(), r.all_pairs.end());
+  const Looks looks(names, "");  // no reference among them: every rung in its palette colour
+  s.commands << "set multiplot layout 3,1 title " << quoted(title) << " noenhanced font ',12'\n"
+             << "set xlabel 'theta (opening angle)'\n";
+  if (!r.thetas.empty()) {
+    const auto [lo, hi] = std::minmax_element(r.thetas.begin(), r.thetas.end());
+    s.commands << "set xrange [" << number(*lo - 0.03) << ":" << number(*hi + 0.03) << "]\n";
+  }
+  error_panel(s, r, looks);
+  speedup_panel(s, r, looks);
+  trade_panel(s, r, looks);
   s.commands << "unset multiplot\n";
   return s.text(title, default_png, 1100, 1300);
 }
