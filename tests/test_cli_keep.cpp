@@ -35,8 +35,11 @@ fs::path dir(const std::string& name) {
 }
 
 // Starts nbody with SIGINT and SIGTERM at their defaults (a shell's background job would ignore
-// SIGINT), stdout and stderr to files beside `out_dir`.
+// SIGINT), stdout and stderr to `log`. The log is emptied before the child starts, so that what a
+// wait_for_text() finds there is this run's (an earlier run's lines were read as this one's progress,
+// and the signal reached it before it had installed its handler).
 pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  std::ofstream(log, std::ios::trunc).close();
   std::fflush(stdout);  // or the child's freopen would write this process's buffer again
   const pid_t pid = ::fork();
   if (pid == 0) {
