@@ -72,6 +72,9 @@ const std::vector<OptionRow> kOptions{
      "The pipeline the others are measured against"},
     {"every", "--every", "every", "", V{1LL}, ">= 1", "Compare every K steps"},
     {"energy_every", "--energy-every", "energy_every", "", V{0LL}, ">= 0", "Measure the energy every K steps"},
+    {"no_energy", "--no-energy", "", "", V{0LL}, "", 
+     "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it comes with the "
+     "stagger's pass, which every run makes)"},
     {"diagnostics", "--diagnostics", "diagnostics", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
      "How the stagger, the energies and the synchronised velocities of snapshots and --save are computed: "
      "all-pairs (float64, O(N^2) a pass) | "

@@ -103,16 +103,13 @@ class Pipeline {
 
   // Before load(): compute and integrate only this rank's block, exchanging positions once per
   // step through `exchange` (which outlives the pipeline); accelerations() and read() still give
-  // every body (they gather, so every rank must call them together). Throws InputError for a
-  // pipeline that cannot run distributed.
+  // every body (they gather, so every rank must call them together). Only for a rung whose registry
+  // entry is distributable (the library's decompose() is the one caller that splits a run).
   // Equal blocks until partition() is given. nullptr (or a world of one): one process again.
   void distribute(Exchange* exchange) {
-    if (exchange && exchange->ranks() > 1 && !distributable())
-      throw InputError(name() + " does not run distributed (one process only)");
     exchange_ = exchange && exchange->ranks() > 1 ? exchange : nullptr;
     partition_ = Partition(exchange_ ? exchange_->ranks() : 1);
   }
-  virtual bool distributable() const { return false; }
   Exchange* exchange() const { return exchange_; }
   // Before load(), distributed: the blocks (the same Partition on every rank).
   void partition(const Partition& p) { partition_ = p; }

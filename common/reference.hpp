@@ -30,7 +30,6 @@ class Cpu64 final : public Pipeline {
   void step(int count) override;
   void read(Bodies& bodies) override;
   std::string name() const override { return substeps_ == 1 ? "cpu64" : "cpu64/" + std::to_string(substeps_); }
-  bool distributable() const override { return substeps_ == 1; }
 
  private:
   // vel += a(x) (h_from - h_to) / 2, h_k = dt / k: velocities of the state's positions from the
@@ -51,7 +50,6 @@ class Float32Soa : public Pipeline {
   void accelerations(std::vector<Vec3>& out) override;
   void step(int count) override;
   void read(Bodies& bodies) override;
-  bool distributable() const override { return true; }
 
  protected:
   // a(x) of the current positions for bodies [begin, end) into ax_, ay_, az_ (n long).

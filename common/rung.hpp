@@ -131,6 +131,7 @@ struct Rung {
   int state_bits;        // 64 for float64 state (cpu64, *-fp64, cuda:mixed, gl:compute-ds), else 32
   bool fp64_forces;      // float64 accelerations: may serve as a reference
   bool distributable;    // runs under mpirun -np P > 1, bit-identical to one process
+  bool deterministic;    // the same bits run after run from the same state (sums in a fixed order)
   LadderPlace ladder;
   Tolerance tolerance;   // float storage (gl:* half precision: tolerance_for()); a tree's at theta = 0
   BoundModel bound;

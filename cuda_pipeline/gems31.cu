@@ -39,7 +39,6 @@ class Gems31 final : public BodySystem<T> {
   std::string name() const override { return sizeof(T) == 8 ? "cuda:gems31-fp64" : "cuda:gems31"; }
 
  private:
-  bool distributable() const override { return true; }
 
   // One j range (tile() is 0): `run` is always the whole of it.
   void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end, SplitRun /*run*/) override {

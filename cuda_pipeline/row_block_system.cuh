@@ -34,7 +34,6 @@ class RowBlockSystem : public BodySystem<T> {
   void prepare(int npad) override { splits_ = row_block_splits(npad, block_, k_, split_, sms_); }
   int splits() const override { return splits_; }
   int tile() const override { return block_; }
-  bool distributable() const override { return true; }
 
   void compute_accelerations(const Vec4T<T>* pos, Vec4T<T>* acc, int first, int end, SplitRun run) override {
     const RowBlocks r = row_blocks(first, end, block_, k_, splits_, sms_, this->exchange() != nullptr);

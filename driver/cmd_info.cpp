@@ -1,5 +1,6 @@
 // nbody info: what this build has, which devices it sees and which pipelines can run here.
 #include <cstdio>
+#include <memory>
 
 #include "commands.hpp"
 #include "hdf5_io.hpp"
@@ -7,6 +8,7 @@
 #include "device_names.hpp"
 #include "error.hpp"
 #include "catalogue.hpp"
+#include "info.hpp"
 #include "world.hpp"
 #ifdef NBODY_HAVE_GL
 #include "viewer.hpp"
@@ -16,7 +18,11 @@ namespace nbody {
 
 namespace {
 
-int run_info() {
+int run_info(const std::string& json) {
+  if (!json.empty()) {  // scripts and tests: every rung's facts and whether it runs here
+    write_json(json, info_json());
+    return 0;
+  }
   std::printf("nbody %s\n", NBODY_VERSION);
   std::printf("cpu:  %s\n", cpu_model().c_str());
   std::printf("gl:   %s\n", gl_description().c_str());
@@ -71,8 +77,12 @@ int run_info() {
 }  // namespace
 
 Command add_info(CLI::App& app) {
-  app.add_subcommand("info", "List devices, the GL renderer and which pipelines can run here");
-  return run_info;
+  auto* sub = app.add_subcommand("info", "List devices, the GL renderer and which pipelines can run here");
+  auto json = std::make_shared<std::string>();
+  sub->add_option("--json", *json,
+                  "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered "
+                  "facts (family, method, distributable, deterministic, options) with whether it runs here");
+  return [json] { return run_info(*json); };
 }
 
 }  // namespace nbody

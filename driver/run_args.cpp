@@ -11,97 +11,14 @@
 #include "config.hpp"
 #include "diagnostics.hpp"
 #include "error.hpp"
+#include "options.hpp"
 #include "output.hpp"
-#include "run.hpp"
+#include "run_args.hpp"
 #include "snapshots.hpp"
 
 namespace nbody {
 
 namespace {
-
-// Options that define the simulation come from the checkpoint on a resume: a different value
-// would not continue the same run. Outputs, --steps, --force, --device and --balance may be given.
-constexpr const char* kFromCheckpoint[] = {
-    "--bodies",     "--dt",          "--softening",  "--ic",          "--seed",
-    "--subset",     "--gl-chunk",    "--gl-precision", "--cuda-block", "--cuda-unroll",
-    "--cuda-q",     "--cuda-bodies", "--cuda-split", "--theta",       "--leaf-size",  "--multipole", "--energy-every",
-    "--no-energy",  "--diagnostics"};
-
-// The fields of a checkpoint's META block, each checked for its type as it is read.
-class Meta {
- public:
-  Meta(const std::string& text, std::string where) : where_(std::move(where)) {
-    try {
-      m_ = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(where_ + ": block META is not valid JSON (" + e.what() + ")");
-    }
-  }
-  template <typename Check>
-  const nlohmann::json& field(const char* key, Check check) const {
-    if (!m_.is_object() || !m_.contains(key) || !check(m_[key]))
-      throw InputError(where_ + ": block META lacks a valid '" + key + "'");
-    return m_[key];
-  }
-  long long integer(const char* key) const { return field(key, [](const auto& j) { return j.is_number_integer(); }); }
-  double number(const char* key) const { return field(key, [](const auto& j) { return j.is_number(); }); }
-  std::string text(const char* key) const { return field(key, [](const auto& j) { return j.is_string(); }); }
-  bool flag(const char* key) const { return field(key, [](const auto& j) { return j.is_boolean(); }); }
-  bool has(const char* key) const { return m_.is_object() && m_.contains(key); }
-
- private:
-  nlohmann::json m_;
-  std::string where_;
-};
-
-// The checkpoint's pipeline, and the options that may not be given again on a resume.
-std::string resumed_pipeline(const RunArgs& a, const Meta& m, const std::string& where) {
-  if (m.text("format") != "nbody run checkpoint") throw InputError(where + ": block META is not a run checkpoint's");
-  std::string name;
-  try {
-    name = canonical_name(m.text("pipeline"));
-  } catch (const InputError& e) {
-    throw InputError(where + ": " + e.what());
-  }
-  if (a.given("--pipeline") && canonical_name(a.pipeline) != name)
-    throw InputError(where + " is of " + name + ": it resumes on that pipeline, not on " +
-                     canonical_name(a.pipeline) + " (leave out --pipeline)");
-  for (const char* option : kFromCheckpoint)
-    if (a.given(option))
-      throw InputError(std::string(option) + " comes from the checkpoint on --resume (the resumed run "
-                       "is the same run); give only outputs, --steps, --force, --device and --balance");
-  return name;
-}
-
-// The run's configuration from META into `a`.
-void read_configuration(RunArgs& a, const Meta& m, const std::string& where) {
-  a.cfg.pipeline = with_placement(
-      options_from_json(m.field("options", [](const nlohmann::json& j) { return j.is_object(); }), where), a.cfg.pipeline);
-  a.cfg.dt = m.number("dt");
-  a.cfg.softening = m.number("softening");
-  a.cfg.ic = m.text("ic");
-  a.cfg.seed = m.field("seed", [](const nlohmann::json& j) { return j.is_number_unsigned(); }).get<std::uint64_t>();
-  a.cfg.subset = m.text("subset");
-  a.energy_every = m.integer("energy_every");
-  a.no_energy = m.flag("no_energy");
-  // Resolved when written (all-pairs | tree); a checkpoint without it was all pairs.
-  a.cfg.diagnostics = m.has("diagnostics") ? m.text("diagnostics") : "all-pairs";
-  if (a.cfg.diagnostics != "all-pairs" && a.cfg.diagnostics != "tree")
-    throw InputError(where + ": block META's diagnostics '" + a.cfg.diagnostics + "' is neither all-pairs nor tree");
-  if (a.energy_every < 0 || (a.no_energy && a.energy_every > 0))
-    throw InputError(where + ": block META's energy_every " + std::to_string(a.energy_every) + " and no_energy " +
-                     (a.no_energy ? "true" : "false") + " do not go together");
-}
-
-// E_0 from META, when the run measures energy.
-std::optional<Energy> resumed_energy(const RunArgs& a, const Meta& m, const std::string& where) {
-  const nlohmann::json& e = m.field("energy", [](const nlohmann::json& j) { return j.is_null() || j.is_object(); });
-  if (a.no_energy) return std::nullopt;
-  if (!e.is_object() || !e.contains("kinetic") || !e.contains("potential") || !e["kinetic"].is_number() ||
-      !e["potential"].is_number())
-    throw InputError(where + ": block META lacks the energy baseline E_0");
-  return Energy{e["kinetic"].get<double>(), e["potential"].get<double>()};
-}
 
 std::string shell_quoted(const std::string& s) {
   if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,") == std::string::npos)
@@ -203,83 +120,38 @@ void check_not_in_out(const RunArgs& a) {
 
 }  // namespace
 
-nlohmann::json checkpoint_meta(const RunArgs& a, const std::string& name, std::size_t n, long long step,
-                               long long last, const std::optional<Energy>& e0, const nlohmann::json& samples) {
-  return {{"format", "nbody run checkpoint"},
-          {"pipeline", name},
-          {"options", options_json(a.cfg.pipeline)},
-          {"n", n},
-          {"step", step},
-          {"last_step", last},
-          {"dt", a.cfg.dt},
-          {"softening", a.cfg.softening},
-          {"ic", a.cfg.ic},
-          {"seed", a.cfg.seed},
-          {"subset", a.cfg.subset},
-          {"energy_every", a.energy_every},
-          {"no_energy", a.no_energy},
-          {"diagnostics", a.cfg.diagnostics},
-          {"energy", e0 ? nlohmann::json{{"kinetic", e0->kinetic}, {"potential", e0->potential}} : nlohmann::json()},
-          {"energy_samples", samples}};
-}
-
-Resumed apply_checkpoint(RunArgs& a) {
-  Resumed r;
-  r.checkpoint = read_checkpoint(a.resume);
+ReadRun read_resumed(RunArgs& a) {
+  if (a.given("--resume") && a.resume.empty()) throw InputError("--resume '': name a checkpoint file");
+  ReadRun r = read_run_checkpoint(a.resume);
   const std::string where = "checkpoint '" + a.resume + "'";
-  const Meta m(r.checkpoint.meta, where);
-  const std::string name = resumed_pipeline(a, m, where);
-  const int bits = state_bits(name);
-  if (r.checkpoint.bits != bits)
-    throw InputError(where + " holds " + std::to_string(r.checkpoint.bits) + "-bit state, but " + name +
-                     "'s is " + std::to_string(bits) + "-bit");
-  const long long n = m.integer("n");
-  if (n != static_cast<long long>(r.checkpoint.state.size()))
-    throw InputError(where + ": block META says n = " + std::to_string(n) + " but SHAPE holds " +
-                     std::to_string(r.checkpoint.state.size()) + " bodies");
-  r.step = m.integer("step");
-  const long long last = m.integer("last_step");
-  if (r.step < 0 || last < r.step)
-    throw InputError(where + ": block META's step " + std::to_string(r.step) + " and last_step " +
-                     std::to_string(last) + " disagree");
-  a.pipeline = name;
-  a.cfg.n = n;
-  a.cfg.n_given = true;
-  read_configuration(a, m, where);
-  if (!a.given("--steps")) {
-    a.cfg.steps = last - r.step;
-    if (a.cfg.steps == 0)
-      throw InputError(where + " is at step " + std::to_string(r.step) + ", the last of its run: give "
-                       "--steps M to run M more");
+  if (a.given("--pipeline") && canonical_name(a.spec.rung) != r.record.rung)
+    throw InputError(where + " is of " + r.record.rung + ": it resumes on that pipeline, not on " +
+                     canonical_name(a.spec.rung) + " (leave out --pipeline)");
+  for (const std::string& key : options_kept_by_checkpoints())
+    if (const std::string_view flag = option_row(key).cli; !flag.empty() && a.given(flag))
+      throw InputError(std::string(flag) + " comes from the checkpoint on --resume (the resumed run "
+                       "is the same run); give only outputs, --steps, --force, --device and --balance");
+  if (a.given("--steps")) {
+    r.record.last_step = r.record.step + a.spec.cfg.steps;
+  } else if (r.record.last_step == r.record.step) {
+    throw InputError(where + " is at step " + std::to_string(r.record.step) + ", the last of its run: give "
+                     "--steps M to run M more");
   }
-  r.e0 = resumed_energy(a, m, where);
-  r.samples = m.field("energy_samples", [](const nlohmann::json& j) { return j.is_array(); });
+  r.record.cfg.force = a.spec.cfg.force;
+  a.spec.rung = r.record.rung;
+  a.spec.cfg.steps = r.record.last_step - r.record.step;
   return r;
 }
 
-void check_args(RunArgs& a, const std::string& name) {
+void check_outputs(RunArgs& a) {
   expect_folder(a.out);  // made once every check (and the estimate) has passed
-  check_placement(a.cfg.pipeline);  // from the command line, also on a resume
-  try {
-    if (a.resume.empty()) resolve_body_count(a.cfg);
-    check_config(a.cfg, 1);
-    check_pipeline_options({name}, a.cfg.pipeline);
-    check_softening({name}, a.cfg.softening);
-    diagnostics_method(a.cfg.diagnostics, name, a.cfg.n);
-  } catch (const InputError& e) {  // on a resume, a value from the checkpoint
-    if (a.resume.empty()) throw;
-    throw InputError("on --resume '" + a.resume + "' (the run's options come from it): " + e.what());
-  }
+  check_placement(a.spec.cfg.pipeline);  // from the command line, also on a resume
   check_output_path(a.json, "--json");
   check_output_path(a.save, "--save");
   check_distinct_outputs({{"--json", a.json}, {"--save", a.save}});
   check_kept_outputs(a);
   check_out_folder(a);
   check_not_in_out(a);
-  if (a.energy_every < 0)
-    throw InputError("--energy-every " + std::to_string(a.energy_every) + ": must be >= 0");
-  if (a.no_energy && a.energy_every > 0)
-    throw InputError("--no-energy and --energy-every contradict each other: give one");
   if (names_stdout(a.json) || names_stdout(a.save)) summary_to_stderr();
 }
 
@@ -297,21 +169,21 @@ std::string resume_outputs(const RunArgs& a) {
   }
   if (!a.save.empty()) s += " --save " + shell_quoted(a.save);
   if (!a.json.empty()) s += " --json " + shell_quoted(a.json);
-  if (a.cfg.force) s += " --force";
-  if (a.cfg.pipeline.device_given) s += " --device " + std::to_string(a.cfg.pipeline.device);
-  if (a.cfg.pipeline.balance != PipelineOptions{}.balance) s += " --balance " + a.cfg.pipeline.balance;
+  if (a.spec.cfg.force) s += " --force";
+  if (a.spec.cfg.pipeline.device_given) s += " --device " + std::to_string(a.spec.cfg.pipeline.device);
+  if (a.spec.cfg.pipeline.balance != PipelineOptions{}.balance) s += " --balance " + a.spec.cfg.pipeline.balance;
   return s;
 }
 
 Command add_run(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Run one pipeline and report its energy drift");
   auto a = std::make_shared<RunArgs>();
-  sub->add_option("-p,--pipeline", a->pipeline,
+  sub->add_option("-p,--pipeline", a->spec.rung,
                   "Pipeline: " + joined_names(pipeline_names(), " | ") + " | cpu64/K (gl: " +
                       canonical_name("gl") + ", cuda: " + canonical_name("cuda") + ")")
       ->capture_default_str();
-  add_common_options(*sub, a->cfg, a->json);
-  add_pipeline_options(*sub, a->cfg.pipeline);
+  add_common_options(*sub, a->spec.cfg, a->json);
+  add_pipeline_options(*sub, a->spec.cfg.pipeline);
   sub->add_option("--out", a->out,
                   "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is "
                   "left by a run that wrote nothing), refused when it cannot be written or holds another run's "
@@ -349,14 +221,12 @@ Command add_run(CLI::App& app) {
                   "remains of its --steps); outputs, --device and --balance are asked for again, the rest comes "
                   "from the file");
   sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
-  sub->add_option("--energy-every", a->energy_every,
+  sub->add_option("--energy-every", a->spec.energy_every,
                   "Also measure the energy every K steps (one diagnostics pass each: see --diagnostics; 0: start "
                   "and end only)")
       ->capture_default_str();
-  sub->add_option("--diagnostics", a->cfg.diagnostics, diagnostics_help())->capture_default_str();
-  sub->add_flag("--no-energy", a->no_energy,
-                "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it "
-                "comes with the stagger's pass, which every run makes)");
+  sub->add_option("--diagnostics", a->spec.cfg.diagnostics, diagnostics_help())->capture_default_str();
+  sub->add_flag(std::string(option_row("no_energy").cli), a->spec.no_energy, std::string(option_row("no_energy").help));
   a->app = sub;
   return [a] { return run(*a); };
 }

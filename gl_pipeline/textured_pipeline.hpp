@@ -28,7 +28,6 @@ class TexturedPipeline : public Pipeline {
   // WebGL2, which has none, the wall clock).
   double timed_steps(int count) override;
   std::string timer() const override { return timer_; }
-  bool distributable() const override { return true; }
 
   // For FrameWriter: the current position and velocity textures and their layout.
   const Texture& positions() const { return pos_[cur_]; }

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "balance.hpp"
+#include "decomposition.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
@@ -187,9 +187,8 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     const PipelineOptions o = resolve_options(rung(name), a.cfg.pipeline);
     row.theta = o.theta, row.leaf_size = o.leaf_size, row.multipole = o.multipole;
   }
-  p->distribute(World::exchange());
   row.balance = a.cfg.pipeline.balance;
-  row.rates = balance_blocks(*p, a.cfg.pipeline, params, n);
+  row.rates = decompose(*p, a.cfg.pipeline, params, n).rates;
   p->load(bodies, params);
 
   const std::string mismatch = validate(*p, bodies, params, engine, tolerance_for(name, a.cfg.pipeline), a.validate_n, row);

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "balance.hpp"
+#include "decomposition.hpp"
 #include "estimate.hpp"
 #include "options.hpp"
 #include "initial_conditions.hpp"
@@ -130,7 +130,7 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
   r.pipelines = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
   std::vector<Pipeline*> ps = made.pointers();
-  for (Pipeline* p : ps) balance_blocks(*p, c.cfg.pipeline, params, c.cfg.n);
+  decompose(ps, c.cfg.pipeline, params, c.cfg.n);
   if (rung(reference).family != Family::Cpu) r.reference_error = validate_reference(*ps[0], c);
   if (!c.estimated) estimate(c, made, engine);
 
@@ -177,7 +177,7 @@ std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::str
                                    const std::function<void(const AgainstRow&)>& row) {
   const Made made = make_rungs(names, cfg.pipeline, IfUnavailable::Fail);
   const Params params = cfg.params();
-  for (const auto& p : made.pipelines) balance_blocks(*p, cfg.pipeline, params, cfg.n);
+  decompose(made.pointers(), cfg.pipeline, params, cfg.n);
   std::vector<Work> work{engine_work(engine, 1, params, cfg.n, "stagger")};
   for (const auto& p : made.pipelines) work.push_back(step_work(*p, static_cast<double>(cfg.steps), params, cfg.n));
   check_estimate(work, cfg.force);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "balance.hpp"
+#include "decomposition.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "metrics.hpp"
@@ -53,7 +53,7 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
   for (double dt : s.dts) steps_to(s.time, dt);
   const long long truth_steps = steps_to(s.time, r.truth_dt);
   Made made = make_rungs(s.names, s.cfg.pipeline, s.policy, s.reference);
-  for (const auto& p : made.pipelines) balance_blocks(*p, s.cfg.pipeline, s.cfg.params(), s.cfg.n);
+  decompose(made.pointers(), s.cfg.pipeline, s.cfg.params(), s.cfg.n);
   std::unique_ptr<Pipeline> truth = make_named(s.reference, s.cfg.pipeline);
   r.rungs = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;

@@ -239,11 +239,11 @@ Made keep_runnable(const std::vector<std::string>& names, IfUnavailable policy, 
       out.skipped.emplace_back(name, a.why[k]);
       continue;
     }
-    if (World::size() > 1 && !rung(name).distributable && !must_run(policy, must, name)) {
+    if (World::size() > 1 && !rung(name).distributable) {  // the registry's fact (decomposition.hpp)
+      if (must_run(policy, must, name)) throw InputError(name + " does not run distributed (one process only)");
       out.skipped.emplace_back(name, "does not run distributed (one process only)");
       continue;
     }
-    a.made[k]->distribute(World::exchange());  // throws InputError for one that does not
     out.pipelines.push_back(std::move(a.made[k]));
     out.names.push_back(name);
   }
@@ -276,32 +276,40 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   return b;
 }
 
-Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep) {
-  const auto t0 = std::chrono::steady_clock::now();
+Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy, Reporter& report,
+                      Evaluation* keep) {
   Start s;
-  s.bodies = initial_bodies(c, &s.species);
+  s.bodies = std::move(bodies);
   s.vel0 = s.bodies.vel;
   const auto t1 = std::chrono::steady_clock::now();
-  s.ic_s = std::chrono::duration<double>(t1 - t0).count();
   const auto task = report.begin("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
                                  static_cast<long long>(s.bodies.size()));
   engine.on_progress = [&](std::size_t done, std::size_t) { task->update(static_cast<long long>(done)); };
-  s.energy = stagger(s.bodies, c.params(), engine, energy, keep);
+  s.energy = stagger(s.bodies, params, engine, energy, keep);
   engine.on_progress = nullptr;
   s.stagger_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   check_finite(s.bodies, "the initial state", 0);
-  if (energy) {
-    check_energy(s.energy, s.bodies, "the initial state", 0);
-    const bool subset = c.ic_is_file() && c.n_given;
-    if (subset && s.energy.total() > 0) {
-      char buf[300];
-      const std::string subset_option = option("subset");
-      const std::string hint = c.subset == "first" ? "; " + subset_option + " random keeps the file's mix of species" : "";
-      std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by %s %s are unbound (E_0 = %+.4g > 0)%s",
-                    s.bodies.size(), c.ic.c_str(), subset_option.c_str(), c.subset.c_str(), s.energy.total(),
-                    hint.c_str());
-      report.warn(buf);
-    }
+  if (energy) check_energy(s.energy, s.bodies, "the initial state", 0);
+  return s;
+}
+
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Species> species;
+  Bodies bodies = initial_bodies(c, &species);
+  const double ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Start s = staggered_state(std::move(bodies), c.params(), engine, energy, report, keep);
+  s.species = std::move(species);
+  s.ic_s = ic_s;
+  const bool subset = c.ic_is_file() && c.n_given;
+  if (energy && subset && s.energy.total() > 0) {
+    char buf[300];
+    const std::string subset_option = option("subset");
+    const std::string hint = c.subset == "first" ? "; " + subset_option + " random keeps the file's mix of species" : "";
+    std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by %s %s are unbound (E_0 = %+.4g > 0)%s",
+                  s.bodies.size(), c.ic.c_str(), subset_option.c_str(), c.subset.c_str(), s.energy.total(),
+                  hint.c_str());
+    report.warn(buf);
   }
   return s;
 }

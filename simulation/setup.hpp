@@ -91,6 +91,9 @@ struct Start {
 // `keep`, when given, receives the stagger's pass (fp64_engine.hpp's stagger()).
 Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report = silent(),
                     Evaluation* keep = nullptr);
+// The same from bodies given with synchronised velocities (checked by the caller).
+Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy,
+                      Reporter& report = silent(), Evaluation* keep = nullptr);
 
 // synchronise() (fp64_engine.hpp) reported as a task named `label`.
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,

@@ -5,7 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "balance.hpp"
+#include "decomposition.hpp"
 #include "bench.hpp"
 #include "diagnostics.hpp"
 #include "error.hpp"
@@ -127,8 +127,7 @@ SweepPoint measure(Pipeline& p, const Bodies& b, const Params& params, const std
 // A pipeline of `name` with `o`, distributed and balanced as the bench makes its rows.
 std::unique_ptr<Pipeline> made(const std::string& name, const PipelineOptions& o, const Params& params, long long n) {
   auto p = make_pipeline(name, o);
-  p->distribute(World::exchange());
-  balance_blocks(*p, o, params, n);
+  decompose(*p, o, params, n);
   return p;
 }
 
@@ -172,7 +171,7 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
   for (const auto& [name, why] : m.skipped) r.skipped[name] = why;
   if (std::none_of(m.names.begin(), m.names.end(), is_tree))
     throw std::runtime_error("--preset theta-sweep: no tree rung can run here (" + joined_names(tree_rungs(), ", ") + ")");
-  for (const auto& p : m.pipelines) balance_blocks(*p, s.cfg.pipeline, params, s.cfg.n);
+  decompose(m.pointers(), s.cfg.pipeline, params, s.cfg.n);
   const Bodies bodies = initial_bodies(s.cfg);
   r.n = bodies.size();
   const std::vector<std::size_t> idx = sampled_bodies(r.n, static_cast<std::size_t>(s.sample));

@@ -18,6 +18,7 @@
 #include "balance.hpp"
 #include "catalogue.hpp"
 #include "comparison.hpp"
+#include "decomposition.hpp"
 #include "diagnostics.hpp"
 #include "dt_sweep.hpp"
 #include "error.hpp"
@@ -409,7 +410,6 @@ TEST(Catalogue, MadeRungsAgreeWithTheirEntries) {
     }
     ++made;
     EXPECT_EQ(p->name(), r.name);
-    EXPECT_EQ(p->distributable(), r.distributable) << r.name;
   }
   EXPECT_GE(made, 2) << "cpu64 and cpu32 run everywhere";
 }
@@ -455,7 +455,7 @@ TEST(Cpu64Substeps, IsCpu64AtAQuarterOfTheStep) {
   sub.load(b, p);
   fine.load(b_quarter, quarter);
   EXPECT_EQ(sub.name(), "cpu64/4");
-  EXPECT_FALSE(sub.distributable());
+  EXPECT_FALSE(rung(sub.name()).distributable);
   sub.step(5);
   fine.step(20);
   Bodies x, y;
@@ -685,6 +685,10 @@ TEST(Balance, WeightsOnTheCommandLine) {
   o.balance = "rate";
   EXPECT_TRUE(balance_blocks(p, o, kParams, 100).empty());
   EXPECT_EQ(block_shares(p, 100), std::vector<double>{1.0});
+  const Decomposition d = decompose(p, o, kParams, 100);  // the one call every piece of work makes
+  EXPECT_EQ(d.kind, "one process");
+  EXPECT_EQ(d.shares, std::vector<double>{1.0});
+  EXPECT_TRUE(d.rates.empty());
   EXPECT_EQ(shares_text({2.0 / 3, 1.0 / 3}), "66.7% / 33.3%");
 }
 

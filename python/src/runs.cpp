@@ -12,6 +12,7 @@
 #include "device_names.hpp"
 #include "error.hpp"
 #include "explain.hpp"
+#include "info.hpp"
 #include "hdf5_io.hpp"
 #include "leapfrog.hpp"
 #include "results_json.hpp"
@@ -30,30 +31,7 @@ bool uses_gl(const std::vector<std::string>& names, bool every) {
 
 std::string info() {
   claim_gl_thread("info()");  // it makes every rung, the GL ones included
-  nlohmann::json j;
-  j["version"] = NBODY_VERSION;
-  j["cpu"] = cpu_model();
-  j["gl"] = gl_description();
-  std::string reason;
-  const auto cuda = cuda_descriptions(reason);
-  j["cuda"] = cuda;
-  j["cuda_unavailable"] = cuda.empty() ? nlohmann::json(reason) : nlohmann::json(nullptr);
-  {
-    const auto engine = make_engine(PipelineOptions{});
-    j["fp64_engine"] = {{"name", engine->name()}, {"where", engine->where()}};
-  }
-  j["hdf5"] = have_hdf5();
-  j["mpi"] = World::built_with_mpi();
-  j["pipelines"] = nlohmann::json::object();
-  for (const auto& name : pipeline_names()) {
-    try {
-      make_pipeline(name, PipelineOptions{});
-      j["pipelines"][name] = {{"available", true}, {"reason", nullptr}};
-    } catch (const Unavailable& e) {
-      j["pipelines"][name] = {{"available", false}, {"reason", e.what()}};
-    }
-  }
-  return j.dump();
+  return info_json().dump();
 }
 
 Config config(long long n, bool n_given, long long steps, double dt, double softening, const std::string& ic,

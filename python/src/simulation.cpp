@@ -5,19 +5,13 @@
 
 #include <cmath>
 #include <mutex>
-#include <optional>
-#include <thread>
 
-#include "checkpoint.hpp"
 #include "core.hpp"
-#include "diagnostics.hpp"
 #include "error.hpp"
 #include "io.hpp"
-#include "leapfrog.hpp"
 #include "metrics.hpp"
-#include "setup.hpp"
+#include "run.hpp"
 #include "snapshots.hpp"
-#include "stepper.hpp"
 #ifdef NBODY_HAVE_GL
 #include "gl_pipeline.hpp"
 #endif
@@ -31,49 +25,30 @@ class Simulation {
   // From synchronised velocities: staggered by one pass of the diagnostics engine (float64 all
   // pairs, or the tree: `diagnostics`, diagnostics.hpp), which also gives E_0; a tree is checked on it.
   Simulation(const std::string& pipeline, const In2& x, const In2& v, const In1& m, double dt, double softening,
-             const nb::dict& options, const std::string& ic, const std::string& diagnostics)
-      : name_(canonical_name(pipeline)), options_(options_from(options)), params_{dt, softening}, ic_(ic) {
+             const nb::dict& options, const std::string& ic, const std::string& diagnostics) {
     Bodies b = bodies_from(x, v, m);
-    check(b);
+    RunSpec spec;
+    spec.rung = pipeline;
+    spec.cfg.n = static_cast<long long>(b.size()), spec.cfg.n_given = true;
+    spec.cfg.steps = 0, spec.cfg.dt = dt, spec.cfg.softening = softening;
+    spec.cfg.ic = ic, spec.cfg.seed = 0, spec.cfg.diagnostics = diagnostics;
+    spec.cfg.pipeline = options_from(options);
+    auto run = std::make_unique<Run>(std::move(spec));
+    validate_bodies(b, "the bodies");
     nb::gil_scoped_release release;
-    open(diagnostics, b.size());
-    Evaluation pass;
-    e0_ = stagger(b, params_, *diag_->engine, true, diag_->tree() ? &pass : nullptr);
-    check_finite(b, "the initial state", 0);
-    check_energy(e0_, b, "the initial state", 0);
-    diag_->make_check(b.pos, params_.eps2(), &pass);  // the stagger moved no body
-    p_->load(b, params_);
+    Run::Setup how;
+    how.estimate = false;
+    how.given = &b;
+    open(std::move(run), how);
   }
 
   // `nbody run`'s checkpoint (or this class's): the state exactly as the rung held it.
   explicit Simulation(const std::string& path) {
-    Checkpoint c = read_checkpoint(path);
-    std::string diagnostics;
-    const std::string where = "checkpoint '" + path + "'";
-    nlohmann::json m;
-    try {
-      m = nlohmann::json::parse(c.meta);
-      name_ = canonical_name(m.at("pipeline").get<std::string>());
-      options_ = options_from_json(m.at("options"), where);
-      params_ = {m.at("dt").get<double>(), m.at("softening").get<double>()};
-      step_ = m.at("step").get<long long>();
-      ic_ = m.at("ic").get<std::string>();
-      e0_known_ = m.at("energy").is_object();  // a --no-energy run's has none
-      if (e0_known_) e0_ = {m["energy"].at("kinetic"), m["energy"].at("potential")};
-      // Resolved when written (all-pairs | tree); a checkpoint without it was all pairs.
-      diagnostics = m.contains("diagnostics") ? m["diagnostics"].get<std::string>() : "all-pairs";
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(where + ": block META is not a run checkpoint's (" + e.what() + ")");
-    }
-    if (c.bits != state_bits(name_))
-      throw InputError(where + " holds " + std::to_string(c.bits) + "-bit state, but " + name_ + "'s is " +
-                       std::to_string(state_bits(name_)) + "-bit");
-    if (diagnostics != "all-pairs" && diagnostics != "tree")
-      throw InputError(where + ": block META's diagnostics '" + diagnostics + "' is neither all-pairs nor tree");
+    auto run = std::make_unique<Run>(read_run_checkpoint(path), PipelineOptions{});
     nb::gil_scoped_release release;
-    open(diagnostics, c.state.size());
-    diag_->make_check(c.state.pos, params_.eps2(), nullptr);  // no stagger to read: a pass of its own
-    p_->load(c.state, params_);
+    Run::Setup how;
+    how.estimate = false;
+    open(std::move(run), how);
   }
 
   // k steps; as the CLI, more than 1e8 of them, or steps whose measured pace would take past an
@@ -89,16 +64,10 @@ class Simulation {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
-      Stepper stepper({p_.get()}, step_, step_ + k);
-      struct Done {  // the steps taken count, and the state read back before them is gone, however it ends
-        Simulation& s;
-        Stepper& st;
-        ~Done() { s.step_ = st.done(), s.state_.reset(); }
-      } done{*this, stepper};
-      signal = stepper.run(report, name_, force);
+      signal = run_->advance(run_->step() + k, report, force);
     }
     if (signal || report.kept())
-      report.raise("interrupted at step " + std::to_string(step_) + " of " + name_ +
+      report.raise("interrupted at step " + std::to_string(run_->step()) + " of " + run_->name() +
                    " (between batches: the simulation is usable and goes on from there)");
   }
 
@@ -108,13 +77,14 @@ class Simulation {
     return xyz_view(b->pos, b);
   }
   Array1 masses_now() { return masses(locked_read()->pos); }
-  // The synchronised velocities v_n (one float64 pass), not the leapfrog's v_{n-1/2}.
+  // The synchronised velocities v_n (one diagnostics pass), not the leapfrog's v_{n-1/2}.
   Array2 velocities() {
     std::vector<Vec3> v;
     {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
-      v = synchronise(*read(), params_, *diag_->engine, false).vel;
+      ready();
+      v = run_->synchronised("velocities").vel;
     }
     return xyz(std::move(v));
   }
@@ -124,23 +94,25 @@ class Simulation {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
-      p_->accelerations(a);
+      run_->accelerations(a);
     }
     return xyz(std::move(a));
   }
   nb::dict energy() {
-    Energy e;
+    Energy e, e0;
     {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
-      const std::shared_ptr<const Bodies> b = read();
-      e = synchronise(*b, params_, *diag_->engine, true).energy;
-      check_energy(e, *b, name_, step_);
+      ready();
+      if (!run_->with_energy())
+        throw InputError("this run measures no energy (its checkpoint was written by a run with --no-energy)");
+      e = run_->synchronised("energy").energy;
+      e0 = *run_->e0();
     }
     nb::dict d;
     d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
-    d["initial"] = e0_.total();
-    const double drift = relative_drift(e0_.total(), e.total());
+    d["initial"] = e0.total();
+    const double drift = relative_drift(e0.total(), e.total());
     if (std::isnan(drift)) {  // E_0 = 0: None, and why
       d["relative_drift"] = nb::none();
       d["relative_drift_undefined"] = kUndefinedDrift;
@@ -153,43 +125,16 @@ class Simulation {
   void save_checkpoint(const std::string& path) {
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
-    Checkpoint c;
-    c.state = *read();
-    c.bits = state_bits(name_);
-    c.meta = nlohmann::json{{"format", "nbody run checkpoint"},
-                            {"pipeline", name_},
-                            {"options", options_json(options_)},
-                            {"n", c.state.size()},
-                            {"step", step_},
-                            {"last_step", step_},
-                            {"dt", params_.dt},
-                            {"softening", params_.softening},
-                            {"ic", ic_},
-                            {"seed", 0},
-                            {"subset", "first"},
-                            {"energy_every", 0},
-                            {"no_energy", false},
-                            {"diagnostics", diagnostics_name(diag_->method)},
-                            {"energy", {{"kinetic", e0_.kinetic}, {"potential", e0_.potential}}},
-                            {"energy_samples", nlohmann::json::array({{{"step", 0}, {"total", e0_.total()}}})}}
-                 .dump();
-    write_checkpoint(path, c);
+    ready();
+    run_->checkpoint(path, run_->step());
   }
 
   void snapshot(const std::string& path, const std::string& format) {
     check_snapshot_format(format);
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
-    Bodies b = *read();
-    const Synchronised s = synchronise(b, params_, *diag_->engine, true);
-    b.vel = s.vel;
-    const double time = static_cast<double>(step_) * params_.dt;
-    Config c;
-    c.dt = params_.dt, c.softening = params_.softening, c.ic = ic_, c.seed = 0, c.pipeline = options_;
-    Hdf5Attributes ours = snapshot_attributes(c, name_, b.size(), step_);
-    ours.emplace_back("diagnostics", std::string(diagnostics_name(diag_->method)));
-    ours.emplace_back("energy", s.energy.total());
-    write_snapshot(path, format, b, time, params_.softening, ours);
+    ready();
+    run_->snapshot(path, format);
   }
 
   nb::list forcequad_stages() {
@@ -200,7 +145,7 @@ class Simulation {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
-      stages = gl::forcequad_stages(*p_);
+      stages = gl::forcequad_stages(run_->rung());
     }
     for (gl::Stage& s : stages) {
       auto* owned = new std::vector<float>(std::move(s.rgba));
@@ -218,51 +163,42 @@ class Simulation {
   void close() {
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
-    if (p_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
-    p_.reset();
-    diag_.reset();
+    if (run_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
+    if (run_) step_ = run_->step();
+    run_.reset();
     state_.reset();
   }
-  bool closed() const { return !p_; }
+  bool closed() const { return !run_; }
   const std::string& pipeline() const { return name_; }
-  long long steps() const { return step_; }
-  double time() const { return static_cast<double>(step_) * params_.dt; }
+  long long steps() const { return run_ ? run_->step() : step_; }
+  double time() const { return static_cast<double>(steps()) * params_.dt; }
   double dt() const { return params_.dt; }
   double softening() const { return params_.softening; }
   // The float64 engine: every pass's, or with a tree the check's.
   std::string where() const {
-    if (!diag_) return "";
-    const Fp64Engine& e = diag_->float64_engine();
+    if (!run_) return "";
+    const Fp64Engine& e = run_->diagnostics().float64_engine();
     return e.name() + " (" + e.where() + ")";
   }
   // How the diagnostics are computed and, with a tree, its check (RunDiagnostics::to_json), as JSON.
   std::string diagnostics() const {
-    if (!diag_) throw InputError("this simulation is closed");
-    return diag_->to_json(e0_known_ ? &e0_ : nullptr).dump();
+    if (!run_) throw InputError("this simulation is closed");
+    return run_->diagnostics().to_json(run_->e0() ? &*run_->e0() : nullptr).dump();
   }
 
  private:
-  void check(const Bodies& b) const {
-    Config c;
-    c.n = static_cast<long long>(b.size());
-    c.dt = params_.dt;
-    c.softening = params_.softening;
-    c.steps = 0;
-    c.pipeline = options_;
-    check_config(c, 1);
-    check_pipeline_options({name_}, options_);
-    check_softening({name_}, params_.softening);
-    validate_bodies(b, "the bodies");
-  }
-  void open(const std::string& diagnostics, std::size_t n) {
+  // Started (gl:*: on this thread, whose GL context it then uses).
+  void open(std::unique_ptr<Run> run, const Run::Setup& how) {
+    name_ = run->name();
+    params_ = run->params();
     gl_ = rung(name_).family == Family::Gl;
     if (gl_) claim_gl_thread(name_);
-    p_ = make_named(name_, options_);
-    diag_.emplace(diagnostics, name_, static_cast<long long>(n), options_);
+    run->start(silent(), how);
+    run_ = std::move(run);
   }
   // Open, and (gl:*) on the thread whose GL context it uses.
   void ready() const {
-    if (!p_) throw InputError("this simulation is closed");
+    if (!run_) throw InputError("this simulation is closed");
     if (gl_) claim_gl_thread(name_);
   }
   std::shared_ptr<const Bodies> locked_read() {
@@ -273,27 +209,23 @@ class Simulation {
   // The state now (read back once per step count), checked for NaN and inf. With m_ held.
   std::shared_ptr<const Bodies> read() {
     ready();
-    if (!state_) {
-      auto b = std::make_shared<Bodies>();
-      p_->read(*b);
-      check_finite(*b, name_, step_);
+    if (!state_ || state_step_ != run_->step()) {
+      auto b = std::make_shared<Bodies>(run_->state());
+      check_finite(*b, name_, run_->step());
       state_ = std::move(b);
+      state_step_ = run_->step();
     }
     return state_;
   }
 
   std::string name_;
-  PipelineOptions options_;
   Params params_;
-  std::string ic_;
-  std::optional<RunDiagnostics> diag_;  // the engine of every pass and, with a tree, its check
-  std::unique_ptr<Pipeline> p_;
-  long long step_ = 0;
-  Energy e0_;
-  bool e0_known_ = true;
+  std::unique_ptr<Run> run_;
+  long long step_ = 0;  // where a closed simulation stopped
   bool gl_ = false;
   std::mutex m_;  // one call at a time: close() waits for a step() in another thread
-  std::shared_ptr<const Bodies> state_;
+  std::shared_ptr<const Bodies> state_;  // the state read back at state_step_, shared with arrays
+  long long state_step_ = -1;
 };
 
 }  // namespace

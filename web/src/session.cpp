@@ -13,6 +13,7 @@
 #include "error.hpp"
 #include "metrics.hpp"
 #include "results_json.hpp"
+#include "run.hpp"
 
 namespace nbody::web {
 
@@ -147,35 +148,36 @@ std::string Session::start(const std::string& text) {
   try {
     clear();
     const json spec = json::parse(text);
-    cfg_ = config_from(spec);
-    name_ = canonical_name(word(spec, "pipeline", "gl:forcequad"));
+    RunSpec run;
+    run.cfg = config_from(spec);
+    run.rung = canonical_name(word(spec, "pipeline", "gl:forcequad"));
+    run.cfg.diagnostics = "all-pairs";  // cpu64 in WebAssembly: the page's float64 measure
     // The form sends every rung's fields, whichever rung is chosen: each value is checked against
     // the rungs that take it, and those the chosen rung does not take go back to their defaults.
-    check_pipeline_options(std::vector<std::string>{}, cfg_.pipeline);
-    cfg_.pipeline = options_taken_by({name_}, cfg_.pipeline);
-    check_pipeline_options({name_}, cfg_.pipeline);
-    check_softening({name_}, cfg_.softening);
-    rung_ = make_named(name_, cfg_.pipeline);  // before the set-up: a rung that cannot run says so first
-    const bool with_reference = spec.value("reference", true) && name_ != "cpu64";
-    if (with_reference) reference_ = make_named("cpu64", cfg_.pipeline);
-    engine_ = make_cpu64_engine();
-    Collect report;
+    check_pipeline_options(std::vector<std::string>{}, run.cfg.pipeline);
+    run.cfg.pipeline = options_taken_by({run.rung}, run.cfg.pipeline);
+    run_ = std::make_unique<Run>(std::move(run));
+    run_->make();  // before the set-up: a rung that cannot run says so first
+    const std::string& name = run_->name();
+    if (spec.value("reference", true) && name != "cpu64") reference_ = make_named("cpu64", run_->spec().cfg.pipeline);
     energy_every_ = 50;
-    if (cfg_.n > kMaxBodies) check_pace();
-    const Start start = initial_state(cfg_, *engine_, true, report);
-    check_energy(start.energy, start.bodies, "the initial state", 0);
-    e0_ = start.energy.total();
-    rung_->load(start.bodies, cfg_.params());
-    if (reference_) reference_->load(start.bodies, cfg_.params());
+    if (run_->spec().cfg.n > kMaxBodies) check_pace();
+    Collect report;
+    Run::Setup how;
+    how.estimate = false;
+    if (reference_) how.beside.push_back(reference_.get());
+    run_->start(report, how);
     read_back();
-    json out{{"pipeline", name_}, {"n", cfg_.n}, {"ic", cfg_.ic}, {"seed", cfg_.seed}, {"dt", cfg_.dt},
-             {"softening", cfg_.softening}, {"subset", cfg_.subset}, {"reference", reference_ ? "cpu64" : ""},
-             {"fp64_engine", engine_->name()}, {"energy0", e0_}, {"setup_s", start.ic_s + start.stagger_s},
+    const Config& c = run_->spec().cfg;
+    json out{{"pipeline", name}, {"n", c.n}, {"ic", c.ic}, {"seed", c.seed}, {"dt", c.dt},
+             {"softening", c.softening}, {"subset", c.subset}, {"reference", reference_ ? "cpu64" : ""},
+             {"fp64_engine", run_->engine().name()}, {"energy0", run_->e0()->total()},
+             {"setup_s", run_->phases().value("initial_conditions", 0.0) + run_->phases().value("stagger", 0.0)},
              {"warnings", report.warnings}, {"energy_every", energy_every_}};
     for (const Rung& r : rungs())  // gl_chunk, webgpu_p, theta, ...: as given (0 where the rung chooses)
       for (const RungOption& opt : r.options)
         if (const std::string field(option_row(opt.key).page); !field.empty())
-          std::visit([&](auto member) { out[field] = cfg_.pipeline.*member; }, opt.field);
+          std::visit([&](auto member) { out[field] = c.pipeline.*member; }, opt.field);
     return reply(out);
   } catch (...) {
     const std::string why = error_reply();
@@ -185,40 +187,40 @@ std::string Session::start(const std::string& text) {
 }
 
 void Session::check_pace() {
-  const Params params = cfg_.params();
-  const double n2 = static_cast<double>(cfg_.n) * static_cast<double>(cfg_.n);
-  const double setup_s = 2 * n2 / measure_engine_rate(*engine_, params, cfg_.n);  // the stagger, the energy
-  const double step_s = n2 / measure_step_rate(*rung_, params, cfg_.n);
+  const Params params = run_->params();
+  const long long n = run_->spec().cfg.n;
+  const double n2 = static_cast<double>(n) * static_cast<double>(n);
+  const double setup_s = 2 * n2 / measure_engine_rate(run_->engine(), params, n);  // the stagger, the energy
+  const double step_s = n2 / measure_step_rate(run_->rung(), params, n);
   const auto text = [](double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f s", s);
     return std::string(buf);
   };
   if (setup_s > kMaxSetupSeconds || step_s > kMaxStepSeconds)
-    throw InputError("n " + std::to_string(cfg_.n) + ": measured here, the set-up (two float64 passes in WebAssembly) "
-                     "would take about " + text(setup_s) + " and each " + name_ + " step " + text(step_s) +
+    throw InputError("n " + std::to_string(n) + ": measured here, the set-up (two float64 passes in WebAssembly) "
+                     "would take about " + text(setup_s) + " and each " + run_->name() + " step " + text(step_s) +
                      "; the page takes at most " + text(kMaxSetupSeconds) + " and " + text(kMaxStepSeconds));
   energy_every_ = setup_s / 2 > 0.5 ? 0 : 50;
 }
 
 void Session::clear() {
-  rung_.reset();
+  run_.reset();
   reference_.reset();
   stages_.clear();
-  steps_ = 0;
   for (auto* v : {&flat_pos_, &flat_ref_, &acc_, &acc_ref_}) v->clear();
   draw_.clear();
 }
 
 void Session::read_back() {
-  rung_->read(state_);
-  check_finite(state_, name_, steps_);
-  flatten(state_.pos, flat_pos_);
-  draw_.resize(3 * state_.size());
-  for (std::size_t i = 0; i < state_.size(); ++i) {
-    draw_[3 * i] = static_cast<float>(state_.pos[i].x);
-    draw_[3 * i + 1] = static_cast<float>(state_.pos[i].y);
-    draw_[3 * i + 2] = static_cast<float>(state_.pos[i].z);
+  const Bodies& state = run_->state();
+  check_finite(state, run_->name(), run_->step());
+  flatten(state.pos, flat_pos_);
+  draw_.resize(3 * state.size());
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    draw_[3 * i] = static_cast<float>(state.pos[i].x);
+    draw_[3 * i + 1] = static_cast<float>(state.pos[i].y);
+    draw_[3 * i + 2] = static_cast<float>(state.pos[i].z);
   }
   if (reference_) {
     reference_->read(ref_state_);
@@ -228,22 +230,21 @@ void Session::read_back() {
 
 std::string Session::step(int count) {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
+    if (!run_) throw InputError("no simulation: start one first");
     if (count < 1 || count > 1000) throw InputError("steps " + std::to_string(count) + ": must be in 1..1000");
-    const double ms = rung_->timed_steps(count);
+    const double ms = run_->timed_advance(count);
     double ref_ms = 0;
     if (reference_) {
       const auto t0 = std::chrono::steady_clock::now();
       reference_->step(count);
       ref_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
-    steps_ += count;
     read_back();
-    const double n = static_cast<double>(cfg_.n);
-    json out{{"step", steps_}, {"ms_per_step", ms / count}, {"timer", rung_->timer()},
+    const double n = static_cast<double>(run_->n());
+    json out{{"step", run_->step()}, {"ms_per_step", ms / count}, {"timer", run_->rung().timer()},
              {"interactions_per_s", ms > 0 ? n * n * count / (ms * 1e-3) : 0.0}};
     if (reference_) {
-      const Distance d = position_distance(ref_state_.pos, state_.pos);
+      const Distance d = position_distance(ref_state_.pos, run_->state().pos);
       out["reference_ms_per_step"] = ref_ms / count;
       out["divergence"] = {{"max", d.max}, {"rms", d.rms}, {"worst", d.worst}};
     }
@@ -255,14 +256,14 @@ std::string Session::step(int count) {
 
 std::string Session::accelerations() {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
+    if (!run_) throw InputError("no simulation: start one first");
     std::vector<Vec3> a, ref;
-    rung_->accelerations(a);
-    engine_->evaluate(state_.pos, cfg_.params().eps2(), &ref, nullptr);  // the same positions, float64
+    run_->accelerations(a);
+    run_->engine().evaluate(run_->state().pos, run_->params().eps2(), &ref, nullptr);  // the same positions, float64
     flatten(a, acc_);
     flatten(ref, acc_ref_);
     const AccelError e = accel_error(a, ref);
-    return reply({{"pipeline", name_}, {"reference", engine_->name()}, {"rms_rel", e.rms_rel},
+    return reply({{"pipeline", run_->name()}, {"reference", run_->engine().name()}, {"rms_rel", e.rms_rel},
                   {"max_rel", e.max_rel}, {"worst", e.worst}});
   } catch (...) {
     return error_reply();
@@ -271,11 +272,10 @@ std::string Session::accelerations() {
 
 std::string Session::energy() {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
-    const Synchronised s = synchronise(state_, cfg_.params(), *engine_, true);
-    check_energy(s.energy, state_, name_ + "'s energy", steps_);
-    json j{{"step", steps_}, {"kinetic", s.energy.kinetic}, {"potential", s.energy.potential}, {"total", s.energy.total()}};
-    j.update(energy_json(e0_, s.energy.total()));  // initial, final, rel_drift (null where E_0 = 0)
+    if (!run_) throw InputError("no simulation: start one first");
+    const Energy e = run_->synchronised("energy").energy;
+    json j{{"step", run_->step()}, {"kinetic", e.kinetic}, {"potential", e.potential}, {"total", e.total()}};
+    j.update(energy_json(run_->e0()->total(), e.total()));  // initial, final, rel_drift (null where E_0 = 0)
     return reply(j);
   } catch (...) {
     return error_reply();
@@ -284,15 +284,16 @@ std::string Session::energy() {
 
 std::string Session::stages() {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
-    if (cfg_.n > kMaxStageBodies)
+    if (!run_) throw InputError("no simulation: start one first");
+    const Config& cfg = run_->spec().cfg;
+    if (cfg.n > kMaxStageBodies)
       throw InputError("the force quad's stages are drawn for n <= " + std::to_string(kMaxStageBodies) +
                        " (a " + std::to_string(kMaxStageBodies) + " x " + std::to_string(kMaxStageBodies) +
-                       " quad); this simulation has " + std::to_string(cfg_.n));
-    PipelineOptions one_chunk = cfg_.pipeline;
+                       " quad); this simulation has " + std::to_string(cfg.n));
+    PipelineOptions one_chunk = cfg.pipeline;
     one_chunk.gl_chunk = 0;
     const auto quad = make_named("gl:forcequad", one_chunk);
-    quad->load(state_, cfg_.params());  // the rung's current positions
+    quad->load(run_->state(), cfg.params());  // the rung's current positions
     stages_ = gl::forcequad_stages(*quad);
     json out = json::array();
     for (const gl::Stage& s : stages_) out.push_back({{"name", s.name}, {"width", s.width}, {"height", s.height}});
@@ -309,18 +310,19 @@ std::vector<float>& Session::stage_data(int k) {
 
 std::string Session::workgroup(int p) {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
+    if (!run_) throw InputError("no simulation: start one first");
     if (p < 1 || p > 256 || (p & (p - 1)))
       throw InputError("workgroup " + std::to_string(p) + ": must be a power of two in 1..256");
-    const std::size_t n = state_.size(), rows = std::min<std::size_t>(static_cast<std::size_t>(p), n);
+    const Bodies& state = run_->state();
+    const std::size_t n = state.size(), rows = std::min<std::size_t>(static_cast<std::size_t>(p), n);
     const std::size_t tiles = (n + static_cast<std::size_t>(p) - 1) / static_cast<std::size_t>(p);
-    const double eps2 = cfg_.params().eps2();
+    const double eps2 = run_->params().eps2();
     workgroup_.assign(rows * tiles, 0.0f);
     for (std::size_t i = 0; i < rows; ++i) {
-      const Vec4& bi = state_.pos[i];
+      const Vec4& bi = state.pos[i];
       double ax = 0, ay = 0, az = 0;
       for (std::size_t j = 0; j < n; ++j) {  // the tiles in order, as the invocation sums them
-        const Vec4& bj = state_.pos[j];
+        const Vec4& bj = state.pos[j];
         const double dx = bj.x - bi.x, dy = bj.y - bi.y, dz = bj.z - bi.z;
         const double d2 = dx * dx + dy * dy + dz * dz + eps2;
         const double s = bj.w / (d2 * std::sqrt(d2));
@@ -337,15 +339,15 @@ std::string Session::workgroup(int p) {
 
 std::string Session::bench(int steps, int reps) {
   try {
-    if (!rung_) throw InputError("no simulation: start one first");
+    if (!run_) throw InputError("no simulation: start one first");
     if (steps < 1 || steps > 1000) throw InputError("steps " + std::to_string(steps) + ": must be in 1..1000");
     if (reps < 1 || reps > 100) throw InputError("reps " + std::to_string(reps) + ": must be in 1..100");
     BenchSpec spec;
-    spec.cfg = cfg_;
+    spec.cfg = run_->spec().cfg;
     spec.cfg.steps = steps;
     spec.reps = reps;
-    spec.validate_n = std::min<long long>(cfg_.n, 1000);
-    const BenchRow row = bench_one(spec, name_, cfg_.n, *engine_);
+    spec.validate_n = std::min<long long>(spec.cfg.n, 1000);
+    const BenchRow row = bench_one(spec, run_->name(), spec.cfg.n, run_->engine());
     json out = to_json(row, false, 0);
     out["failure"] = row.failure;  // what failed, for a status other than ok
     return reply(out);

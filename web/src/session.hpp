@@ -13,7 +13,7 @@
 #include "fp64_engine.hpp"
 #include "gl_pipeline.hpp"
 #include "pipeline.hpp"
-#include "setup.hpp"
+#include "run.hpp"
 
 namespace nbody::web {
 
@@ -77,13 +77,9 @@ class Session {
   void clear();  // nothing runs, nothing is shown
   void read_back();
   void check_pace();  // without a reference, past kMaxBodies: the measured set-up and step times
-  Config cfg_;
-  std::unique_ptr<Fp64Engine> engine_;
-  std::unique_ptr<Pipeline> rung_, reference_;
-  std::string name_;
-  Bodies state_, ref_state_;
-  double e0_ = 0;
-  long long steps_ = 0;
+  std::unique_ptr<Run> run_;  // the rung's run (simulation/run.hpp), cpu64 its diagnostics engine
+  std::unique_ptr<Pipeline> reference_;  // cpu64 in lock step, loaded with the run's start
+  Bodies ref_state_;
   int energy_every_ = 50;  // the page's energy between steps; 0: a float64 pass costs too much here
   std::vector<float> draw_;
   std::vector<double> flat_pos_, flat_ref_, acc_, acc_ref_;

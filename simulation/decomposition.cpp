@@ -1,0 +1,32 @@
+#include "decomposition.hpp"
+
+#include <stdexcept>
+
+#include "balance.hpp"
+#include "catalogue.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& params, long long n) {
+  Exchange* ex = World::exchange();
+  Decomposition d;
+  if (!ex || ex->ranks() == 1) {
+    p.distribute(nullptr);
+    return d;
+  }
+  if (!rung(p.name()).distributable)
+    throw std::logic_error(p.name() + " was made for " + std::to_string(ex->ranks()) +
+                           " ranks, but does not run distributed");
+  p.distribute(ex);
+  d.kind = "blocks";
+  d.rates = balance_blocks(p, o, params, n);
+  d.shares = block_shares(p, static_cast<std::size_t>(n));
+  return d;
+}
+
+void decompose(const std::vector<Pipeline*>& made, const PipelineOptions& o, const Params& params, long long n) {
+  for (Pipeline* p : made) decompose(*p, o, params, n);
+}
+
+}  // namespace nbody

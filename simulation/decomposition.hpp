@@ -1,0 +1,31 @@
+// Under mpirun, how the bodies of a piece of work are split among the ranks: decided by one call,
+// decompose(), for every piece of work (a run, the bench, a comparison, the sweeps), so that a new
+// way of splitting them is one implementation behind it, not a change at each caller.
+//
+// The one kind today, "blocks": rank r owns a contiguous block of the bodies in index order and
+// every rank holds every position (pipeline.hpp's Partition, exchanged once per step), the blocks
+// sized by --balance (balance.hpp). Each body's sum runs over j in an order that depends on neither
+// P nor the blocks: the same bits as one process.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pipeline.hpp"
+#include "rung.hpp"
+
+namespace nbody {
+
+struct Decomposition {
+  std::string kind = "one process";  // or "blocks"
+  std::vector<double> shares = {1.0};  // each rank's fraction of the bodies, in rank order
+  std::vector<double> rates;           // each rank's measured rate (--balance rate | auto), else empty
+};
+
+// Splits `p`, before its load() of n bodies, among this world's ranks (one process: nothing to split).
+// Every rank calls it together. The rung must be one whose registry entry runs distributed
+// (make_rungs() refuses or skips the others): std::logic_error otherwise.
+Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& params, long long n);
+// Each of `made` the same way.
+void decompose(const std::vector<Pipeline*>& made, const PipelineOptions& o, const Params& params, long long n);
+
+}  // namespace nbody

@@ -1,0 +1,240 @@
+#include "run.hpp"
+
+#include <algorithm>
+
+#include "catalogue.hpp"
+#include "error.hpp"
+#include "estimate.hpp"
+#include "leapfrog.hpp"
+#include "options.hpp"
+#include "results_json.hpp"
+#include "snapshots.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double run_seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+void check_spec(RunSpec& spec) {
+  spec.rung = canonical_name(spec.rung);
+  Config& c = spec.cfg;
+  if (c.ic_is_file() && !c.n_given) resolve_body_count(c);
+  check_config(c, 1);
+  check_pipeline_options({spec.rung}, c.pipeline);
+  check_softening({spec.rung}, c.softening);
+  diagnostics_method(c.diagnostics, spec.rung, c.n);
+  if (spec.energy_every < 0)
+    throw InputError(option("energy_every") + " " + std::to_string(spec.energy_every) + ": must be >= 0");
+  if (spec.no_energy && spec.energy_every > 0)
+    throw InputError(option("no_energy") + " and " + option("energy_every") + " contradict each other: give one");
+}
+
+Run::Run(RunSpec spec) : spec_(std::move(spec)) { check_spec(spec_); }
+
+Run::Run(ReadRun resumed, const PipelineOptions& placement)
+    : resumed_(true), first_(resumed.record.step), step_(resumed.record.step),
+      bodies_(std::move(resumed.state)), e0_(resumed.record.e0), samples_(std::move(resumed.record.samples)) {
+  RunRecord& r = resumed.record;
+  spec_.rung = r.rung;
+  spec_.cfg = r.cfg;
+  spec_.cfg.pipeline = with_placement(r.cfg.pipeline, placement);
+  spec_.cfg.steps = r.last_step - r.step;
+  spec_.energy_every = r.energy_every;
+  spec_.no_energy = r.no_energy;
+  try {
+    check_spec(spec_);
+  } catch (const InputError& e) {
+    throw InputError("checkpoint '" + resumed.path + "' (the run's options come from it): " + e.what());
+  }
+}
+
+Run::~Run() = default;
+
+void Run::phase(const char* what) {
+  phases_[what] = run_seconds_since(t_phase_);
+  t_phase_ = Clock::now();
+}
+
+void Run::start(Reporter& report, const Setup& how) {
+  if (!p_) make();
+  if (how.estimate) estimate(how.output_passes);
+  stage(report, how.given);
+  if (diag_->tree()) check_diagnostics(report);
+  p_->load(bodies_, params());
+  for (Pipeline* p : how.beside) p->load(bodies_, params());
+  if (!resumed_) p_->read(bodies_);  // x_0 as the rung holds it: what a step-0 snapshot or checkpoint keeps
+  phase("load");
+}
+
+void Run::make() {
+  t_phase_ = Clock::now();
+  p_ = std::move(make_rungs({name()}, spec_.cfg.pipeline, IfUnavailable::Fail).pipelines.front());
+  diag_.emplace(spec_.cfg.diagnostics, name(), spec_.cfg.n, spec_.cfg.pipeline);
+  spec_.cfg.diagnostics = diagnostics_name(diag_->method);  // resolved: what a checkpoint keeps
+  decomposition_ = decompose(*p_, spec_.cfg.pipeline, params(), spec_.cfg.n);
+  phase("devices");
+}
+
+// Refuse what cannot finish before an hour, before the initial state is even made.
+void Run::estimate(long long output_passes) {
+  const long long steps = spec_.cfg.steps;
+  const bool tree = diag_->tree();
+  const long long passes = (resumed_ && !tree ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
+                           (with_energy() ? 1 + (spec_.energy_every > 0 ? steps / spec_.energy_every : 0) : 0) +
+                           output_passes;
+  // (a file ic without n has its count in cfg.n: resolve_body_count)
+  std::vector<Work> work{engine_work(engine(), static_cast<double>(passes), params(), spec_.cfg.n),
+                         step_work(*p_, static_cast<double>(steps), params(), spec_.cfg.n)};
+  if (tree) {  // the check: the sampled bodies' rows of one float64 all-pairs pass
+    const double rows = static_cast<double>(std::min<long long>(spec_.cfg.n, static_cast<long long>(kDiagnosticsSample)));
+    work.push_back(engine_work(*diag_->exact, rows / static_cast<double>(spec_.cfg.n), params(), spec_.cfg.n,
+                               "check of the tree"));
+  }
+  check_estimate(work, spec_.cfg.force);
+  phase("estimate");
+}
+
+// The state: made (or given) and staggered, or the checkpoint's, exactly as the rung held it.
+void Run::stage(Reporter& report, const Bodies* given) {
+  if (resumed_) return;
+  Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
+  nbody::Start s = given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
+                         : initial_state(spec_.cfg, engine(), with_energy(), report, keep);
+  phases_["initial_conditions"] = s.ic_s;
+  phases_["stagger"] = s.stagger_s;
+  bodies_ = std::move(s.bodies);
+  vel0_ = std::move(s.vel0);
+  species_ = std::move(s.species);
+  if (with_energy()) {
+    e0_ = s.energy;
+    add_sample(0, s.energy);
+  }
+  t_phase_ = Clock::now();
+}
+
+// The tree engine's stagger pass (a resumed run's: a pass of its own) against float64 all pairs on a
+// sample, before the first step: the opening angle's error in the energies and velocities.
+void Run::check_diagnostics(Reporter& report) {
+  const auto task = report.begin("diagnostics check (" + engine().name() + " against float64 all pairs on " +
+                                     std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
+                                 1);
+  diag_->make_check(bodies_.pos, params().eps2(), resumed_ ? nullptr : &pass0_);
+  pass0_ = {};
+  task->update(1);
+  phase("diagnostics_check");
+}
+
+int Run::advance(long long last, Reporter& report, bool force, const std::function<void(Stepper&)>& observe) {
+  Stepper stepper({p_.get()}, step_, last);
+  stepper.after_batch([this](long long step) {
+    step_ = step, stale_ = true;  // read back when someone needs the state, not after every batch
+    if (p_->first_non_finite() >= 0) check_finite(state(), name(), step);  // names the body and its values
+  });
+  if (with_energy())
+    stepper.every(spec_.energy_every, [this](long long step) {
+      add_sample(step, synchronised("energy at step " + std::to_string(step)).energy);
+    });
+  if (observe) observe(stepper);
+  struct Counted {  // the steps taken count however the stepping ends
+    Run& run;
+    Stepper& stepper;
+    ~Counted() {
+      if (stepper.done() != run.step_) run.step_ = stepper.done(), run.stale_ = true;
+      if (run.step_ > 0) run.vel0_ = {};
+    }
+  } counted{*this, stepper};
+  return stepper.run(report, "run " + name(), force);
+}
+
+double Run::timed_advance(int count) {
+  const double ms = p_->timed_steps(count);
+  step_ += count;
+  stale_ = true;
+  vel0_ = {};
+  return ms;
+}
+
+const Bodies& Run::state() {
+  if (stale_) {
+    p_->read(bodies_);
+    stale_ = false;
+  }
+  return bodies_;
+}
+
+const Synchronised& Run::synchronised(const std::string& label, Reporter& report) {
+  if (synced_ && synced_->first == step_) return synced_->second;
+  const auto t0 = Clock::now();
+  if (step_ == 0 && !resumed_ && !vel0_.empty()) {  // the initial conditions' own v_0 and E_0
+    synced_.emplace(step_, Synchronised{vel0_, e0_.value_or(Energy{})});
+  } else {
+    synced_.emplace(step_, synchronise_reported(state(), params(), engine(), with_energy(), label, report));
+    if (with_energy()) check_energy(synced_->second.energy, state(), name(), step_);
+  }
+  diag_s_ += run_seconds_since(t0);
+  return synced_->second;
+}
+
+void Run::accelerations(std::vector<Vec3>& out) { p_->accelerations(out); }
+
+RunRecord Run::record(long long last_step) const {
+  RunRecord r;
+  r.rung = name();
+  r.cfg = spec_.cfg;
+  r.cfg.n = static_cast<long long>(bodies_.size());
+  r.energy_every = spec_.energy_every;
+  r.no_energy = spec_.no_energy;
+  r.step = step_;
+  r.last_step = std::max(last_step, step_);
+  r.e0 = e0_;
+  r.samples = samples_;
+  return r;
+}
+
+void Run::checkpoint(const std::string& path, long long last_step) {
+  const auto t0 = Clock::now();
+  const Bodies& b = state();
+  write_run_checkpoint(path, record(last_step), b);
+  diag_s_ += run_seconds_since(t0);
+}
+
+void Run::snapshot(const std::string& path, const std::string& format, const std::string& ic_crc) {
+  const Synchronised& s = synchronised("snapshot at step " + std::to_string(step_));
+  const auto t0 = Clock::now();
+  Bodies out = state();
+  out.vel = s.vel;
+  Hdf5Attributes ours = snapshot_attributes(spec_.cfg, name(), out.size(), step_);
+  ours.emplace_back("diagnostics", std::string(diagnostics_name(diag_->method)));  // what synchronised v and gave E
+  if (with_energy()) ours.emplace_back("energy", s.energy.total());
+  if (!ic_crc.empty()) ours.emplace_back("ic_crc32c", ic_crc);  // compare --against checks the file
+  write_snapshot(path, format, out, static_cast<double>(step_) * spec_.cfg.dt, spec_.cfg.softening, ours);
+  diag_s_ += run_seconds_since(t0);
+}
+
+nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
+  nlohmann::json j = {{"pipeline", name()}};
+  j.update(config_json(spec_.cfg, bodies_.size()));
+  if (World::size() > 1) {
+    j["shares"] = decomposition_.shares;
+    j["rates"] = decomposition_.rates;
+  }
+  if (const nlohmann::json tree = tree_settings_json(name(), spec_.cfg.pipeline); !tree.is_null()) j["tree"] = tree;
+  j["first_step"] = first_;
+  j["last_step"] = step_;
+  j["fp64_engine"] = diag_->float64_engine().name();
+  j["diagnostics"] = diag_->to_json(e0_ ? &*e0_ : nullptr);
+  if (with_energy() && e0_ && e1) {
+    j["energy"] = energy_json(e0_->total(), e1->total());
+    j["energy_samples"] = samples_;
+  } else {
+    j["energy"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace nbody

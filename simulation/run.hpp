@@ -1,0 +1,144 @@
+// One run, as every front end runs it (`nbody run`, Python's Simulation, the page's session): a
+// value describing it (RunSpec, checked once) and the object that starts it (makes the rung and its
+// diagnostics, decomposes it under mpirun, checks the time estimate, makes and staggers the initial
+// state or takes a checkpoint's, loads it), advances it with observers, gives its state, its
+// synchronised velocities and energies, checkpoints it (run_record.hpp) and summarises it. A front
+// end keeps only its own input and output: files, frames, progress bars, arrays, replies.
+//
+// The diagnostics (the stagger and E_0 at the start; E and the synchronised velocities of a snapshot
+// later) are one pass each of the float64 all-pairs engine or, for a tree rung with `diagnostics`
+// tree, of its own tree, checked once against all pairs on a sample (diagnostics.hpp).
+#pragma once
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "decomposition.hpp"
+#include "diagnostics.hpp"
+#include "pipeline.hpp"
+#include "report.hpp"
+#include "run_record.hpp"
+#include "setup.hpp"
+#include "stepper.hpp"
+
+namespace nbody {
+
+struct RunSpec {
+  std::string rung = "gl";  // any name canonical_name() takes
+  Config cfg;               // bodies or initial conditions, dt, softening, steps, diagnostics, rung options
+  long long energy_every = 0;  // 0: E at the start and the end only
+  bool no_energy = false;
+};
+
+// Every check of a spec before any work, `rung` made canonical and a file ic's body count resolved
+// (resolve_body_count). Throws InputError naming the option.
+void check_spec(RunSpec& spec);
+
+class Run {
+ public:
+  // A new run from `spec` (checked: check_spec), starting at step 0.
+  explicit Run(RunSpec spec);
+  // A checkpoint's run, at its step, with the state exactly as its rung held it; the record's
+  // options placed by `placement` (device, balance: where a run goes, not what it is). Its steps are
+  // the record's last_step less its step. Throws InputError naming the checkpoint.
+  Run(ReadRun resumed, const PipelineOptions& placement);
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // What start() needs besides the spec.
+  struct Setup {
+    bool estimate = true;         // refuse work estimated past the time limit (estimate.hpp) unless force
+    long long output_passes = 0;  // diagnostics passes the front end's outputs will ask for (estimate)
+    const Bodies* given = nullptr;  // the bodies (synchronised velocities) instead of the spec's ic
+    std::vector<Pipeline*> beside;  // pipelines loaded with the same state (the page's reference)
+  };
+  // Makes the rung and the diagnostics' engines and decomposes (under mpirun), where make() has not
+  // yet: a front end with limits of its own may measure them between make() and start().
+  void make();
+  // Makes, decomposes, estimates, stages the state and loads it (see the top). Throws InputError,
+  // Unavailable, NonFinite.
+  void start(Reporter& report, const Setup& how);
+
+  // Steps to `last` (global step numbers): after each batch the state is checked for NaN where it
+  // lives, then the energy is sampled every energy_every steps, then `observe`'s own observers run
+  // (stepper.hpp). Returns the signal that stopped it between batches, or 0. The steps taken count
+  // however it ends.
+  int advance(long long last, Reporter& report, bool force, const std::function<void(Stepper&)>& observe = {});
+  // `count` steps timed as the rung times itself (Pipeline::timed_steps); milliseconds.
+  double timed_advance(int count);
+
+  // The state now (x_n, v_{n-1/2}), read back once per step count.
+  const Bodies& state();
+  // The synchronised velocities v_n and, unless no_energy, E_n at the current step (one diagnostics
+  // pass, shared by every caller at this step; step 0 of a new run: the initial conditions' own).
+  const Synchronised& synchronised(const std::string& label, Reporter& report = silent());
+  // a(x_n) from the rung, no step.
+  void accelerations(std::vector<Vec3>& out);
+
+  // The record a checkpoint keeps now (`last_step`: the last step the run was asked for), and the
+  // checkpoint written.
+  RunRecord record(long long last_step) const;
+  void checkpoint(const std::string& path, long long last_step);
+  // A snapshot at the current step (snapshots.hpp's formats): x_n with the synchronised v_n.
+  // `ic_crc` is the --ic file's CRC where the front end read one.
+  void snapshot(const std::string& path, const std::string& format, const std::string& ic_crc = "");
+
+  const std::string& name() const { return spec_.rung; }
+  const RunSpec& spec() const { return spec_; }
+  Params params() const { return spec_.cfg.params(); }
+  std::size_t n() const { return bodies_.size(); }
+  bool resumed() const { return resumed_; }
+  long long first() const { return first_; }
+  long long step() const { return step_; }
+  bool with_energy() const { return !spec_.no_energy; }
+  const std::optional<Energy>& e0() const { return e0_; }
+  const nlohmann::json& samples() const { return samples_; }
+  void add_sample(long long step, const Energy& e) { samples_.push_back({{"step", step}, {"total", e.total()}}); }
+  const std::vector<Species>& species() const { return species_; }
+  // Under mpirun, how its bodies are split among the ranks.
+  const Decomposition& decomposition() const { return decomposition_; }
+  Pipeline& rung() { return *p_; }
+  const Pipeline& rung() const { return *p_; }
+  const RunDiagnostics& diagnostics() const { return *diag_; }
+  Fp64Engine& engine() { return *diag_->engine; }
+  // Seconds spent in diagnostics passes and checkpoints since the start (not simulation).
+  double diagnostics_s() const { return diag_s_; }
+  // Where the set-up's time went: devices, estimate, initial_conditions, stagger, diagnostics_check, load.
+  const nlohmann::json& phases() const { return phases_; }
+
+  // The summary every front end reports: the rung and configuration, the tree settings, ranks'
+  // shares, the steps, the diagnostics and the energies (E_1: the end's, when measured).
+  nlohmann::json to_json(const std::optional<Energy>& e1) const;
+
+ private:
+  void estimate(long long output_passes);
+  void stage(Reporter& report, const Bodies* given);
+  void check_diagnostics(Reporter& report);
+  void phase(const char* what);
+
+  RunSpec spec_;
+  bool resumed_ = false;
+  long long first_ = 0, step_ = 0;
+  std::optional<RunDiagnostics> diag_;
+  std::unique_ptr<Pipeline> p_;
+  Bodies bodies_;        // the state as last read back
+  bool stale_ = false;   // steps were taken since
+  std::vector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
+  std::vector<Species> species_;
+  Evaluation pass0_;     // a tree's stagger pass, which the check reads
+  std::optional<Energy> e0_;
+  nlohmann::json samples_ = nlohmann::json::array();
+  std::optional<std::pair<long long, Synchronised>> synced_;
+  Decomposition decomposition_;
+  double diag_s_ = 0;
+  nlohmann::json phases_ = nlohmann::json::object();
+  std::chrono::steady_clock::time_point t_phase_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace nbody

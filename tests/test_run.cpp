@@ -1,0 +1,196 @@
+// The library's Run (simulation/run.hpp) and its checkpoint codec (simulation/run_record.hpp),
+// without a front end: what `nbody run`, Python's Simulation and the page share.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+#include "catalogue.hpp"
+#include "checkpoint.hpp"
+#include "error.hpp"
+#include "helpers.hpp"
+#include "options.hpp"
+#include "run.hpp"
+#include "run_record.hpp"
+
+namespace nbody {
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("nbody_test_run_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+RunSpec small_spec(const std::string& rung, long long n = 257) {
+  RunSpec s;
+  s.rung = rung;
+  s.cfg.n = n;
+  s.cfg.n_given = true;
+  s.cfg.steps = 8;
+  s.cfg.seed = test::test_seed();
+  s.energy_every = 4;
+  return s;
+}
+
+// 8 steps at once, and 4 + checkpoint + resume + 4: the same bits, the same energy samples.
+TEST(Run, CheckpointAndResumeGiveTheSameBits) {
+  for (const std::string rung : {"cpu64", "cpu32", "cpu:tree"}) {
+    nbody::Run whole(small_spec(rung));
+    whole.start(silent(), {});
+    ASSERT_EQ(whole.advance(8, silent(), false), 0);
+    const Bodies expected = whole.state();
+
+    nbody::Run first(small_spec(rung));
+    first.start(silent(), {});
+    ASSERT_EQ(first.advance(4, silent(), false), 0);
+    const auto path = scratch(rung == "cpu:tree" ? "tree.nbck" : rung + ".nbck");
+    first.checkpoint(path.string(), 8);
+
+    nbody::Run resumed(read_run_checkpoint(path.string()), PipelineOptions{});
+    EXPECT_EQ(resumed.name(), rung);
+    EXPECT_EQ(resumed.step(), 4);
+    EXPECT_EQ(resumed.spec().cfg.steps, 4);  // the record's last step less its step
+    resumed.start(silent(), {});
+    ASSERT_EQ(resumed.advance(8, silent(), false), 0);
+    const Bodies& got = resumed.state();
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got.pos[i].x, expected.pos[i].x) << rung << " body " << i;
+      ASSERT_EQ(got.vel[i].z, expected.vel[i].z) << rung << " body " << i;
+    }
+    EXPECT_EQ(resumed.samples(), whole.samples()) << rung;  // steps 0, 4, 8
+    EXPECT_EQ(whole.samples().size(), 3u) << rung;
+  }
+}
+
+// Bodies given with synchronised velocities (Python's arrays) start the same run as the spec's own
+// initial conditions made from the same bodies.
+TEST(Run, GivenBodiesAreTheSpecsInitialConditions) {
+  const RunSpec spec = small_spec("cpu64");
+  const Bodies bodies = initial_bodies(spec.cfg);
+  nbody::Run made(spec), given(spec);
+  made.start(silent(), {});
+  nbody::Run::Setup how;
+  how.given = &bodies;
+  given.start(silent(), how);
+  made.advance(3, silent(), false);
+  given.advance(3, silent(), false);
+  EXPECT_EQ(made.state().pos[17].y, given.state().pos[17].y);
+  EXPECT_EQ(made.e0()->total(), given.e0()->total());
+}
+
+// Step 0 of a new run: the initial conditions' own v_0 and E_0, no pass; later, one pass a step,
+// shared by every caller of that step.
+TEST(Run, SynchronisedAtStepZeroIsTheInitialConditions) {
+  nbody::Run r(small_spec("cpu64"));
+  r.start(silent(), {});
+  const Bodies ic = initial_bodies(r.spec().cfg);
+  const Synchronised& s0 = r.synchronised("test");
+  EXPECT_EQ(s0.vel[5].x, ic.vel[5].x);
+  EXPECT_EQ(s0.energy.total(), r.e0()->total());
+  r.advance(1, silent(), false);
+  const Synchronised& s1 = r.synchronised("test");
+  EXPECT_NE(s1.vel[5].x, ic.vel[5].x);
+  EXPECT_EQ(&r.synchronised("again"), &s1);
+}
+
+TEST(Run, RefusesABadSpecBeforeAnyWork) {
+  RunSpec s = small_spec("cpu64");
+  s.cfg.dt = -1;
+  EXPECT_THROW(nbody::Run{s}, InputError);
+  s = small_spec("cpu64");
+  s.no_energy = true;  // with energy_every 4
+  EXPECT_THROW(nbody::Run{s}, InputError);
+  s = small_spec("cpu32");
+  s.cfg.pipeline.theta = 0.3;  // no tree among the rungs named
+  EXPECT_THROW(nbody::Run{s}, InputError);
+  s = small_spec("nonesuch");
+  EXPECT_THROW(nbody::Run{s}, InputError);
+}
+
+// The codec: every field of the record written is read back; the fields a resume may not change
+// are the run's defining ones and every rung option, each an option row with a flag.
+TEST(RunRecord, RoundTripsEveryField) {
+  RunRecord r;
+  r.rung = "cpu:tree";
+  r.cfg.n = 3, r.cfg.dt = 0.125, r.cfg.softening = 0.25, r.cfg.ic = "collision", r.cfg.seed = 18446744073709551615ULL;
+  r.cfg.subset = "random", r.cfg.diagnostics = "tree";
+  r.cfg.pipeline.theta = 0.375, r.cfg.pipeline.leaf_size = 7, r.cfg.pipeline.multipole = "quadrupole";
+  r.energy_every = 2, r.step = 6, r.last_step = 10;
+  r.e0 = Energy{0.5, -1.25};
+  r.samples = nlohmann::json::array({{{"step", 0}, {"total", -0.75}}});
+  Bodies b = test::random_bodies(3, 5);
+  const auto to_float = [](double& v) {  // each value a float, as a 32-bit state holds it
+    const volatile float f = static_cast<float>(v);
+    v = f;
+  };
+  for (auto& p : b.pos)
+    for (double* v : {&p.x, &p.y, &p.z, &p.w}) to_float(*v);
+  for (auto& v : b.vel)
+    for (double* c : {&v.x, &v.y, &v.z}) to_float(*c);
+  const auto path = scratch("record.nbck");
+  write_run_checkpoint(path.string(), r, b);
+  const ReadRun got = read_run_checkpoint(path.string());
+  EXPECT_EQ(record_meta(got.record), record_meta(r));
+  EXPECT_EQ(got.record.cfg.pipeline.multipole, "quadrupole");
+  EXPECT_EQ(got.record.cfg.seed, 18446744073709551615ULL);
+  EXPECT_EQ(got.state.pos[2].x, b.pos[2].x);
+}
+
+TEST(RunRecord, ResumeKeepsTheDefiningOptions) {
+  const std::vector<std::string> kept = options_kept_by_checkpoints();
+  const std::set<std::string> set(kept.begin(), kept.end());
+  for (const char* key : {"n", "dt", "softening", "ic", "seed", "subset", "energy_every", "no_energy", "diagnostics",
+                          "theta", "leaf_size", "multipole", "gl_chunk", "cuda_block"})
+    EXPECT_TRUE(set.count(key)) << key;
+  for (const char* key : {"steps", "device", "balance", "force", "pipeline"}) EXPECT_FALSE(set.count(key)) << key;
+  for (const std::string& key : kept) EXPECT_FALSE(option_row(key).cli.empty()) << key;  // a flag to refuse
+}
+
+TEST(RunRecord, NamesWhatIsWrong) {
+  Checkpoint c;
+  c.bits = 64;
+  c.state = test::random_bodies(2, 1);
+  const auto path = scratch("bad.nbck");
+  const auto read_error = [&](const std::string& meta) {
+    c.meta = meta;
+    write_checkpoint(path.string(), c);
+    try {
+      read_run_checkpoint(path.string());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(read)");
+  };
+  RunRecord r;
+  r.rung = "cpu64", r.cfg.n = 2, r.cfg.diagnostics = "all-pairs", r.step = 1, r.last_step = 3, r.e0 = Energy{1, -2};
+  nlohmann::json good = nlohmann::json::parse(record_meta(r));
+  EXPECT_EQ(read_error(good.dump()), "(read)");
+  auto without = [&](const char* key) {
+    nlohmann::json j = good;
+    j.erase(key);
+    return j.dump();
+  };
+  EXPECT_NE(read_error(without("dt")).find("lacks a valid 'dt'"), std::string::npos);
+  EXPECT_EQ(read_error(without("diagnostics")), "(read)");  // older checkpoints: all pairs
+  nlohmann::json j = good;
+  j["last_step"] = 0;
+  EXPECT_NE(read_error(j.dump()).find("step 1 and last_step 0 disagree"), std::string::npos);
+  j = good;
+  j["n"] = 5;
+  EXPECT_NE(read_error(j.dump()).find("n = 5 but SHAPE holds 2"), std::string::npos);
+  j = good;
+  j["pipeline"] = "cpu32";
+  EXPECT_NE(read_error(j.dump()).find("holds 64-bit state, but cpu32's is 32-bit"), std::string::npos);
+  j = good;
+  j["no_energy"] = true;
+  j["energy_every"] = 2;
+  EXPECT_NE(read_error(j.dump()).find("do not go together"), std::string::npos);
+  EXPECT_NE(read_error("[1]").find("not a run checkpoint's"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nbody
