@@ -146,6 +146,32 @@ class Page(unittest.TestCase):
         listed = tab.evaluate("document.getElementById('unavailable').textContent")
         self.assertIn("cuda:mixed: CUDA does not run in a browser", listed)
 
+    def test_unrunnable_rungs_are_not_offered_and_fold_under_one_line(self):
+        tab = open_page()
+        rungs = tab.info["rungs"]
+        cannot = [r for r in rungs if not r["available"]]
+        offered = tab.evaluate("Array.from(document.getElementById('pipeline').options, o => o.value)")
+        self.assertEqual(offered, [r["name"] for r in rungs if r["available"]])
+        fold = ("(() => { const d = document.getElementById('unrunnable'), s = d.querySelector('summary'); "
+                "return [d.open, s.textContent, d.getBoundingClientRect().height, s.getBoundingClientRect().height, "
+                "document.getElementById('unavailable').checkVisibility()]; })()")
+        is_open, line, height, line_height, list_shown = tab.evaluate(fold)
+        self.assertFalse(is_open)
+        self.assertEqual(height, line_height, "only the line shows")
+        self.assertFalse(list_shown)
+        # The count and the reasons come from the catalogue's reasons, not from the page's text.
+        cuda = sum(r["family"] == "cuda" for r in cannot)
+        gl = sum(r["family"] == "gl" for r in cannot)
+        self.assertTrue(line.startswith(f"{len(cannot)} rungs cannot run here: "), line)
+        self.assertIn(f"CUDA does not run in a browser ({cuda})", line)
+        self.assertIn(f"needs GL 4.3 compute shaders ({gl})", line)
+        self.assertNotIn("this context is", line, "each reason's first clause only")
+        tab.evaluate("document.querySelector('#unrunnable summary').click()")
+        is_open, _, height, line_height, list_shown = tab.evaluate(fold)
+        self.assertTrue(is_open and list_shown)
+        self.assertGreater(height, line_height + 5 * len(cannot))
+        self.assertEqual(tab.evaluate("document.querySelectorAll('#unavailable li').length"), len(cannot))
+
     def check_accelerations(self, tab, **spec):
         r = start(tab, **{"ic": "plummer", "seed": SEED, **spec})
         self.assertNotIn("error", r, r)

@@ -339,18 +339,29 @@ async function ladder() {
   }
 }
 
-function fillForm(info) {
-  for (const r of info.rungs) {
-    const o = new Option(r.name, r.name);
-    o.disabled = !r.available;
-    if (!r.available) {
-      o.title = r.reason;
-      const li = document.createElement('li');
-      li.textContent = `${r.name}: ${r.reason}`;
-      $('unavailable').append(li);
-    }
-    $('pipeline').add(o);
+// One line for the rungs that cannot run here: how many, and why, each reason's first clause (up to
+// a bracket, a colon or a semicolon) with the number of rungs it stops.
+function unrunnableLine(cannot) {
+  const count = new Map();
+  for (const r of cannot) {
+    const why = r.reason.split(/ \(|: |;/)[0];
+    count.set(why, (count.get(why) || 0) + 1);
   }
+  return `${cannot.length} rung${cannot.length === 1 ? '' : 's'} cannot run here: ` +
+    [...count].map(([why, k]) => `${why} (${k})`).join('; ');
+}
+
+function fillForm(info) {
+  // The list offers what runs here; what cannot is folded under one line, each rung with its reason.
+  const cannot = info.rungs.filter(r => !r.available);
+  for (const r of info.rungs.filter(r => r.available)) $('pipeline').add(new Option(r.name, r.name));
+  for (const r of cannot) {
+    const li = document.createElement('li');
+    li.textContent = `${r.name}: ${r.reason}`;
+    $('unavailable').append(li);
+  }
+  $('unrunnable-line').textContent = unrunnableLine(cannot);
+  $('unrunnable').hidden = !cannot.length;
   const gl = info.rungs.find(r => r.name === 'gl:forcequad');
   $('pipeline').value = gl && gl.available ? 'gl:forcequad' : 'cpu32';
   for (const g of info.generators) $('ic').add(new Option(g, g));
