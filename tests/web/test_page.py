@@ -389,6 +389,46 @@ class Page(unittest.TestCase):
         tab = open_page("?run=0&pipeline=bogus")
         self.assertIn("unknown pipeline 'bogus'", tab.evaluate("document.getElementById('status').textContent"))
 
+    def banner(self, tab):
+        return tab.evaluate("[document.getElementById('status').textContent, "
+                            "document.getElementById('status').className]")
+
+    def test_url_parameters_the_page_does_not_take_are_named(self):
+        tab = open_page("?run=0&p=7")
+        text, kind = self.banner(tab)
+        self.assertIn("p=7: the page has no parameter p (it takes pipeline, n, ", text)
+        self.assertIn("error", kind)
+        self.assertIsNone(tab.evaluate("nbodyPage.started"), "nothing runs")
+        self.assertEqual(tab.console(), [])
+        # Every one named, with the library's refusal of a value.
+        text, kind = self.banner(open_page("?run=0&p=7&n=0&colour=red"))
+        for words in ("p=7: ", "colour=red: ", "n 0: must be > 0"):
+            self.assertIn(words, text)
+
+    def test_a_url_option_the_rung_does_not_take_is_refused(self):
+        # As the command line refuses it: an option away from its default that the rung does not take.
+        for query in ("?run=0&pipeline=gl:forcequad&theta=0.3", "?run=0&theta=0.3"):  # the form's rung
+            tab = open_page(query)
+            text, kind = self.banner(tab)
+            self.assertIn("theta 0.3: cpu:tree, cuda:tree take it, not gl:forcequad (it would be ignored)", text)
+            self.assertIn("error", kind)
+            self.assertIsNone(tab.evaluate("nbodyPage.started"), query)
+            self.assertEqual(tab.evaluate("[pipeline.value, theta.value]"), ["gl:forcequad", "0.3"], "kept in the form")
+        text, _ = self.banner(open_page("?run=0&theta=2"))  # a value no rung takes: the library's words alone
+        self.assertEqual(text.count("theta 2"), 1, text)
+        text, _ = self.banner(open_page("?run=0&pipeline=gl:gather&webgpu_k=2&gl_chunk=512"))
+        self.assertIn("webgpu_k 2: webgpu:tuned takes it, not gl:gather", text)
+        self.assertIn("gl_chunk 512: gl:forcequad takes it, not gl:gather", text)
+        # The rung that takes it, and the default with one that does not, start; so does the form,
+        # which sends every rung's fields whichever rung is chosen.
+        tab = open_page("?run=0&pipeline=cpu:tree&theta=0.3&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.theta"), 0.3)
+        default = tab.info["defaults"]["theta"]
+        tab = open_page(f"?run=0&pipeline=gl:forcequad&theta={default}&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.pipeline"), "gl:forcequad")
+        self.assertNotIn("error", start(tab, pipeline="gl:forcequad", n=300, theta=0.3))
+        self.assertEqual(tab.console(), [])
+
     def test_an_unbound_subset_is_warned_of(self):
         # Four bodies; the first two fly apart (E > 0), the whole file is bound by the heavy pair.
         rows = ["x,y,z,vx,vy,vz,m", "-1,0,0,0,-3,0,0.01", "1,0,0,0,3,0,0.01", "0,0.1,0,0,0,0,10", "0,-0.1,0,0,0,0,10"]
