@@ -146,6 +146,17 @@ class Page(unittest.TestCase):
         listed = tab.evaluate("document.getElementById('unavailable').textContent")
         self.assertIn("cuda:mixed: CUDA does not run in a browser", listed)
 
+    def test_the_introduction_holds_for_every_rung_and_its_words_are_one_click_away(self):
+        tab = open_page("?run=0&pipeline=cpu:tree&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.pipeline"), "cpu:tree")
+        self.assertNotIn("all-pairs", tab.evaluate("document.querySelector('h1').textContent"))
+        words = tab.evaluate("(() => { const g = document.querySelector('header details.glossary'); "
+                             "return [g.open, g.querySelector('dl').checkVisibility(), "
+                             "Array.from(g.querySelectorAll('dt'), d => d.textContent).join(' / ')]; })()")
+        self.assertEqual(words[:2], [False, False], "folded until clicked")
+        for word in ("rung", "RGBA32F", "leapfrog", "softening", "theta", "float64"):
+            self.assertIn(word, words[2])
+
     def test_unrunnable_rungs_are_not_offered_and_fold_under_one_line(self):
         tab = open_page()
         rungs = tab.info["rungs"]
