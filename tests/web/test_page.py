@@ -146,6 +146,43 @@ class Page(unittest.TestCase):
         listed = tab.evaluate("document.getElementById('unavailable').textContent")
         self.assertIn("cuda:mixed: CUDA does not run in a browser", listed)
 
+    def test_the_introduction_holds_for_every_rung_and_its_words_are_one_click_away(self):
+        tab = open_page("?run=0&pipeline=cpu:tree&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.pipeline"), "cpu:tree")
+        self.assertNotIn("all-pairs", tab.evaluate("document.querySelector('h1').textContent"))
+        words = tab.evaluate("(() => { const g = document.querySelector('header details.glossary'); "
+                             "return [g.open, g.querySelector('dl').checkVisibility(), "
+                             "Array.from(g.querySelectorAll('dt'), d => d.textContent).join(' / ')]; })()")
+        self.assertEqual(words[:2], [False, False], "folded until clicked")
+        for word in ("rung", "RGBA32F", "leapfrog", "softening", "theta", "float64"):
+            self.assertIn(word, words[2])
+
+    def test_unrunnable_rungs_are_not_offered_and_fold_under_one_line(self):
+        tab = open_page()
+        rungs = tab.info["rungs"]
+        cannot = [r for r in rungs if not r["available"]]
+        offered = tab.evaluate("Array.from(document.getElementById('pipeline').options, o => o.value)")
+        self.assertEqual(offered, [r["name"] for r in rungs if r["available"]])
+        fold = ("(() => { const d = document.getElementById('unrunnable'), s = d.querySelector('summary'); "
+                "return [d.open, s.textContent, d.getBoundingClientRect().height, s.getBoundingClientRect().height, "
+                "document.getElementById('unavailable').checkVisibility()]; })()")
+        is_open, line, height, line_height, list_shown = tab.evaluate(fold)
+        self.assertFalse(is_open)
+        self.assertEqual(height, line_height, "only the line shows")
+        self.assertFalse(list_shown)
+        # The count and the reasons come from the catalogue's reasons, not from the page's text.
+        cuda = sum(r["family"] == "cuda" for r in cannot)
+        gl = sum(r["family"] == "gl" for r in cannot)
+        self.assertTrue(line.startswith(f"{len(cannot)} rungs cannot run here: "), line)
+        self.assertIn(f"CUDA does not run in a browser ({cuda})", line)
+        self.assertIn(f"needs GL 4.3 compute shaders ({gl})", line)
+        self.assertNotIn("this context is", line, "each reason's first clause only")
+        tab.evaluate("document.querySelector('#unrunnable summary').click()")
+        is_open, _, height, line_height, list_shown = tab.evaluate(fold)
+        self.assertTrue(is_open and list_shown)
+        self.assertGreater(height, line_height + 5 * len(cannot))
+        self.assertEqual(tab.evaluate("document.querySelectorAll('#unavailable li').length"), len(cannot))
+
     def check_accelerations(self, tab, **spec):
         r = start(tab, **{"ic": "plummer", "seed": SEED, **spec})
         self.assertNotIn("error", r, r)
@@ -362,6 +399,46 @@ class Page(unittest.TestCase):
         self.assertEqual(tab.evaluate("[nbodyPage.started.n, nbodyPage.started.ic]"), [300, "shell"])
         tab = open_page("?run=0&pipeline=bogus")
         self.assertIn("unknown pipeline 'bogus'", tab.evaluate("document.getElementById('status').textContent"))
+
+    def banner(self, tab):
+        return tab.evaluate("[document.getElementById('status').textContent, "
+                            "document.getElementById('status').className]")
+
+    def test_url_parameters_the_page_does_not_take_are_named(self):
+        tab = open_page("?run=0&p=7")
+        text, kind = self.banner(tab)
+        self.assertIn("p=7: the page has no parameter p (it takes pipeline, n, ", text)
+        self.assertIn("error", kind)
+        self.assertIsNone(tab.evaluate("nbodyPage.started"), "nothing runs")
+        self.assertEqual(tab.console(), [])
+        # Every one named, with the library's refusal of a value.
+        text, kind = self.banner(open_page("?run=0&p=7&n=0&colour=red"))
+        for words in ("p=7: ", "colour=red: ", "n 0: must be > 0"):
+            self.assertIn(words, text)
+
+    def test_a_url_option_the_rung_does_not_take_is_refused(self):
+        # As the command line refuses it: an option away from its default that the rung does not take.
+        for query in ("?run=0&pipeline=gl:forcequad&theta=0.3", "?run=0&theta=0.3"):  # the form's rung
+            tab = open_page(query)
+            text, kind = self.banner(tab)
+            self.assertIn("theta 0.3: cpu:tree, cuda:tree take it, not gl:forcequad (it would be ignored)", text)
+            self.assertIn("error", kind)
+            self.assertIsNone(tab.evaluate("nbodyPage.started"), query)
+            self.assertEqual(tab.evaluate("[pipeline.value, theta.value]"), ["gl:forcequad", "0.3"], "kept in the form")
+        text, _ = self.banner(open_page("?run=0&theta=2"))  # a value no rung takes: the library's words alone
+        self.assertEqual(text.count("theta 2"), 1, text)
+        text, _ = self.banner(open_page("?run=0&pipeline=gl:gather&webgpu_k=2&gl_chunk=512"))
+        self.assertIn("webgpu_k 2: webgpu:tuned takes it, not gl:gather", text)
+        self.assertIn("gl_chunk 512: gl:forcequad takes it, not gl:gather", text)
+        # The rung that takes it, and the default with one that does not, start; so does the form,
+        # which sends every rung's fields whichever rung is chosen.
+        tab = open_page("?run=0&pipeline=cpu:tree&theta=0.3&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.theta"), 0.3)
+        default = tab.info["defaults"]["theta"]
+        tab = open_page(f"?run=0&pipeline=gl:forcequad&theta={default}&n=300")
+        self.assertEqual(tab.evaluate("nbodyPage.started.pipeline"), "gl:forcequad")
+        self.assertNotIn("error", start(tab, pipeline="gl:forcequad", n=300, theta=0.3))
+        self.assertEqual(tab.console(), [])
 
     def test_an_unbound_subset_is_warned_of(self):
         # Four bodies; the first two fly apart (E > 0), the whole file is bound by the heavy pair.

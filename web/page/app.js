@@ -103,22 +103,48 @@ function clearViews() {
                `${page.info.max_stage_bodies}).`);
 }
 
-// URL parameters over the form's defaults, as given: a value the form could not hold (an unknown
-// pipeline, n=abc) reaches the library, which names it.
-function specFromUrl(spec) {
+// What the URL asks for: `given`, its values of the form's fields, as given (a value the form could
+// not hold, an unknown pipeline or n=abc, reaches the library, which names it); `unknown`, what is
+// wrong with every other parameter but run; `run`: false for run=0.
+function readUrl() {
   const params = new URLSearchParams(location.search);
+  const given = {};
   for (const k of FIELDS) {
     if (!params.has(k)) continue;
     const v = params.get(k);
-    spec[k] = WORDS.includes(k) || v.trim() === '' || !isFinite(Number(v)) ? v : Number(v);
+    given[k] = WORDS.includes(k) || v.trim() === '' || !isFinite(Number(v)) ? v : Number(v);
   }
-  return spec;
+  const unknown = [...new Set(params.keys())].filter(k => k !== 'run' && !FIELDS.includes(k))
+    .map(k => `${k}=${params.get(k)}: the page has no parameter ${k} (it takes ${[...FIELDS, 'run'].join(', ')})`);
+  return { given, unknown, run: params.get('run') !== '0' };
 }
 
-async function start(spec, run = true) {
+// What the page refuses of its URL, as the command line refuses options: a parameter it does not
+// take, and a rung option away from its default that the rung does not take (the library would run
+// without it). The form sends every rung's fields whichever rung is chosen: only the URL's values
+// are judged here. `r` is the library's reply to the start (its rung's canonical name, or its refusal).
+function urlRefusals(url, spec, r) {
+  const out = [...url.unknown];
+  const rung = page.info.rungs.find(x => x.name === (r.error ? spec.pipeline : r.pipeline));
+  if (!rung) return out;  // an unknown pipeline: the library named it
+  for (const [k, v] of Object.entries(url.given)) {
+    const takers = page.info.rungs.filter(x => x.options.includes(k)).map(x => x.name);
+    if (!takers.length || rung.options.includes(k) || typeof v !== 'number' || v === page.info.defaults[k]) continue;
+    if (r.error && r.error.startsWith(`${k} `)) continue;  // the library refused the value itself
+    out.push(`${k} ${v}: ${takers.join(', ')} take${takers.length === 1 ? 's' : ''} it, not ${rung.name} ` +
+             '(it would be ignored)');
+  }
+  return out;
+}
+
+// Starts the spec's run (`url`: what the URL asked for, when the spec holds it: its refusals are
+// named with the library's, and nothing runs).
+async function start(spec, run = true, url = null) {
   clearViews();
   for (const k of ['n', 'seed', 'dt', 'softening']) if (spec[k] === undefined) spec[k] = null;
-  const r = await ask('start', spec);
+  let r = await ask('start', spec);
+  const refused = url ? urlRefusals(url, spec, r) : [];
+  if (refused.length) r = { error: [...refused, ...(r.error ? [r.error] : [])].join('; '), kind: 'InputError' };
   if (r.error) {  // the form shows the values refused (a URL's included), not the defaults
     for (const k of NUMBERS) if (spec[k] !== null && spec[k] !== undefined) $(k).value = spec[k];
     for (const k of WORDS)
@@ -339,18 +365,29 @@ async function ladder() {
   }
 }
 
-function fillForm(info) {
-  for (const r of info.rungs) {
-    const o = new Option(r.name, r.name);
-    o.disabled = !r.available;
-    if (!r.available) {
-      o.title = r.reason;
-      const li = document.createElement('li');
-      li.textContent = `${r.name}: ${r.reason}`;
-      $('unavailable').append(li);
-    }
-    $('pipeline').add(o);
+// One line for the rungs that cannot run here: how many, and why, each reason's first clause (up to
+// a bracket, a colon or a semicolon) with the number of rungs it stops.
+function unrunnableLine(cannot) {
+  const count = new Map();
+  for (const r of cannot) {
+    const why = r.reason.split(/ \(|: |;/)[0];
+    count.set(why, (count.get(why) || 0) + 1);
   }
+  return `${cannot.length} rung${cannot.length === 1 ? '' : 's'} cannot run here: ` +
+    [...count].map(([why, k]) => `${why} (${k})`).join('; ');
+}
+
+function fillForm(info) {
+  // The list offers what runs here; what cannot is folded under one line, each rung with its reason.
+  const cannot = info.rungs.filter(r => !r.available);
+  for (const r of info.rungs.filter(r => r.available)) $('pipeline').add(new Option(r.name, r.name));
+  for (const r of cannot) {
+    const li = document.createElement('li');
+    li.textContent = `${r.name}: ${r.reason}`;
+    $('unavailable').append(li);
+  }
+  $('unrunnable-line').textContent = unrunnableLine(cannot);
+  $('unrunnable').hidden = !cannot.length;
   const gl = info.rungs.find(r => r.name === 'gl:forcequad');
   $('pipeline').value = gl && gl.available ? 'gl:forcequad' : 'cpu32';
   for (const g of info.generators) $('ic').add(new Option(g, g));
@@ -460,7 +497,8 @@ page.ready = (async () => {
   fillForm(page.info);
   wire();
   const table = ladder();  // fetched while the first step runs
-  const r = await start(specFromUrl(specFromForm()), new URLSearchParams(location.search).get('run') !== '0');
+  const url = readUrl();
+  const r = await start({ ...specFromForm(), ...url.given }, url.run, url);
   page.timings.started = performance.now();
   if (!r.error && page.info.gl_error)
     status(`No GL rung can run here (${page.info.gl_error}); ${r.pipeline} runs in WebAssembly. ` +

@@ -46,7 +46,8 @@ const char* family_name(Family f) {
   return "";
 }
 
-// Every rung of the catalogue, and whether it runs here (and if not, why), as `nbody info` says.
+// Every rung of the catalogue, the page's fields it takes (gl_chunk, theta, ...), and whether it
+// runs here (and if not, why), as `nbody info` says.
 std::string info() {
   nlohmann::json j;
   j["version"] = NBODY_VERSION;
@@ -75,6 +76,10 @@ std::string info() {
     nlohmann::json row{{"name", r.name}, {"summary", r.summary}, {"state_bits", r.state_bits},
                        {"family", family_name(r.family)}, {"method", r.method == Method::Tree ? "tree" : "all pairs"},
                        {"ladder", place == ladder.end() ? -1 : place - ladder.begin()}};
+    nlohmann::json takes = nlohmann::json::array();  // its options, by the page's field names
+    for (const RungOption& opt : r.options)
+      if (const std::string_view field = option_row(opt.key).page; !field.empty()) takes.push_back(std::string(field));
+    row["options"] = takes;
     const std::string why = unavailable_reason(r.name);
     row["available"] = why.empty();
     if (!why.empty()) row["reason"] = why;
