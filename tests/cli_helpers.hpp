@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "scratch.hpp"
 
 namespace cli_test {
@@ -68,6 +70,18 @@ inline std::string unavailable(const std::string& pipeline) {
   if (at == std::string::npos) return "nbody info does not list " + pipeline;
   const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
   return line.find("unavailable") != std::string::npos ? line : "";
+}
+
+// The rungs the registry gives `fact` ("deterministic", "distributable"), as `nbody info --json`
+// lists them to scripts, the browser's WebGPU rungs left out (the executable cannot run them).
+inline std::vector<std::string> rungs_with(const std::string& fact) {
+  const fs::path file = scratch() / "info.json";
+  if (nbody("info --json '" + file.string() + "'").code != 0) return {"nbody info --json failed"};
+  std::vector<std::string> out;
+  const nlohmann::json info = nlohmann::json::parse(slurp(file));
+  for (const auto& r : info.at("rungs"))
+    if (r.at(fact).get<bool>() && r.at("family") != "webgpu") out.push_back(r.at("name"));
+  return out;
 }
 
 }  // namespace cli_test

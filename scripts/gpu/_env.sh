@@ -11,6 +11,11 @@ export LD_LIBRARY_PATH="$PWD/$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 N="$B/nbody"
 O=${OUT:-/tmp}
 section() { printf '\n==== %s\n' "$*"; }
+# The registry's rungs (nbody info --json) for which the Python expression holds of r, comma-separated:
+# rungs_where "r['family'] == 'cuda' and r['method'] == 'all pairs'".
+rungs_where() {
+  "$N" info --json - | python3 -c "import json, sys; print(','.join(r['name'] for r in json.load(sys.stdin)['rungs'] if $1))"
+}
 # A GoogleTest binary's outcomes only: each test's OK/FAILED/SKIPPED line, the totals, the failure
 # lines and those matching EXTRA. Usage: outcomes BINARY [FILTER [EXTRA]]
 outcomes() {

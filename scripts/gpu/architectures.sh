@@ -15,7 +15,7 @@ for b in "$B" "$PTX" "$WRONG"; do "$b/nbody" --version | head -n 2; done
 
 section "PTX only: every CUDA rung once; the first run JIT-compiles (fresh cache), the second finds the cache"
 export CUDA_CACHE_PATH=$(mktemp -d)
-every_rung=cpu64,cuda:gems31,cuda:gems31-fp64,cuda:tuned,cuda:tuned-fp64,cuda:symmetric,cuda:mixed
+every_rung=cpu64,$(rungs_where "r['family'] == 'cuda'")
 for b in "$PTX" "$PTX" "$B"; do
   echo "$b:"
   timed "$b/nbody" compare --pipelines $every_rung -n 1024 --steps 2 | grep -E "^command wall"

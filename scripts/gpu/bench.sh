@@ -23,7 +23,7 @@ sweep() {  # sweep 'PIPELINES [options]' 'OPTIONS'...: one bench per OPTIONS, it
 }
 clocks() { nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu,clocks_throttle_reasons.active --format=csv,noheader; }
 rows() { grep -E "^(====|cuda)|K = "; }  # a table's rows and K lines only
-ALL_CUDA=cuda:gems31,cuda:tuned,cuda:symmetric,cuda:tuned-fp64,cuda:mixed
+ALL_CUDA=$(rungs_where "r['family'] == 'cuda' and r['method'] == 'all pairs'")
 
 # cuda:gems31 at its defaults and the GL force quad, then the p x unroll x q sweep (the first H100 figures).
 gems31() {

@@ -15,6 +15,7 @@
 #include "comparison.hpp"
 #include "error.hpp"
 #include "gl_pipeline.hpp"
+#include "info.hpp"
 #include "initial_conditions.hpp"
 #include "options.hpp"
 #include "session.hpp"
@@ -34,16 +35,6 @@ nlohmann::json page_defaults() {
   d["n"] = kPageBodies;
   d["pipeline"] = canonical_name("gl");
   return d;
-}
-
-const char* family_name(Family f) {
-  switch (f) {
-    case Family::Cpu: return "cpu";
-    case Family::Gl: return "gl";
-    case Family::Cuda: return "cuda";
-    case Family::WebGpu: return "webgpu";
-  }
-  return "";
 }
 
 // Every rung of the catalogue, the page's fields it takes (gl_chunk, theta, ...), and whether it
@@ -70,16 +61,8 @@ std::string info() {
   if (const std::string adapter = webgpu::describe_adapter(); !adapter.empty()) j["webgpu"] = adapter;
   else j["webgpu_error"] = webgpu::why_unavailable();
   j["rungs"] = nlohmann::json::array();
-  const std::vector<std::string> ladder = ladder_names();
   for (const Rung& r : rungs()) {
-    const auto place = std::find(ladder.begin(), ladder.end(), r.name);
-    nlohmann::json row{{"name", r.name}, {"summary", r.summary}, {"state_bits", r.state_bits},
-                       {"family", family_name(r.family)}, {"method", r.method == Method::Tree ? "tree" : "all pairs"},
-                       {"ladder", place == ladder.end() ? -1 : place - ladder.begin()}};
-    nlohmann::json takes = nlohmann::json::array();  // its options, by the page's field names
-    for (const RungOption& opt : r.options)
-      if (const std::string_view field = option_row(opt.key).page; !field.empty()) takes.push_back(std::string(field));
-    row["options"] = takes;
+    nlohmann::json row = rung_json(r);  // its facts; "options": its option keys, the page's field names
     const std::string why = unavailable_reason(r.name);
     row["available"] = why.empty();
     if (!why.empty()) row["reason"] = why;
