@@ -20,6 +20,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 constexpr double kProbeSeconds = 0.02;
+constexpr double kNoEnough = 1e300;
+// An estimate stops probing a part once its rate at a small size would finish the part within
+// 1/kMargin of its share of the limit: a rate measured below full occupancy is rarely above the
+// rate at n (a GPU not yet full), and a CPU's cache gains stay well inside the margin. Without it,
+// a tree at 2^24 bodies probed every size up to 2^24, twice: 10 s of set-up for 0.35 s of steps.
+constexpr double kMargin = 10;
 
 // The work of one pass or step over m bodies, in the units an estimate counts: m^2 interactions for
 // all pairs; m log2 m for a tree, whose terms a body grow as log m at a fixed theta, so that a rate
@@ -31,21 +37,21 @@ double work(bool tree, long long m) {
 const char* work_unit(bool tree) { return tree ? "N log2 N" : "interactions"; }
 
 // The size m (1024, doubling, at most n) at which time_one(m) reaches kProbeSeconds on the slowest
-// rank, and that time.
+// rank, and that time; or the first m whose rate (in the units of `tree`) is already `enough`.
 struct Probe {
   long long m;
   double seconds;
   double rate(bool tree = false) const { return work(tree, m) / seconds; }
 };
 template <typename F>
-Probe probe(long long n, F&& time_one) {
+Probe probe(long long n, F&& time_one, bool tree = false, double enough = kNoEnough) {
   for (long long m = std::min<long long>(1024, n);; m = std::min(2 * m, n)) {
-    const double t = World::max(time_one(m));  // the slowest rank: every rank decides alike
-    if (t >= kProbeSeconds || m == n) return {m, t};
+    const Probe p{m, World::max(time_one(m))};  // the slowest rank: every rank decides alike
+    if (p.seconds >= kProbeSeconds || m == n || p.rate(tree) >= enough) return p;
   }
 }
 
-Probe probe_steps(Pipeline& p, const Params& params, long long n) {
+Probe probe_steps(Pipeline& p, const Params& params, long long n, bool tree = false, double enough = kNoEnough) {
   return probe(n, [&](long long m) {
     p.load(plummer(static_cast<std::size_t>(m), 12345), params);
     p.step(1);  // warm-up: compile, allocate
@@ -54,7 +60,7 @@ Probe probe_steps(Pipeline& p, const Params& params, long long n) {
     p.step(1);
     p.finish();
     return seconds_since(t0);
-  });
+  }, tree, enough);
 }
 
 }  // namespace
@@ -65,7 +71,7 @@ long long load_probe_bodies(Pipeline& p, const Params& params, long long n) { re
 
 namespace {
 
-Probe probe_engine(Fp64Engine& e, const Params& params, long long n) {
+Probe probe_engine(Fp64Engine& e, const Params& params, long long n, bool tree = false, double enough = kNoEnough) {
   return probe(n, [&](long long m) {
     const Bodies b = plummer(static_cast<std::size_t>(m), 12345);
     std::vector<Vec3> a;
@@ -74,7 +80,7 @@ Probe probe_engine(Fp64Engine& e, const Params& params, long long n) {
     const auto t0 = std::chrono::steady_clock::now();
     e.evaluate(b.pos, params.eps2(), &a, &phi);
     return seconds_since(t0);
-  });
+  }, tree, enough);
 }
 
 }  // namespace
@@ -84,20 +90,23 @@ double measure_engine_rate(Fp64Engine& e, const Params& params, long long n) { r
 Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n, const std::string& label) {
   const bool tree = !e.all_pairs();
   return {e.name() + (tree ? " " : " float64 ") + label, work(tree, n) * passes,
-          [&e, params, n, tree] { return probe_engine(e, params, n).rate(tree); }, work_unit(tree)};
+          [&e, params, n, tree](double enough) { return probe_engine(e, params, n, tree, enough).rate(tree); },
+          work_unit(tree)};
 }
 
 Work step_work(Pipeline& p, double steps, const Params& params, long long n) {
   const bool tree = rung(p.name()).method == Method::Tree;
   return {p.name() + " steps", work(tree, n) * steps,
-          [&p, params, n, tree] { return probe_steps(p, params, n).rate(tree); }, work_unit(tree)};
+          [&p, params, n, tree](double enough) { return probe_steps(p, params, n, tree, enough).rate(tree); },
+          work_unit(tree)};
 }
 
 void check_estimate(const std::vector<Work>& work, bool force) {
   std::vector<CostItem> items;
   for (const Work& w : work) items.push_back({w.what, w.interactions, 0, w.unit});
   if (total_interactions(items) <= kTrivialInteractions) return;
-  for (std::size_t k = 0; k < work.size(); ++k) items[k].per_s = work[k].rate();
+  const double share = kCostLimitSeconds / (kMargin * static_cast<double>(work.size()));
+  for (std::size_t k = 0; k < work.size(); ++k) items[k].per_s = work[k].rate(work[k].interactions / share);
   check_cost(items, force);
 }
 

@@ -37,7 +37,9 @@ double measure_engine_rate(Fp64Engine& e, const Params& params, long long n);
 struct Work {
   std::string what;
   double interactions;
-  std::function<double()> rate;  // interactions per second, measured here and now
+  // Interactions per second, measured here and now; the probe may stop at the first size whose
+  // rate is `enough` (the part then fits well inside the limit).
+  std::function<double(double enough)> rate;
   std::string unit = "interactions";  // CostItem::unit
 };
 // `passes` float64 passes of `e` over n bodies ("<engine> float64 <label>"); a tree's engine
@@ -47,7 +49,8 @@ Work engine_work(Fp64Engine& e, double passes, const Params& params, long long n
 // loaded with probe bodies.
 Work step_work(Pipeline& p, double steps, const Params& params, long long n);
 // The estimate before any work: below kTrivialInteractions in all, nothing is measured; above it,
-// each part's rate is measured and check_cost() decides.
+// each part's rate is measured (no further than it takes to show the part fits with a 10x margin)
+// and check_cost() decides.
 void check_estimate(const std::vector<Work>& work, bool force);
 
 double total_interactions(const std::vector<CostItem>& items);

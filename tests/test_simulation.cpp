@@ -789,5 +789,28 @@ TEST(Estimate, TreeWorkGrowsAsNLogN) {
   EXPECT_NE(x.what.find("cpu64 float64"), std::string::npos) << x.what;
 }
 
+// The estimate probes no further than it takes to show a part fits: a rate already `enough` at the
+// first size stops the probe there (1024 bodies), while an unreachable one grows it to where a step
+// takes 20 ms. check_estimate asks each part for the rate that fits it in a tenth of its share of
+// the hour.
+TEST(Estimate, ProbesNoFurtherThanTheLimitNeeds) {
+  const long long n = 1 << 20;
+  auto tree = make_pipeline("cpu:tree", {});
+  const Work w = step_work(*tree, 1, kParams, n);
+  Bodies probed;
+  EXPECT_GT(w.rate(1.0), 0);
+  tree->read(probed);
+  EXPECT_EQ(probed.size(), 1024u);
+  EXPECT_GT(w.rate(1e300), 0);
+  tree->read(probed);
+  EXPECT_GT(probed.size(), 1024u);
+  std::vector<double> asked;
+  const auto recorder = [&](double enough) { return asked.push_back(enough), 1e30; };
+  check_estimate({{"a", 3.6e12, recorder}, {"b", 7.2e12, recorder}}, false);
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_DOUBLE_EQ(asked[0], 3.6e12 / (3600.0 / 20));  // 3600 s over 10 x 2 parts
+  EXPECT_DOUBLE_EQ(asked[1], 7.2e12 / (3600.0 / 20));
+}
+
 }  // namespace
 }  // namespace nbody
