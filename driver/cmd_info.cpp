@@ -7,6 +7,7 @@
 #include "config.hpp"
 #include "device_names.hpp"
 #include "error.hpp"
+#include "output.hpp"
 #include "catalogue.hpp"
 #include "info.hpp"
 #include "world.hpp"
@@ -82,7 +83,12 @@ Command add_info(CLI::App& app) {
   sub->add_option("--json", *json,
                   "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered "
                   "facts (family, method, distributable, deterministic, options) with whether it runs here");
-  return [json] { return run_info(*json); };
+  return [json, sub] {
+    if (sub->get_option("--json")->count() > 0 && json->empty())
+      throw InputError("--json '': name a file (- for stdout)");
+    check_output_path(*json, "--json");
+    return run_info(*json);
+  };
 }
 
 }  // namespace nbody

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "config.hpp"
+#include "device_names.hpp"
 #include "error.hpp"
 #include "output.hpp"
 #include "view.hpp"
@@ -14,7 +15,6 @@
 #ifdef NBODY_HAVE_GL
 #include "viewer.hpp"
 #endif
-#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA
 
 namespace nbody {
 
@@ -25,9 +25,7 @@ namespace {
 // "gl:forcequad,cuda:tuned" where a CUDA device is, "gl:forcequad,cpu32" elsewhere.
 std::string default_pair() {
   std::string reason;
-#ifdef NBODY_HAVE_CUDA
-  if (!cuda::devices(reason).empty()) return canonical_name("gl") + "," + canonical_name("cuda");
-#endif
+  if (!cuda_descriptions(reason).empty()) return canonical_name("gl") + "," + canonical_name("cuda");
   return canonical_name("gl") + ",cpu32";
 }
 

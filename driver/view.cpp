@@ -14,7 +14,6 @@
 #include "progress.hpp"
 #include "view.hpp"
 #include "viewer.hpp"
-#include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA
 
 namespace nbody {
 
@@ -150,11 +149,7 @@ void View::make_sides(const std::vector<std::string>& names) {
     window_.reserve(static_cast<int>(k), static_cast<int>(n_));
     s.path = "host copy";
     if (r.state != StateHome::CudaDevice) continue;
-#ifdef NBODY_HAVE_CUDA
-    std::string reason;
-    for (const auto& d : cuda::devices(reason))
-      if (d.index == a_.cfg.pipeline.device) s.where = d.name;
-#endif
+    s.where = cuda_device_name(a_.cfg.pipeline.device);
     if (a_.no_interop) {
       s.path = "host copy (--no-interop)";
       continue;

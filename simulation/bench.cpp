@@ -112,6 +112,9 @@ Made plan_bench(const BenchSpec& spec, const std::vector<std::string>& names, co
   Made made = make_rungs(names, spec.cfg.pipeline, policy);
   const Params params = spec.cfg.params();
   const long long largest = *std::max_element(sizes.begin(), sizes.end());
+  PipelineOptions equal = spec.cfg.pipeline;  // the estimate's probes: equal blocks, no rates measured
+  equal.balance = "equal";
+  decompose(made.pointers(), equal, params, largest);
   double n2 = 0, rows = 0;  // rows: the float64 check of validate_n rows, before and after the timed steps
   for (long long n : sizes) {
     n2 += static_cast<double>(n) * static_cast<double>(n);

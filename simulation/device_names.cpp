@@ -48,6 +48,15 @@ std::vector<std::string> cuda_descriptions(std::string& reason) {
 #endif
 }
 
+std::string cuda_device_name([[maybe_unused]] int index) {
+#ifdef NBODY_HAVE_CUDA
+  std::string reason;
+  for (const auto& d : cuda::devices(reason))
+    if (d.index == index) return d.name;
+#endif
+  return "";
+}
+
 std::string device_line() {
   std::string reason;
   const auto cuda = cuda_descriptions(reason);

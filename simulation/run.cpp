@@ -173,7 +173,8 @@ const Synchronised& Run::synchronised(const std::string& label, Reporter& report
   if (step_ == 0 && !resumed_ && !vel0_.empty()) {  // the initial conditions' own v_0 and E_0
     synced_.emplace(step_, Synchronised{vel0_, e0_.value_or(Energy{})});
   } else {
-    synced_.emplace(step_, synchronise_reported(state(), params(), engine(), with_energy(), label, report));
+    // E_n comes with the same pass: given even under no_energy, to a caller who asks for it.
+    synced_.emplace(step_, synchronise_reported(state(), params(), engine(), true, label, report));
     if (with_energy()) check_energy(synced_->second.energy, state(), name(), step_);
   }
   diag_s_ += run_seconds_since(t0);

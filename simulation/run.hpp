@@ -75,8 +75,9 @@ class Run {
 
   // The state now (x_n, v_{n-1/2}), read back once per step count.
   const Bodies& state();
-  // The synchronised velocities v_n and, unless no_energy, E_n at the current step (one diagnostics
-  // pass, shared by every caller at this step; step 0 of a new run: the initial conditions' own).
+  // The synchronised velocities v_n and E_n at the current step (one diagnostics pass, shared by
+  // every caller at this step, its energy checked unless no_energy; step 0 of a new run: the
+  // initial conditions' own).
   const Synchronised& synchronised(const std::string& label, Reporter& report = silent());
   // a(x_n) from the rung, no step.
   void accelerations(std::vector<Vec3>& out);

@@ -1,8 +1,8 @@
 // A run's checkpoint as the library reads and writes it: the state (checkpoint.hpp's blocks) and,
 // in the META block, the record of the run — what defines it and where it stands. Each META field
 // is one row of one table (run_record.cpp): its key, the option that sets it, whether it defines the
-// run, and how it is written and read. `nbody run`, Python's Simulation and the page write and read
-// checkpoints only through it, and what a resume may not change is read from it.
+// run, and how it is written and read. `nbody run` and Python's Simulation write and read
+// checkpoints only through it (the library's Run), and what a resume may not change is read from it.
 #pragma once
 #include <optional>
 #include <string>

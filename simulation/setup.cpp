@@ -227,7 +227,7 @@ void agree_across_ranks(IfUnavailable policy, std::vector<std::string>& why) {
       why[k] = "cannot run on every rank (another rank reports it unavailable)";
 }
 
-// The rungs made, distributed, in the order asked; those that may be skipped and cannot run are
+// The rungs made, in the order asked (under mpirun only those that run distributed); those that may be skipped and cannot run are
 // listed with the reason.
 Made keep_runnable(const std::vector<std::string>& names, IfUnavailable policy, const std::string& must,
                    Attempts& a) {

@@ -62,8 +62,8 @@ void place_on_device(PipelineOptions& o);
 // Making rungs by name. Fail: each must run here (Unavailable "NAME cannot run here: ...", or
 // InputError for one that does not run distributed). Skip: one that cannot (no device, options it
 // does not take, not distributable, or unavailable on another rank) is left out with the reason;
-// `must` (the reference) fails even then. Each is made on every rank alike and distributed; the
-// input checks end here (World::validated(): after it, a failure on any rank ends every rank).
+// `must` (the reference) fails even then. Each is made on every rank alike, to be split among the
+// ranks by decompose() (decomposition.hpp) before its load(); the input checks end here (World::validated(): after it, a failure on any rank ends every rank).
 enum class IfUnavailable { Fail, Skip };
 struct Made {
   std::vector<std::unique_ptr<Pipeline>> pipelines;

@@ -5,6 +5,8 @@
 // test_cli_run.cpp (run).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,6 +114,26 @@ TEST(Cli, InfoNamesEveryPipeline) {
     const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
     EXPECT_TRUE(line.ends_with(" available") || line.find(" unavailable: ") != std::string::npos) << line;
   }
+}
+
+// info --json: the text's rungs with their registry facts, for scripts; a path it cannot write is
+// refused before any work, as every command's --json.
+TEST(Cli, InfoJsonGivesEveryRungsFacts) {
+  const fs::path json = scratch() / "info.json";
+  const Result r = nbody("info --json '" + json.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json info = nlohmann::json::parse(slurp(json));
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& rung : info.at("rungs")) by_name[rung.at("name")] = rung;
+  ASSERT_TRUE(by_name.count("cuda:symmetric") && by_name.count("cpu:tree") && by_name.count("gl:compute-ds"));
+  EXPECT_FALSE(by_name["cuda:symmetric"].at("deterministic").get<bool>());  // float atomics
+  EXPECT_TRUE(by_name["cpu:tree"].at("deterministic").get<bool>());
+  EXPECT_FALSE(by_name["gl:compute-ds"].at("distributable").get<bool>());
+  EXPECT_EQ(by_name["cpu:tree"].at("method"), "tree");
+  EXPECT_EQ(by_name["cpu:tree"].at("options"), nlohmann::json({"theta", "leaf_size"}));
+  EXPECT_EQ(by_name["cpu64"].at("available"), true);
+  expect_bad_input({{"info --json /nonexistent-folder/x.json", "folder '/nonexistent-folder' does not exist"},
+                    {"info --json ''", "--json '': name a file"}});
 }
 
 // DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.

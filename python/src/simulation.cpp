@@ -4,7 +4,9 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include <cmath>
+#include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "core.hpp"
 #include "error.hpp"
@@ -12,9 +14,7 @@
 #include "metrics.hpp"
 #include "run.hpp"
 #include "snapshots.hpp"
-#ifdef NBODY_HAVE_GL
-#include "gl_pipeline.hpp"
-#endif
+#include "stages.hpp"
 
 namespace nbody::python {
 
@@ -44,7 +44,9 @@ class Simulation {
 
   // `nbody run`'s checkpoint (or this class's): the state exactly as the rung held it.
   explicit Simulation(const std::string& path) {
-    auto run = std::make_unique<Run>(read_run_checkpoint(path), PipelineOptions{});
+    ReadRun resumed = read_run_checkpoint(path);
+    resumed.record.energy_every = 0;  // step() samples nothing: energy() is asked for
+    auto run = std::make_unique<Run>(std::move(resumed), PipelineOptions{});
     nb::gil_scoped_release release;
     Run::Setup how;
     how.estimate = false;
@@ -64,6 +66,10 @@ class Simulation {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
+      struct Count {  // the steps taken count, however the stepping ends
+        Simulation& s;
+        ~Count() { s.step_ = s.run_->step(); }
+      } count{*this};
       signal = run_->advance(run_->step() + k, report, force);
     }
     if (signal || report.kept())
@@ -71,7 +77,7 @@ class Simulation {
                    " (between batches: the simulation is usable and goes on from there)");
   }
 
-  // A read-only view of the state read back: no copy beyond the read-back itself.
+  // A read-only view of the state read back (one copy a step count, shared by the arrays of that step).
   View2 positions() {
     const std::shared_ptr<const Bodies> b = locked_read();
     return xyz_view(b->pos, b);
@@ -99,23 +105,23 @@ class Simulation {
     return xyz(std::move(a));
   }
   nb::dict energy() {
-    Energy e, e0;
+    Energy e;
+    std::optional<Energy> e0;
     {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
-      if (!run_->with_energy())
-        throw InputError("this run measures no energy (its checkpoint was written by a run with --no-energy)");
       e = run_->synchronised("energy").energy;
-      e0 = *run_->e0();
+      check_energy(e, run_->state(), name_, run_->step());
+      e0 = run_->e0();
     }
     nb::dict d;
     d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
-    d["initial"] = e0.total();
-    const double drift = relative_drift(e0.total(), e.total());
-    if (std::isnan(drift)) {  // E_0 = 0: None, and why
+    d["initial"] = e0 ? nb::cast(e0->total()) : nb::none();
+    const double drift = e0 ? relative_drift(e0->total(), e.total()) : std::nan("");
+    if (std::isnan(drift)) {  // E_0 = 0, or none kept: None, and why
       d["relative_drift"] = nb::none();
-      d["relative_drift_undefined"] = kUndefinedDrift;
+      d["relative_drift_undefined"] = e0 ? kUndefinedDrift : "undefined: no E_0 (a run started with --no-energy)";
     } else {
       d["relative_drift"] = drift;
     }
@@ -139,24 +145,20 @@ class Simulation {
 
   nb::list forcequad_stages() {
     nb::list out;
-#ifdef NBODY_HAVE_GL
-    std::vector<gl::Stage> stages;
+    std::vector<QuadStage> stages;
     {
       nb::gil_scoped_release release;
       const std::lock_guard<std::mutex> lock(m_);
       ready();
-      stages = gl::forcequad_stages(run_->rung());
+      stages = force_quad_stages(run_->rung());
     }
-    for (gl::Stage& s : stages) {
+    for (QuadStage& s : stages) {
       auto* owned = new std::vector<float>(std::move(s.rgba));
       nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
       const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 3};
       const std::int64_t strides[3] = {4LL * s.width, 4, 1};  // RGBA texels: the alpha left out
       out.append(nb::make_tuple(s.name, nb::ndarray<nb::numpy, float, nb::ndim<3>>(owned->data(), 3, shape, owner, strides)));
     }
-#else
-    throw Unavailable("this build has no GL pipeline");
-#endif
     return out;
   }
 
@@ -164,13 +166,12 @@ class Simulation {
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
     if (run_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
-    if (run_) step_ = run_->step();
     run_.reset();
     state_.reset();
   }
   bool closed() const { return !run_; }
   const std::string& pipeline() const { return name_; }
-  long long steps() const { return run_ ? run_->step() : step_; }
+  long long steps() const { return step_; }
   double time() const { return static_cast<double>(steps()) * params_.dt; }
   double dt() const { return params_.dt; }
   double softening() const { return params_.softening; }
@@ -194,6 +195,7 @@ class Simulation {
     gl_ = rung(name_).family == Family::Gl;
     if (gl_) claim_gl_thread(name_);
     run->start(silent(), how);
+    step_ = run->step();
     run_ = std::move(run);
   }
   // Open, and (gl:*) on the thread whose GL context it uses.
@@ -221,7 +223,7 @@ class Simulation {
   std::string name_;
   Params params_;
   std::unique_ptr<Run> run_;
-  long long step_ = 0;  // where a closed simulation stopped
+  std::atomic<long long> step_ = 0;  // the steps taken, read without the lock (steps, time)
   bool gl_ = false;
   std::mutex m_;  // one call at a time: close() waits for a step() in another thread
   std::shared_ptr<const Bodies> state_;  // the state read back at state_step_, shared with arrays

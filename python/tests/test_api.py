@@ -132,6 +132,26 @@ def test_checkpoints_go_both_ways(tmp_path):
     np.testing.assert_array_equal(state_csv(out)[0], x13)
 
 
+def test_a_cli_checkpoint_resumes_as_it_was_run(tmp_path):
+    """A checkpoint of `nbody run` keeps its energy cadence for the CLI, but Python's step() samples
+    nothing; a --no-energy run's has no E_0: energy() gives E now, and its drift is None, saying why."""
+    for extra, has_e0 in ((["--energy-every", "2"], True), (["--no-energy"], False)):
+        out = tmp_path / ("e" if has_e0 else "none")
+        r = cli("run", "-p", "cpu32", "-n", "300", "--steps", "4", "--checkpoint-every", "4", "--out", str(out), *extra)
+        assert r.returncode == 0, r.stderr
+        with nbody.Simulation.resume(out / "checkpoint.nbck") as sim:
+            assert sim.steps == 4
+            sim.step(3)
+            assert sim.steps == 7
+            e = sim.energy()
+            assert np.isfinite(e["total"]) and e["total"] < 0
+            if has_e0:
+                assert e["initial"] < 0 and abs(e["relative_drift"]) < 1e-3
+            else:
+                assert e["initial"] is None and e["relative_drift"] is None
+                assert "no-energy" in e["relative_drift_undefined"]
+
+
 def test_tree_diagnostics_are_checked_and_kept(tmp_path):
     bodies = nbody.initial_conditions(n=3001, seed=5)
     with nbody.Simulation("cpu:tree", bodies, diagnostics="tree") as sim:

@@ -294,9 +294,9 @@ std::string Session::stages() {
     one_chunk.gl_chunk = 0;
     const auto quad = make_named("gl:forcequad", one_chunk);
     quad->load(run_->state(), cfg.params());  // the rung's current positions
-    stages_ = gl::forcequad_stages(*quad);
+    stages_ = force_quad_stages(*quad);
     json out = json::array();
-    for (const gl::Stage& s : stages_) out.push_back({{"name", s.name}, {"width", s.width}, {"height", s.height}});
+    for (const QuadStage& s : stages_) out.push_back({{"name", s.name}, {"width", s.width}, {"height", s.height}});
     return reply(out);
   } catch (...) {
     return error_reply();

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "fp64_engine.hpp"
-#include "gl_pipeline.hpp"
 #include "pipeline.hpp"
 #include "run.hpp"
+#include "stages.hpp"
 
 namespace nbody::web {
 
@@ -83,7 +83,7 @@ class Session {
   int energy_every_ = 50;  // the page's energy between steps; 0: a float64 pass costs too much here
   std::vector<float> draw_;
   std::vector<double> flat_pos_, flat_ref_, acc_, acc_ref_;
-  std::vector<gl::Stage> stages_;
+  std::vector<QuadStage> stages_;
   std::vector<float> workgroup_;
 };
 
