@@ -144,10 +144,12 @@ std::string theta_factor(const ThetaRow& t) {
   return buf;
 }
 
-Explanation explain(const Bodies& start, const Params& params, long long steps, Reporter& report,
-                    const std::vector<std::string>& trees, const PipelineOptions& options) {
+namespace {
+
+// The float32 recipes explain measures, each one cause away from the baseline.
+std::vector<Factor> explained_factors() {
   using Sum = Fp32Recipe::Sum;
-  const std::vector<Factor> factors{
+  return {
       {"baseline: cpu32 recipe (sequential j sum, correctly rounded 1/sqrt, no FMA, fp32 storage)", {}},
       {"summation order: pairwise tree, as the GL log reduction sums", {Sum::Pairwise, false, false, false}},
       {"summation order: compensated (Kahan) sum", {Sum::Kahan, false, false, false}},
@@ -162,6 +164,13 @@ Explanation explain(const Bodies& start, const Params& params, long long steps, 
       {"float64 storage, float partials per tile of 128 j summed in float64 (what cuda:mixed does)",
        {Sum::Tiled, false, false, false, true}},
   };
+}
+
+}  // namespace
+
+Explanation explain(const Bodies& start, const Params& params, long long steps, Reporter& report,
+                    const std::vector<std::string>& trees, const PipelineOptions& options) {
+  const std::vector<Factor> factors = explained_factors();
   std::vector<Vec3> ref;
   accelerations_fp64(start.pos, params.eps2(), ref);
   Cpu64 cpu64, half(2), quarter(4);
