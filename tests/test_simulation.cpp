@@ -790,9 +790,9 @@ TEST(Estimate, TreeWorkGrowsAsNLogN) {
 }
 
 // The estimate probes no further than it takes to show a part fits: a rate already `enough` at the
-// first size stops the probe there (1024 bodies), while an unreachable one grows it to where a step
-// takes 20 ms. check_estimate asks each part for the rate that fits it in a tenth of its share of
-// the hour.
+// first size stops the probe there (1024 bodies; without it the probe grows to where a step takes
+// 20 ms, which depends on the machine and is not asserted). check_estimate asks each part for the
+// rate that fits it in a tenth of its share of the hour.
 TEST(Estimate, ProbesNoFurtherThanTheLimitNeeds) {
   const long long n = 1 << 20;
   auto tree = make_pipeline("cpu:tree", {});
@@ -801,9 +801,6 @@ TEST(Estimate, ProbesNoFurtherThanTheLimitNeeds) {
   EXPECT_GT(w.rate(1.0), 0);
   tree->read(probed);
   EXPECT_EQ(probed.size(), 1024u);
-  EXPECT_GT(w.rate(1e300), 0);
-  tree->read(probed);
-  EXPECT_GT(probed.size(), 1024u);
   std::vector<double> asked;
   const auto recorder = [&](double enough) { return asked.push_back(enough), 1e30; };
   check_estimate({{"a", 3.6e12, recorder}, {"b", 7.2e12, recorder}}, false);
