@@ -20,19 +20,19 @@ const std::vector<Rung>& cpu_rungs() {
   static const std::vector<Rung> kRungs{
       {.name = "cpu64", .family = Family::Cpu,
        .summary = "the float64 reference: the exact formula, double accumulation, OpenMP over bodies",
-       .state_bits = 64, .fp64_forces = true, .distributable = true, .deterministic = true, .ladder = kOffLadder,
+       .state_bits = 64, .fp64_forces = true, .split = Split::Blocks, .deterministic = true, .ladder = kOffLadder,
        .tolerance = kDoubleTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 30,
        .make = make_cpu64},
       {.name = "cpu32", .family = Family::Cpu,
        .summary = "float32 on the CPU, j in the order of GPU Gems 3 listing 31-3, vectorised across bodies",
-       .state_bits = 32, .fp64_forces = false, .distributable = true, .deterministic = true, .ladder = ladder_bottom(),
+       .state_bits = 32, .fp64_forces = false, .split = Split::Blocks, .deterministic = true, .ladder = ladder_bottom(),
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 20,
        .make = make_cpu32},
       {.name = "cpu:tree", .family = Family::Cpu,
        // B = 32: the fastest or within 1% of it from N = 16384 up on the 2-core machine (docs/tree.md).
        .summary = "GPU Gems 3 §31.6's tree: a Barnes–Hut octree over Morton-ordered bodies, far cells as one "
                   "body, leaves of --leaf-size bodies summed directly, float32 as cpu32",
-       .state_bits = 32, .fp64_forces = false, .distributable = true, .deterministic = true, .ladder = kOffLadder,
+       .state_bits = 32, .fp64_forces = false, .split = Split::KeyRanges, .deterministic = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = S::Host, .flops = 20,
        .make = make_tree,
        .options = tree_options(32), .method = Method::Tree, .tolerance_at = tree_tolerance,

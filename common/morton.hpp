@@ -29,6 +29,12 @@ NBODY_HOST_DEVICE std::uint64_t quantised(float t) {
   return t < static_cast<float>(kCells - 1) ? static_cast<std::uint64_t>(t) : kCells - 1;
 }
 
+// A cube the keys quantise positions in: its lower corner and cells per unit length (0: every key 0).
+struct Cube {
+  float lo[3] = {0, 0, 0};
+  float scale = 0;
+};
+
 // The key of the quantised position (qx, qy, qz).
 NBODY_HOST_DEVICE std::uint64_t key(std::uint64_t qx, std::uint64_t qy, std::uint64_t qz) {
   return spread(qx) << 2 | spread(qy) << 1 | spread(qz);

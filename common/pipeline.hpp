@@ -1,6 +1,7 @@
 // The one interface of DESIGN.md. cpu64, cpu32, every GL and every CUDA variant are peers behind it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,10 +56,22 @@ class Exchange {
   virtual long long agree_min(long long v) = 0;
   // Every rank's `v`, in rank order, on every rank.
   virtual std::vector<double> all(double v) = 0;
+  // Every rank's `bytes` at `mine`, in rank order, into `every` (ranks() x bytes long).
+  virtual void allgather_bytes(const void* mine, std::size_t bytes, void* every) = 0;
+  // Personalised all-to-all (MPI_Alltoallv): out[r] goes to rank r (out has ranks() entries, this
+  // rank's own among them); returns what each rank sent this one, in rank order.
+  virtual std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) = 0;
 
   template <typename T>
   void allgather(std::vector<T>& v, const Partition& part) {
     allgather(v.data(), sizeof(T), v.size(), part);
+  }
+  // Every rank's `v` (trivially copyable), in rank order.
+  template <typename T>
+  std::vector<T> all_of(const T& v) {
+    std::vector<T> out(static_cast<std::size_t>(ranks()));
+    allgather_bytes(&v, sizeof(T), out.data());
+    return out;
   }
 };
 
@@ -117,6 +130,13 @@ class Pipeline {
   // The position exchange of the steps so far (distributed; zero in one process). A rung that
   // computes while the positions travel counts what that hid (BodySystem); the others hide none.
   virtual ExchangeTime exchange_time() const { return exchange_time_; }
+  // Distributed by a split that moves bodies (the tree's key ranges): what the next step's split
+  // depends on besides the bodies, for a checkpoint, so that a run resumed under as many ranks
+  // continues bit for bit. Collective. Empty for the others.
+  virtual std::vector<std::uint64_t> split_state() { return {}; }
+  // Before the first step after load(): the split_state() of the run this one resumes (taken only
+  // when it came from as many ranks).
+  virtual void resume_split(const std::vector<std::uint64_t>&) {}
 
  protected:
   // This rank's block of n bodies: [0, n) in one process.

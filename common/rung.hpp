@@ -44,6 +44,12 @@ enum class Family { Cpu, Gl, Cuda, WebGpu };
 // angle theta; off the ladder, and its rates are N^2-equivalent).
 enum class Method { AllPairs, Tree };
 
+// How a rung runs under mpirun -np P > 1 (simulation/decomposition.hpp): not at all; by blocks of
+// the bodies in index order, every rank holding every position (bit-identical to one process); or
+// by key ranges on the Morton curve that move with the bodies, each rank holding its own (a tree:
+// the same bits for a given P, not those of one process; common/key_ranges.hpp).
+enum class Split { None, Blocks, KeyRanges };
+
 // What bounds a rung's rate in the bench (simulation/bounds.hpp).
 enum class BoundModel {
   None,
@@ -130,7 +136,7 @@ struct Rung {
   std::string_view summary;  // one line: what it is ("GPU Gems 3 listing 31-3: p bodies per tile ...")
   int state_bits;        // 64 for float64 state (cpu64, *-fp64, cuda:mixed, gl:compute-ds), else 32
   bool fp64_forces;      // float64 accelerations: may serve as a reference
-  bool distributable;    // runs under mpirun -np P > 1, bit-identical to one process
+  Split split;           // how it runs under mpirun -np P > 1
   bool deterministic;    // the same bits run after run from the same state (sums in a fixed order)
   LadderPlace ladder;
   Tolerance tolerance;   // float storage (gl:* half precision: tolerance_for()); a tree's at theta = 0
@@ -149,6 +155,8 @@ struct Rung {
   // the accelerations and potentials of the stagger and the energies in O(N log N) a pass; throws
   // Unavailable where the rung cannot run.
   EngineFactory tree_engine = nullptr;
+
+  bool distributable() const { return split != Split::None; }
 };
 
 // The facts a rung's entry lacks or gets wrong, each in a few words ("no factory", "flops 0"); empty

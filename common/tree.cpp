@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <thread>
 #include <utility>
 
@@ -22,11 +23,8 @@ int octant(std::uint64_t key, int level) { return static_cast<int>(key >> (3 * (
 
 // The bounding cube's lower corner and cells per unit length. NaN coordinates are passed over
 // (every comparison with NaN is false), so the cube is the same in any order.
-struct Cube {
-  float lo[3], scale;
-};
-Cube bounding_cube(const std::vector<float>* axis[3]) {
-  Cube c{};
+morton::Cube bounding_cube(const std::vector<float>* axis[3]) {
+  morton::Cube c{};
   float hi[3];
   for (int a = 0; a < 3; ++a) {
     c.lo[a] = INFINITY, hi[a] = -INFINITY;
@@ -47,12 +45,12 @@ Cube bounding_cube(const std::vector<float>* axis[3]) {
 // ---- the build ------------------------------------------------------------------------------
 
 void Octree::build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
-                   const std::vector<float>& m, int leaf_size, Multipole far) {
+                   const std::vector<float>& m, int leaf_size, Multipole far, const Part* part) {
   const std::size_t n = x.size();
   leaf_size_ = std::max(1, leaf_size);
   far_field_ = far;
   const std::vector<float>* axis[3] = {&x, &y, &z};
-  const Cube cube = bounding_cube(axis);
+  const morton::Cube cube = part ? part->cube : bounding_cube(axis);
   // The build is O(N log N) and one thread's (a few per cent of a step at theta = 0.5): no parallel
   // region, whose barriers cost more than the work when another process holds a core.
   std::vector<std::pair<std::uint64_t, std::uint32_t>> kv(n);
@@ -73,6 +71,21 @@ void Octree::build(const std::vector<float>& x, const std::vector<float>& y, con
   if (n > 0) split(0, static_cast<std::uint32_t>(n), 0);
   far_.assign(nodes_.size(), Far{});
   for (std::size_t i = 0; i < nodes_.size(); ++i) moments(i);
+  if (part) cut_cells(part->first, part->end);
+}
+
+// A rank's cell whose octant reaches past the keys the rank owns holds part of the octant only: a
+// lopsided piece (a slab, a corner) whose far field a cell's moments sum worse than a whole
+// octant's (its quadrupole, the monopole's error, is larger). Such cells, a few a level along the
+// ends of the range, are always opened; the others are the octants one tree of every body has.
+void Octree::cut_cells(std::uint64_t first, std::uint64_t end) {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& c = nodes_[i];
+    const int below = 3 * (kMaxLevel - c.level);
+    const std::uint64_t lo = below >= 64 ? 0 : keys_[c.begin] >> below << below;
+    const std::uint64_t span = below >= 63 ? std::uint64_t{1} << 63 : std::uint64_t{1} << below;
+    if (lo < first || lo + span > end) far_[i].bmax2 = INFINITY;
+  }
 }
 
 // A cell of the bodies [begin, end), whose keys agree in their first `level` octants.
@@ -201,8 +214,89 @@ void Octree::walk(const Node& target, float theta, List& l) const {
     } else if (c.leaf_end != 0) {  // near: its bodies
       l.runs.emplace_back(c.begin, c.leaf_end);
       i = c.skip;
-    } else {
+    } else if (c.skip != i + 1) {
       ++i;  // opened: its first child
+    } else {
+      // A grafted cell kept without its subtree: cut for a box holding this leaf, where it was far
+      // (the test above is monotone in the box), so this branch is rounding's at most: taken whole.
+      l.x[l.cells] = c.cx, l.y[l.cells] = c.cy, l.z[l.cells] = c.cz, l.m[l.cells] = c.mass;
+      if (quad) std::copy(std::begin(c.q), std::end(c.q), l.q[l.cells].begin());
+      ++l.cells;
+      i = c.skip;
+    }
+  }
+}
+
+// ---- across ranks ---------------------------------------------------------------------------
+
+namespace {
+
+struct EssentialHeader {
+  std::uint32_t cells, bodies;
+};
+
+}  // namespace
+
+std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], float theta) const {
+  if (nodes_.empty() || !(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2])) return {};
+  const float t2 = theta * theta;
+  std::vector<Far> cells;
+  std::vector<float> x, y, z, m;
+  const auto keep = [&](auto& self, std::uint32_t i) -> void {
+    const Far& c = far_[i];
+    const std::size_t at = cells.size();
+    cells.push_back(c);
+    const float dx = std::max(std::max(lo[0] - c.cx, c.cx - hi[0]), 0.0f);
+    const float dy = std::max(std::max(lo[1] - c.cy, c.cy - hi[1]), 0.0f);
+    const float dz = std::max(std::max(lo[2] - c.cz, c.cz - hi[2]), 0.0f);
+    if (t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2) {  // far from all of the box: no subtree
+      cells[at].begin = cells[at].leaf_end = 0;
+    } else if (c.leaf_end != 0) {  // a leaf it opens: its bodies
+      cells[at].begin = static_cast<std::uint32_t>(x.size());
+      x.insert(x.end(), sx_.begin() + c.begin, sx_.begin() + c.leaf_end);
+      y.insert(y.end(), sy_.begin() + c.begin, sy_.begin() + c.leaf_end);
+      z.insert(z.end(), sz_.begin() + c.begin, sz_.begin() + c.leaf_end);
+      m.insert(m.end(), sm_.begin() + c.begin, sm_.begin() + c.leaf_end);
+      cells[at].leaf_end = static_cast<std::uint32_t>(x.size());
+    } else {  // opened: its children
+      for (std::uint32_t j = i + 1; j < c.skip; j = far_[j].skip) self(self, j);
+    }
+    cells[at].skip = static_cast<std::uint32_t>(cells.size());
+  };
+  keep(keep, 0);
+  const EssentialHeader h{static_cast<std::uint32_t>(cells.size()), static_cast<std::uint32_t>(x.size())};
+  std::vector<std::byte> out(sizeof h + cells.size() * sizeof(Far) + 4 * x.size() * sizeof(float));
+  std::byte* at = out.data();
+  const auto put = [&](const void* p, std::size_t bytes) {
+    if (bytes) std::memcpy(at, p, bytes);
+    at += bytes;
+  };
+  put(&h, sizeof h);
+  put(cells.data(), cells.size() * sizeof(Far));
+  for (const auto* v : {&x, &y, &z, &m}) put(v->data(), v->size() * sizeof(float));
+  return out;
+}
+
+void Octree::graft(const std::vector<std::vector<std::byte>>& received) {
+  for (const std::vector<std::byte>& r : received) {
+    if (r.empty()) continue;
+    EssentialHeader h;
+    std::memcpy(&h, r.data(), sizeof h);
+    const std::uint32_t base_cell = static_cast<std::uint32_t>(far_.size()),
+                        base_body = static_cast<std::uint32_t>(sx_.size());
+    const std::byte* at = r.data() + sizeof h;
+    far_.resize(base_cell + h.cells);
+    std::memcpy(far_.data() + base_cell, at, h.cells * sizeof(Far));
+    at += h.cells * sizeof(Far);
+    for (auto* v : {&sx_, &sy_, &sz_, &sm_}) {
+      v->resize(base_body + h.bodies);
+      std::memcpy(v->data() + base_body, at, h.bodies * sizeof(float));
+      at += h.bodies * sizeof(float);
+    }
+    for (std::size_t i = base_cell; i < far_.size(); ++i) {
+      Far& c = far_[i];
+      c.skip += base_cell;
+      if (c.leaf_end != 0) c.begin += base_body, c.leaf_end += base_body;
     }
   }
 }
@@ -279,9 +373,13 @@ double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit 
 }
 
 double Octree::accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
-                             float* az) const {
-  return each_leaf(theta, begin, end,
-                   [&](const Node& leaf, const List& l) { sum(leaf, l, eps2, begin, end, ax, ay, az); });
+                             float* az, float* terms) const {
+  return each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) {
+    sum(leaf, l, eps2, begin, end, ax, ay, az);
+    if (terms)
+      for (std::uint32_t k = leaf.begin; k < leaf.end; ++k)
+        if (order_[k] >= begin && order_[k] < end) terms[order_[k]] = static_cast<float>(l.terms());
+  });
 }
 
 // Each body of the leaf in [begin, end) sums the list in order, in float64.
@@ -321,11 +419,6 @@ void Octree::potentials(float theta, double eps2, std::size_t begin, std::size_t
 }
 
 // ---- the rung -------------------------------------------------------------------------------
-
-void CpuTree::compute_accelerations(std::size_t begin, std::size_t end) {
-  tree_.build(x_, y_, z_, m_, leaf_size_, far_);
-  interactions_ = tree_.accelerations(theta_, eps2_, begin, end, ax_.data(), ay_.data(), az_.data());
-}
 
 namespace {
 

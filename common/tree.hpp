@@ -11,6 +11,7 @@
 
 #include "bodies.hpp"
 #include "fp64_engine.hpp"
+#include "key_ranges.hpp"
 #include "morton.hpp"
 #include "pipeline.hpp"
 #include "reference.hpp"  // Float32Soa: cpu32's state
@@ -26,22 +27,40 @@ namespace nbody {
 class Octree {
  public:
   // Bodies i = 0..n-1 at (x, y, z)[i] with mass m[i]; `far` decides the moments the cells carry and
-  // how the walks below sum a cell taken whole.
+  // how the walks below sum a cell taken whole. `part`: where these bodies are one rank's part of a
+  // tree of every rank's bodies.
+  struct Part {
+    morton::Cube cube;                  // the cube of every rank's bodies: the cells are its octants
+    std::uint64_t first = 0, end = 0;   // the keys this rank owns
+  };
   void build(const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& z,
-             const std::vector<float>& m, int leaf_size, Multipole far = Multipole::Monopole);
+             const std::vector<float>& m, int leaf_size, Multipole far = Multipole::Monopole,
+             const Part* part = nullptr);
 
   // a_i for the bodies i in [begin, end) (index order) into ax, ay, az[i] (the others are left as
   // they are). A cell is summed as one body where theta x (the distance from its centre of mass to
   // the leaf's bounding box) > bmax (the distance from its centre of mass to its farthest body),
   // else opened; theta = 0 opens every cell (all pairs, in Morton order). Returns the interactions
   // computed (each body's terms: bodies and cells).
+  // `terms` (when not null): each body's count, terms[i].
   double accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
-                       float* az) const;
+                       float* az, float* terms = nullptr) const;
   // The same walk summed in float64 for diagnostics: acc[i] (when not null) and the softened
   // potential phi[i] = -sum m_j / sqrt(|r_ij|^2 + eps^2) over the list (when not null), body i's own
   // term left out. A cell holding body i is never taken whole for theta <= 1 (the distance from its
   // centre of mass to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
   void potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
+
+  // Across ranks (key_ranges.hpp), each rank's tree over its own bodies. essential(): the part of this
+  // tree that bodies anywhere in the box [lo, hi] need at `theta` (the locally essential tree of
+  // Warren & Salmon): every cell such a body takes whole, kept as it is without its subtree; every
+  // leaf it opens, with its bodies; the cells above them. As bytes to send: it reads back only
+  // through graft() of a tree built by the same executable. Nothing for an empty box.
+  std::vector<std::byte> essential(const float lo[3], const float hi[3], float theta) const;
+  // Other ranks' essential trees, in the order given, walked after this tree's own cells by every
+  // walk until the next build(). A body's list is then what walking each rank's whole tree would
+  // give it: a cell kept without its subtree is far from every body in the box it was cut for.
+  void graft(const std::vector<std::vector<std::byte>>& received);
 
   // A cell as a picture draws it: the box of its bodies (for a leaf, the box the opening test
   // measures a cell's distance to) and its level, the octant splits above it.
@@ -52,7 +71,7 @@ class Octree {
   // The cells of level below `levels`, in pre-order (0: none; kMaxLevel + 1: every cell).
   std::vector<Box> boxes(int levels) const;
 
-  std::size_t cells() const { return nodes_.size(); }
+  std::size_t cells() const { return nodes_.size(); }  // its own, grafted ones left out
   std::size_t leaves() const;
   std::size_t largest_leaf() const;
   int depth() const;  // splits from the root to the deepest leaf (at most kMaxLevel)
@@ -79,6 +98,7 @@ class Octree {
   };
   void split(std::uint32_t begin, std::uint32_t end, int level);
   void moments(std::size_t i);
+  void cut_cells(std::uint64_t first, std::uint64_t end);
   struct List;
   void walk(const Node& target, float theta, List& l) const;
   void sum(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
@@ -100,8 +120,12 @@ class Octree {
 };
 
 // The rung: cpu32's float32 state in index order (Float32Soa); each step builds the tree and takes
-// the same kick-drift as cpu32. Distributed: every rank builds the same tree from all N positions and sums
-// its own block's bodies, so a body's sum does not depend on the blocks.
+// the same kick-drift as cpu32. Distributed, it splits by key ranges (key_ranges.hpp): each step the
+// bodies move to the rank whose range of the Morton curve holds them, the ranges weighted by the
+// terms each body summed the step before; each rank builds the tree of its own bodies, sends every
+// other rank the essential part of it for that rank's box, and walks its tree and the ones it
+// received. A rank holds its own bodies only. The same bits run after run for a given number of
+// ranks (every order is fixed: keys, then indices; ranks in rank order), not the bits of one process.
 class CpuTree final : public Float32Soa {
  public:
   CpuTree(double theta, int leaf_size, Multipole far)
@@ -109,13 +133,32 @@ class CpuTree final : public Float32Soa {
   std::string name() const override { return "cpu:tree"; }
   double computed_interactions() const override { return interactions_; }
 
+  void load(const Bodies& bodies, const Params& params) override;
+  void accelerations(std::vector<Vec3>& out) override;
+  void step(int count) override;
+  void read(Bodies& bodies) override;
+  long long first_non_finite() override;
+  std::vector<std::uint64_t> split_state() override;
+  void resume_split(const std::vector<std::uint64_t>& first) override;
+
+  // Distributed: the bodies this rank holds now.
+  std::size_t held() const { return mine_.size(); }
+
  private:
-  void compute_accelerations(std::size_t begin, std::size_t end) override;  // the tree, built from all N
+  void compute_accelerations(std::size_t begin, std::size_t end) override;  // one process: the tree of all N
+  // Distributed: the bodies moved to the ranges chosen for this step, then the tree of this rank's
+  // bodies and the essential trees of the others; accelerations into ax_, ay_, az_ in mine_'s order,
+  // and with `weigh` each body's terms into its work.
+  void move_to_ranges();
+  void distributed_accelerations(bool weigh);
   float theta_;
   int leaf_size_;
   Multipole far_;
   Octree tree_;
   double interactions_ = 0;
+  std::vector<key_ranges::Body> mine_;  // distributed: this rank's bodies, in key order
+  std::vector<std::uint64_t> first_;     // distributed: the ranges the bodies were moved to last
+  std::vector<std::uint64_t> next_;      // distributed: the ranges the next step moves them to
 };
 
 // cpu:tree's diagnostics engine (--diagnostics tree): the octree built from the positions (rounded

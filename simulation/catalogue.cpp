@@ -57,7 +57,7 @@ Rung substepped() {
   Rung r = cpu_rungs().front();
   r.name = "cpu64/K";
   r.summary = "cpu64 with K substeps of dt/K per step: a converged reference";
-  r.distributable = false;
+  r.split = Split::None;
   return r;
 }
 constexpr int kMaxSubsteps = 4096;

@@ -15,11 +15,12 @@ Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& par
     p.distribute(nullptr);
     return d;
   }
-  if (!rung(p.name()).distributable)
+  const Rung& entry = rung(p.name());
+  if (!entry.distributable())
     throw std::logic_error(p.name() + " was made for " + std::to_string(ex->ranks()) +
                            " ranks, but does not run distributed");
   p.distribute(ex);
-  d.kind = "blocks";
+  d.kind = entry.split == Split::KeyRanges ? "key ranges" : "blocks";
   d.rates = balance_blocks(p, o, params, n);
   d.shares = block_shares(p, static_cast<std::size_t>(n));
   return d;

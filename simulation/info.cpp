@@ -22,6 +22,15 @@ const char* family_word(Family f) {
   return "";
 }
 
+const char* split_word(Split s) {
+  switch (s) {
+    case Split::None: return "none";
+    case Split::Blocks: return "blocks";
+    case Split::KeyRanges: return "key ranges";
+  }
+  return "";
+}
+
 }  // namespace
 
 nlohmann::json rung_json(const Rung& r) {
@@ -35,7 +44,8 @@ nlohmann::json rung_json(const Rung& r) {
           {"method", r.method == Method::Tree ? "tree" : "all pairs"},
           {"state_bits", r.state_bits},
           {"fp64_forces", r.fp64_forces},
-          {"distributable", r.distributable},
+          {"distributable", r.distributable()},
+          {"split", split_word(r.split)},
           {"deterministic", r.deterministic},
           {"ladder", place == ladder.end() ? -1 : place - ladder.begin()},
           {"options", options}};

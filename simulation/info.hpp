@@ -9,7 +9,8 @@
 namespace nbody {
 
 // A rung's registered facts: {"name", "family", "summary", "method", "state_bits", "fp64_forces",
-// "distributable", "deterministic", "ladder" (its place, bottom 0; -1 off the ladder), "options"
+// "distributable", "split" (under mpirun: "none", "blocks": bit-identical to one process, "key
+// ranges": a tree's, the same bits for a given P), "deterministic", "ladder" (its place, bottom 0; -1 off the ladder), "options"
 // (the option keys it takes)}.
 nlohmann::json rung_json(const Rung& r);
 // {"version", "cpu", "gl", "cuda", "cuda_unavailable", "fp64_engine", "hdf5", "mpi", "rungs": [rung_json

@@ -239,7 +239,7 @@ Made keep_runnable(const std::vector<std::string>& names, IfUnavailable policy, 
       out.skipped.emplace_back(name, a.why[k]);
       continue;
     }
-    if (World::size() > 1 && !rung(name).distributable) {  // the registry's fact (decomposition.hpp)
+    if (World::size() > 1 && !rung(name).distributable()) {  // the registry's fact (decomposition.hpp)
       if (must_run(policy, must, name)) throw InputError(name + " does not run distributed (one process only)");
       out.skipped.emplace_back(name, "does not run distributed (one process only)");
       continue;

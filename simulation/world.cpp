@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "error.hpp"
@@ -42,6 +46,36 @@ class MpiExchange final : public Exchange {
     std::vector<double> out(static_cast<std::size_t>(g_size));
     MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
     return out;
+  }
+
+  void allgather_bytes(const void* mine, std::size_t bytes, void* every) override {
+    MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, every, static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD);
+  }
+
+  std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) override {
+    std::vector<long long> sizes(g_size), got(g_size);
+    for (int r = 0; r < g_size; ++r) sizes[r] = static_cast<long long>(out[r].size());
+    MPI_Alltoall(sizes.data(), 1, MPI_LONG_LONG, got.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    std::vector<int> scount(g_size), sdispl(g_size), rcount(g_size), rdispl(g_size);
+    std::vector<std::byte> send, recv;
+    long long s_total = 0, r_total = 0;
+    for (int r = 0; r < g_size; ++r) s_total += sizes[r], r_total += got[r];
+    if (s_total > INT_MAX || r_total > INT_MAX)
+      throw std::runtime_error("one all-to-all exchange of " + std::to_string(std::max(s_total, r_total)) +
+                               " bytes: more than MPI's int counts hold; run with more ranks");
+    send.reserve(static_cast<std::size_t>(s_total));
+    for (int r = 0; r < g_size; ++r) {
+      sdispl[r] = static_cast<int>(send.size()), scount[r] = static_cast<int>(sizes[r]);
+      send.insert(send.end(), out[r].begin(), out[r].end());
+    }
+    int at = 0;
+    for (int r = 0; r < g_size; ++r) rdispl[r] = at, rcount[r] = static_cast<int>(got[r]), at += rcount[r];
+    recv.resize(static_cast<std::size_t>(r_total));
+    MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), MPI_BYTE, recv.data(), rcount.data(), rdispl.data(),
+                  MPI_BYTE, MPI_COMM_WORLD);
+    std::vector<std::vector<std::byte>> in(g_size);
+    for (int r = 0; r < g_size; ++r) in[r].assign(recv.begin() + rdispl[r], recv.begin() + rdispl[r] + rcount[r]);
+    return in;
   }
 
   void allgather(void* data, std::size_t bytes, std::size_t n, const Partition& part) override {

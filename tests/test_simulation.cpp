@@ -455,7 +455,7 @@ TEST(Cpu64Substeps, IsCpu64AtAQuarterOfTheStep) {
   sub.load(b, p);
   fine.load(b_quarter, quarter);
   EXPECT_EQ(sub.name(), "cpu64/4");
-  EXPECT_FALSE(rung(sub.name()).distributable);
+  EXPECT_FALSE(rung(sub.name()).distributable());
   sub.step(5);
   fine.step(20);
   Bodies x, y;

@@ -40,12 +40,12 @@ const std::vector<Rung>& rungs() {
   static const std::vector<Rung> kRungs{
       {.name = "webgpu:gems31", .family = Family::WebGpu,
        .summary = "GPU Gems 3 listing 31-3 in WGSL: p invocations per workgroup, a tile of p bodies in workgroup memory",
-       .state_bits = 32, .fp64_forces = false, .distributable = false, .deterministic = true, .ladder = kOffLadder,
+       .state_bits = 32, .fp64_forces = false, .split = Split::None, .deterministic = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = BoundModel::None, .slots = 0, .state = StateHome::WebGpuBuffer,
        .flops = 20, .make = made<0>, .options = {kInvocations}},
       {.name = "webgpu:tuned", .family = Family::WebGpu,
        .summary = "cuda:tuned's idea in WGSL: K bodies per invocation, one inverseSqrt and fused multiply-adds",
-       .state_bits = 32, .fp64_forces = false, .distributable = false, .deterministic = true, .ladder = kOffLadder,
+       .state_bits = 32, .fp64_forces = false, .split = Split::None, .deterministic = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = BoundModel::None, .slots = 0, .state = StateHome::WebGpuBuffer,
        .flops = 20, .make = made<1>, .options = {kInvocations, kBodies}},
   };

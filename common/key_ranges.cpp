@@ -1,0 +1,149 @@
+#include "key_ranges.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "morton.hpp"
+
+namespace nbody::key_ranges {
+
+namespace {
+
+constexpr std::uint64_t kEnd = std::uint64_t{1} << (3 * morton::kLevels);  // past every 63-bit key
+
+// A body's (id, mass) as 64 well-mixed bits (splitmix64's finaliser): summed over the bodies, a
+// checksum that does not depend on their order or on which rank holds them.
+std::uint64_t fingerprint(const Body& b) {
+  std::uint64_t z = b.id * 0x9e3779b97f4a7c15ULL + std::bit_cast<std::uint32_t>(b.m);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+struct Census {
+  std::uint64_t count = 0, sum = 0;
+};
+
+Census census(Exchange& ex, const std::vector<Body>& mine) {
+  Census c{mine.size(), 0};
+  for (const Body& b : mine) c.sum += fingerprint(b);
+  Census total;
+  for (const Census& r : ex.all_of(c)) total.count += r.count, total.sum += r.sum;
+  return total;
+}
+
+}  // namespace
+
+Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine) {
+  struct Extent {
+    float lo[3], hi[3];
+  } e{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  for (const Body& b : mine) {
+    const float p[3] = {b.x, b.y, b.z};
+    for (int a = 0; a < 3; ++a) {
+      if (p[a] < e.lo[a]) e.lo[a] = p[a];  // NaN compares false: passed over
+      if (p[a] > e.hi[a]) e.hi[a] = p[a];
+    }
+  }
+  Cube c;
+  float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int a = 0; a < 3; ++a) c.lo[a] = INFINITY;
+  for (const Extent& r : ex.all_of(e))
+    for (int a = 0; a < 3; ++a) c.lo[a] = std::min(c.lo[a], r.lo[a]), hi[a] = std::max(hi[a], r.hi[a]);
+  const float side = std::max({hi[0] - c.lo[0], hi[1] - c.lo[1], hi[2] - c.lo[2]});
+  // As the tree's own cube (tree.cpp): the top face quantises below the last cell; a cube of one
+  // point, or of none, puts every key at 0.
+  c.scale = side > 0 && std::isfinite(side) ? static_cast<float>(morton::kCells) / (side * (1 + 0x1p-20f)) : 0;
+  return c;
+}
+
+std::uint64_t key(const Cube& c, const Body& b) {
+  return morton::key(morton::quantised((b.x - c.lo[0]) * c.scale), morton::quantised((b.y - c.lo[1]) * c.scale),
+                     morton::quantised((b.z - c.lo[2]) * c.scale));
+}
+
+std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine) {
+  std::vector<std::pair<std::uint64_t, std::size_t>> kv(mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) kv[i] = {key(cube, mine[i]), i};
+  std::sort(kv.begin(), kv.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : mine[a.second].id < mine[b.second].id;
+  });
+  std::vector<Body> sorted(mine.size());
+  std::vector<std::uint64_t> keys(mine.size());
+  for (std::size_t i = 0; i < kv.size(); ++i) sorted[i] = mine[kv[i].second], keys[i] = kv[i].first;
+  mine.swap(sorted);
+  return keys;
+}
+
+std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<Body>& mine, const std::vector<std::uint64_t>& keys,
+                                  const std::vector<double>& capacity) {
+  const std::size_t ranks = static_cast<std::size_t>(ex.ranks());
+  // below[k]: the work of this rank's first k bodies in key order. Work is a count of terms, a
+  // whole number: its sums are exact in any order, so every rank finds the same ranges.
+  std::vector<double> below(mine.size() + 1, 0.0);
+  for (std::size_t k = 0; k < mine.size(); ++k) below[k + 1] = below[k] + static_cast<double>(mine[k].work);
+  double total = 0;
+  for (const double w : ex.all(below.back())) total += w;
+
+  // Bisection of the key space for the P - 1 inner boundaries at once: lo[r] has less work below it
+  // than rank r's running target, hi[r] at least as much; one collective a round.
+  const std::size_t inner = ranks - 1;
+  std::vector<double> target(inner);
+  double running = 0;
+  for (std::size_t r = 0; r < inner; ++r) running += capacity[r], target[r] = total * running;
+  std::vector<std::uint64_t> lo(inner, 0), hi(inner, kEnd);
+  std::vector<double> here(inner), every(inner * ranks);
+  for (std::size_t r = 0; r < inner; ++r)
+    if (!(target[r] > 0)) hi[r] = 0, lo[r] = 0;  // nothing to weigh: the boundary at the start
+  while (true) {
+    bool open = false;
+    for (std::size_t r = 0; r < inner; ++r) {
+      const std::uint64_t mid = hi[r] - lo[r] > 1 ? lo[r] + (hi[r] - lo[r]) / 2 : hi[r];
+      open = open || hi[r] - lo[r] > 1;
+      here[r] = below[static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(), mid) - keys.begin())];
+    }
+    if (!open) break;  // every rank sees the same bounds: they leave the loop together
+    ex.allgather_bytes(here.data(), inner * sizeof(double), every.data());
+    for (std::size_t r = 0; r < inner; ++r) {
+      if (hi[r] - lo[r] <= 1) continue;
+      const std::uint64_t mid = lo[r] + (hi[r] - lo[r]) / 2;
+      double w = 0;
+      for (std::size_t q = 0; q < ranks; ++q) w += every[q * inner + r];
+      (w >= target[r] ? hi[r] : lo[r]) = mid;
+    }
+  }
+  std::vector<std::uint64_t> first(ranks + 1, 0);
+  for (std::size_t r = 0; r < inner; ++r) first[r + 1] = hi[r];
+  first[ranks] = kEnd;
+  return first;
+}
+
+int owner(const std::vector<std::uint64_t>& first, std::uint64_t key) {
+  // The last rank whose range starts at or below the key (empty ranges share a start).
+  return static_cast<int>(std::upper_bound(first.begin() + 1, first.end() - 1, key) - (first.begin() + 1));
+}
+
+void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& first, std::vector<Body>& mine) {
+  const Census before = census(ex, mine);
+  std::vector<std::vector<Body>> out(static_cast<std::size_t>(ex.ranks()));
+  for (const Body& b : mine) out[static_cast<std::size_t>(owner(first, key(cube, b)))].push_back(b);
+  std::vector<std::vector<std::byte>> send(out.size());
+  for (std::size_t r = 0; r < out.size(); ++r) send[r] = bytes_of(out[r]);
+  mine.clear();
+  for (const auto& from : ex.alltoall(send)) {
+    const std::vector<Body> got = records_of<Body>(from);
+    mine.insert(mine.end(), got.begin(), got.end());
+  }
+  sort_by_key(cube, mine);
+  const Census after = census(ex, mine);
+  if (after.count != before.count || after.sum != before.sum)
+    throw std::runtime_error("bodies were lost or duplicated moving between ranks: " + std::to_string(before.count) +
+                             " before, " + std::to_string(after.count) + " after" +
+                             (after.count == before.count ? " (the same count, other identities or masses)" : ""));
+}
+
+}  // namespace nbody::key_ranges

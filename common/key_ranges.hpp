@@ -1,0 +1,75 @@
+// The tree's decomposition across ranks (DESIGN.md, "The tree past one process"): rank r owns the
+// bodies whose Morton keys lie in [first[r], first[r + 1]) on the curve of the cube that bounds every
+// rank's bodies, the ranges chosen so that each rank's share of the work (the terms its bodies summed
+// last step) is its share of the capacity. Bodies move to their new owner in one all-to-all; a
+// rank holds its own bodies only, in the order of their keys.
+//
+// Every function here that takes an Exchange is collective: every rank calls it together.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "morton.hpp"
+#include "pipeline.hpp"
+
+namespace nbody::key_ranges {
+
+// One body as it travels between ranks: its index in the run (its identity), its float32 state
+// (cpu32's) and the terms its sum took last step (its weight in the balance; 1 before any step).
+struct Body {
+  std::uint64_t id;
+  float x, y, z, m, vx, vy, vz, work;
+};
+
+// The cube that bounds every rank's bodies (non-finite coordinates passed over), as the tree's
+// build quantises positions: its lower corner and cells per unit length.
+using Cube = morton::Cube;
+Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine);
+std::uint64_t key(const Cube& c, const Body& b);
+
+// The first key of each rank's range (ranks() + 1 values, 0 first and 2^63 last): the smallest keys
+// below which the work of every rank's bodies reaches each running total of `capacity` (each rank's
+// share, in rank order, summing to 1). `mine` is sorted by key (`keys`, the same order). Bodies of
+// one key stay on one rank, however many share it.
+std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<Body>& mine, const std::vector<std::uint64_t>& keys,
+                                  const std::vector<double>& capacity);
+
+// The rank whose range holds `key`.
+int owner(const std::vector<std::uint64_t>& first, std::uint64_t key);
+
+// Sends each of `mine` to the rank that owns its key (first: ranges()), receives this rank's, and
+// sorts them by (key, id). Throws std::runtime_error when the bodies of every rank, counted and
+// summed as (id, mass) pairs, are not the same before and after.
+void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& first, std::vector<Body>& mine);
+
+// Sorts `mine` by (key, id) and gives the keys in that order.
+std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine);
+
+// Bytes of trivially copyable records, and back: what an all-to-all carries.
+template <typename T>
+std::vector<std::byte> bytes_of(const std::vector<T>& v);
+template <typename T>
+std::vector<T> records_of(const std::vector<std::byte>& b);
+
+}  // namespace nbody::key_ranges
+
+#include <cstring>
+
+namespace nbody::key_ranges {
+
+template <typename T>
+std::vector<std::byte> bytes_of(const std::vector<T>& v) {
+  std::vector<std::byte> b(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+template <typename T>
+std::vector<T> records_of(const std::vector<std::byte>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+}  // namespace nbody::key_ranges

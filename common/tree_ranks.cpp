@@ -1,0 +1,176 @@
+// cpu:tree across ranks (tree.hpp's CpuTree, key_ranges.hpp): one process runs Float32Soa's state in
+// index order; distributed, each rank holds its own bodies in key order and exchanges essential trees.
+#include <climits>
+#include <cmath>
+
+#include "tree.hpp"
+
+namespace nbody {
+
+namespace kr = key_ranges;
+
+namespace {
+
+// Each rank's share of the work: its share of the partition (equal, or --balance's weights or rates).
+std::vector<double> capacity(const Partition& part) {
+  std::vector<double> c(static_cast<std::size_t>(part.ranks()));
+  for (int r = 0; r < part.ranks(); ++r) c[static_cast<std::size_t>(r)] = part.share(r);
+  return c;
+}
+
+// Every rank's records on every rank: an all-to-all that sends each rank the same bytes.
+template <typename T>
+std::vector<T> gather_all(Exchange& ex, const std::vector<T>& mine) {
+  const std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ex.ranks()), kr::bytes_of(mine));
+  std::vector<T> every;
+  for (const auto& from : ex.alltoall(out)) {
+    const std::vector<T> got = kr::records_of<T>(from);
+    every.insert(every.end(), got.begin(), got.end());
+  }
+  return every;
+}
+
+struct Box {
+  float lo[3], hi[3];
+};
+
+}  // namespace
+
+void CpuTree::compute_accelerations(std::size_t begin, std::size_t end) {
+  tree_.build(x_, y_, z_, m_, leaf_size_, far_);
+  interactions_ = tree_.accelerations(theta_, eps2_, begin, end, ax_.data(), ay_.data(), az_.data());
+}
+
+void CpuTree::load(const Bodies& bodies, const Params& params) {
+  mine_.clear();
+  next_.clear();
+  interactions_ = 0;
+  if (!exchange()) {
+    Float32Soa::load(bodies, params);
+    return;
+  }
+  for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->clear();
+  dt_ = static_cast<float>(params.dt);
+  eps2_ = static_cast<float>(params.eps2());
+  // Equal blocks of the index order, then the ranges of equal counts.
+  const std::size_t n = bodies.size();
+  const int ranks = exchange()->ranks(), rank = exchange()->rank();
+  for (std::size_t i = block_begin(n, ranks, rank); i < block_begin(n, ranks, rank + 1); ++i) {
+    const Vec4& p = bodies.pos[i];
+    const Vec3& v = bodies.vel[i];
+    mine_.push_back({i, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
+                     static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y),
+                     static_cast<float>(v.z), 1.0f});
+  }
+  move_to_ranges();  // by count: no step has weighed them yet
+}
+
+std::vector<std::uint64_t> CpuTree::split_state() {
+  if (!exchange()) return {};
+  if (next_.empty()) {
+    Exchange& ex = *exchange();
+    const kr::Cube cube = kr::bounding_cube(ex, mine_);
+    next_ = kr::ranges(ex, mine_, kr::sort_by_key(cube, mine_), capacity(partition()));
+  }
+  return next_;
+}
+
+void CpuTree::resume_split(const std::vector<std::uint64_t>& first) {
+  if (exchange() && first.size() == static_cast<std::size_t>(exchange()->ranks()) + 1) next_ = first;
+}
+
+void CpuTree::move_to_ranges() {
+  Exchange& ex = *exchange();
+  first_ = split_state();
+  kr::migrate(ex, kr::bounding_cube(ex, mine_), first_, mine_);
+  next_.clear();
+}
+
+void CpuTree::distributed_accelerations(bool weigh) {
+  Exchange& ex = *exchange();
+  const std::size_t n = mine_.size();
+  for (auto* v : {&x_, &y_, &z_, &m_}) v->resize(n);
+  Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  for (std::size_t k = 0; k < n; ++k) {
+    const kr::Body& b = mine_[k];
+    x_[k] = b.x, y_[k] = b.y, z_[k] = b.z, m_[k] = b.m;
+    const float p[3] = {b.x, b.y, b.z};
+    for (int a = 0; a < 3; ++a) box.lo[a] = std::fmin(box.lo[a], p[a]), box.hi[a] = std::fmax(box.hi[a], p[a]);
+  }
+  Octree::Part part{kr::bounding_cube(ex, mine_), first_[ex.rank()], first_[ex.rank() + 1]};
+  tree_.build(x_, y_, z_, m_, leaf_size_, far_, &part);
+  const std::vector<Box> boxes = ex.all_of(box);
+  std::vector<std::vector<std::byte>> send(boxes.size());
+  for (std::size_t r = 0; r < boxes.size(); ++r)
+    if (static_cast<int>(r) != ex.rank()) send[r] = tree_.essential(boxes[r].lo, boxes[r].hi, theta_);
+  tree_.graft(ex.alltoall(send));
+  for (auto* v : {&ax_, &ay_, &az_}) v->assign(n, 0.0f);
+  std::vector<float> terms(weigh ? n : 0);
+  interactions_ = tree_.accelerations(theta_, eps2_, 0, n, ax_.data(), ay_.data(), az_.data(),
+                                      weigh ? terms.data() : nullptr);
+  if (weigh)
+    for (std::size_t k = 0; k < n; ++k) mine_[k].work = terms[k];
+}
+
+void CpuTree::step(int count) {
+  if (!exchange()) {
+    Float32Soa::step(count);
+    return;
+  }
+  for (int s = 0; s < count; ++s) {
+    move_to_ranges();
+    distributed_accelerations(true);
+    for (std::size_t k = 0; k < mine_.size(); ++k) {  // cpu32's kick-drift, body by body
+      kr::Body& b = mine_[k];
+      b.vx += ax_[k] * dt_, b.vy += ay_[k] * dt_, b.vz += az_[k] * dt_;
+      b.x += b.vx * dt_, b.y += b.vy * dt_, b.z += b.vz * dt_;
+    }
+  }
+}
+
+void CpuTree::accelerations(std::vector<Vec3>& out) {
+  if (!exchange()) {
+    Float32Soa::accelerations(out);
+    return;
+  }
+  // To the ranges the next step takes them to (where a body lands depends on the bodies and the
+  // ranges only, not on where it was), unweighed: the work that weighs the next step stays the last
+  // step's, and a run's bits do not depend on its diagnostics.
+  move_to_ranges();
+  distributed_accelerations(false);
+  struct Row {
+    std::uint64_t id;
+    float ax, ay, az;
+  };
+  std::vector<Row> mine(mine_.size());
+  for (std::size_t k = 0; k < mine_.size(); ++k) mine[k] = {mine_[k].id, ax_[k], ay_[k], az_[k]};
+  const std::vector<Row> every = gather_all(*exchange(), mine);
+  out.assign(every.size(), Vec3{});
+  for (const Row& r : every) out[r.id] = {r.ax, r.ay, r.az};
+}
+
+void CpuTree::read(Bodies& bodies) {
+  if (!exchange()) {
+    Float32Soa::read(bodies);
+    return;
+  }
+  const std::vector<kr::Body> every = gather_all(*exchange(), mine_);
+  bodies.resize(every.size());
+  for (const kr::Body& b : every) {
+    bodies.pos[b.id] = {b.x, b.y, b.z, b.m};
+    bodies.vel[b.id] = {b.vx, b.vy, b.vz};
+  }
+}
+
+long long CpuTree::first_non_finite() {
+  if (!exchange()) return Float32Soa::first_non_finite();
+  long long first = LLONG_MAX;
+  for (const kr::Body& b : mine_)
+    if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z) && std::isfinite(b.vx) &&
+          std::isfinite(b.vy) && std::isfinite(b.vz)))
+      first = std::min(first, static_cast<long long>(b.id));
+  first = exchange()->agree_min(first);
+  return first == LLONG_MAX ? -1 : first;
+}
+
+}  // namespace nbody

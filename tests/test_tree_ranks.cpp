@@ -1,0 +1,323 @@
+// cpu:tree across ranks (common/key_ranges.hpp, common/tree_ranks.cpp), the ranks run as threads of
+// this process (thread_ranks.hpp: the same Exchange calls as MPI's): the key ranges balance the work
+// they are given; bodies move and none is lost; each rank holds about N/P bodies; the error against
+// float64 is one process's; the same bits run after run and across a resume for a given P; the hard
+// inputs (one range holding every body, N < P, a far body, coincident bodies on a range boundary).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "helpers.hpp"
+#include "initial_conditions.hpp"
+#include "key_ranges.hpp"
+#include "reference.hpp"
+#include "thread_ranks.hpp"
+#include "tree.hpp"
+
+namespace nbody {
+namespace {
+
+constexpr double kEps = 0.05;
+const Params kParams{0.01, kEps};
+namespace kr = key_ranges;
+
+std::vector<kr::Body> travellers(const Bodies& b, std::size_t begin, std::size_t end) {
+  std::vector<kr::Body> out;
+  for (std::size_t i = begin; i < end; ++i)
+    out.push_back({i, static_cast<float>(b.pos[i].x), static_cast<float>(b.pos[i].y), static_cast<float>(b.pos[i].z),
+                   static_cast<float>(b.pos[i].w), 0, 0, 0, 1});
+  return out;
+}
+
+// ---- the ranges and the migration ---------------------------------------------------------------
+
+// Bodies weighted 1 to 100 (by index) start in equal blocks; after the ranges and the move, every
+// body is on the rank whose range holds its key, each rank's work is its share within one body's
+// weight, and every body is on exactly one rank with its mass.
+TEST(KeyRanges, RangesBalanceTheWorkAndTheMoveKeepsEveryBody) {
+  const Bodies b = plummer(5001, test::test_seed());
+  for (const auto& capacity : {std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3}, std::vector<double>{0.5, 0.125, 0.375}}) {
+    const int ranks = static_cast<int>(capacity.size());
+    std::vector<std::vector<kr::Body>> held(capacity.size());
+    std::vector<double> total_work(capacity.size());
+    test_ranks::run(ranks, [&](Exchange& ex) {
+      const std::size_t r = static_cast<std::size_t>(ex.rank());
+      std::vector<kr::Body> mine = travellers(b, block_begin(b.size(), ranks, ex.rank()), block_begin(b.size(), ranks, ex.rank() + 1));
+      for (kr::Body& t : mine) t.work = static_cast<float>(1 + t.id % 100);
+      const kr::Cube cube = kr::bounding_cube(ex, mine);
+      const std::vector<std::uint64_t> first = kr::ranges(ex, mine, kr::sort_by_key(cube, mine), capacity);
+      kr::migrate(ex, cube, first, mine);
+      for (const kr::Body& t : mine) EXPECT_EQ(kr::owner(first, kr::key(cube, t)), ex.rank()) << "body " << t.id;
+      EXPECT_TRUE(std::is_sorted(mine.begin(), mine.end(), [&](const kr::Body& a, const kr::Body& c) {
+        return kr::key(cube, a) < kr::key(cube, c);
+      }));
+      for (const kr::Body& t : mine) total_work[r] += t.work;
+      held[r] = mine;
+    });
+    const double all = std::accumulate(total_work.begin(), total_work.end(), 0.0);
+    for (std::size_t r = 0; r < capacity.size(); ++r)
+      EXPECT_NEAR(total_work[r], capacity[r] * all, 100.0) << "rank " << r << " of " << ranks;
+    std::vector<int> seen(b.size(), 0);
+    for (const auto& mine : held)
+      for (const kr::Body& t : mine) {
+        ++seen[t.id];
+        EXPECT_EQ(t.m, static_cast<float>(b.pos[t.id].w));
+      }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<long>(b.size())) << "every body once";
+  }
+}
+
+// An exchange that loses the last record rank 0 sends to rank 1 in an all-to-all.
+class Lossy final : public Exchange {
+ public:
+  explicit Lossy(Exchange& inner) : in_(inner) {}
+  int ranks() const override { return in_.ranks(); }
+  int rank() const override { return in_.rank(); }
+  long long agree_min(long long v) override { return in_.agree_min(v); }
+  std::vector<double> all(double v) override { return in_.all(v); }
+  void allgather_bytes(const void* m, std::size_t bytes, void* every) override { in_.allgather_bytes(m, bytes, every); }
+  void allgather(void* d, std::size_t bytes, std::size_t n, const Partition& p) override { in_.allgather(d, bytes, n, p); }
+  std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) override {
+    std::vector<std::vector<std::byte>> cut = out;
+    if (rank() == 0 && cut[1].size() >= sizeof(kr::Body)) cut[1].resize(cut[1].size() - sizeof(kr::Body));
+    return in_.alltoall(cut);
+  }
+
+ private:
+  Exchange& in_;
+};
+
+TEST(KeyRanges, ABodyLostOnTheWayIsCaught) {
+  const Bodies b = test::random_bodies(300, 3);
+  EXPECT_THROW(test_ranks::run(2, [&](Exchange& inner) {
+                 Lossy ex(inner);
+                 // Rank 0 holds every body; the ranges give rank 1 about half.
+                 std::vector<kr::Body> mine = travellers(b, 0, ex.rank() == 0 ? b.size() : 0);
+                 const kr::Cube cube = kr::bounding_cube(ex, mine);
+                 const auto first = kr::ranges(ex, mine, kr::sort_by_key(cube, mine), {0.5, 0.5});
+                 kr::migrate(ex, cube, first, mine);
+               }),
+               std::runtime_error);
+}
+
+// ---- the rung across ranks ----------------------------------------------------------------------
+
+struct Distributed {
+  Bodies state;                     // after the steps, read back
+  std::vector<Vec3> a;              // accelerations of the state (a pass, not a step)
+  std::vector<std::size_t> held;    // bodies each rank held after the steps
+  std::vector<double> interactions; // each rank's terms in its last pass
+};
+
+// `steps` steps of cpu:tree on `ranks` thread ranks from `b`, then a force pass.
+Distributed run_ranks(const Bodies& b, int ranks, int steps, double theta, Multipole far = Multipole::Monopole,
+                      std::vector<double> weights = {}) {
+  Distributed d;
+  d.held.resize(static_cast<std::size_t>(ranks));
+  d.interactions.resize(static_cast<std::size_t>(ranks));
+  test_ranks::run(ranks, [&](Exchange& ex) {
+    CpuTree t(theta, 16, far);
+    t.distribute(&ex);
+    if (!weights.empty()) t.partition(Partition(weights));
+    t.load(b, kParams);
+    t.step(steps);
+    Bodies state;
+    t.read(state);
+    std::vector<Vec3> a;
+    t.accelerations(a);
+    const std::size_t r = static_cast<std::size_t>(ex.rank());
+    d.held[r] = t.held();
+    d.interactions[r] = t.computed_interactions();
+    if (r == 0) d.state = state, d.a = a;
+  });
+  return d;
+}
+
+std::vector<Vec3> one_process(const Bodies& b, double theta, Multipole far = Multipole::Monopole) {
+  CpuTree t(theta, 16, far);
+  t.load(b, kParams);
+  std::vector<Vec3> a;
+  t.accelerations(a);
+  return a;
+}
+
+std::vector<Vec3> fp64(const Bodies& b) {
+  std::vector<Vec3> a;
+  accelerations_fp64(b.pos, kEps * kEps, a);
+  return a;
+}
+
+// The median and 99th percentile of |a - ref| / |ref|.
+std::pair<double, double> error_percentiles(const std::vector<Vec3>& a, const std::vector<Vec3>& ref) {
+  std::vector<double> e(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    e[i] = norm({a[i].x - ref[i].x, a[i].y - ref[i].y, a[i].z - ref[i].z}) / norm(ref[i]);
+  std::sort(e.begin(), e.end());
+  return {e[e.size() / 2], e[e.size() * 99 / 100]};
+}
+
+bool same_bits(const Bodies& a, const Bodies& b) {
+  return a.size() == b.size() && std::memcmp(a.pos.data(), b.pos.data(), a.size() * sizeof(Vec4)) == 0 &&
+         std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec3)) == 0;
+}
+
+// Plummer, N = 20001, theta 0.5, both kinds of cell: on 2 and 3 ranks the median and the 99th
+// percentile of the force error against float64 are one process's within 5% (the trees differ:
+// each rank's is over its own bodies), and each rank holds about N/P bodies.
+TEST(TreeRanks, ErrorIsOneProcesssOnEveryRankCount) {
+  const Bodies b = plummer(20001, test::test_seed());
+  const std::vector<Vec3> ref = fp64(b);
+  for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
+    const auto [median1, p99_1] = error_percentiles(one_process(b, 0.5, far), ref);
+    for (int ranks : {2, 3}) {
+      const Distributed d = run_ranks(b, ranks, 0, 0.5, far);
+      const auto [median, p99] = error_percentiles(d.a, ref);
+      const char* what = far == Multipole::Quadrupole ? "quadrupole" : "monopole";
+      EXPECT_NEAR(median / median1, 1.0, 0.05) << what << ", " << ranks << " ranks: " << median << " vs " << median1;
+      EXPECT_NEAR(p99 / p99_1, 1.0, 0.05) << what << ", " << ranks << " ranks: " << p99 << " vs " << p99_1;
+      for (std::size_t r = 0; r < d.held.size(); ++r)
+        EXPECT_NEAR(static_cast<double>(d.held[r]), 20001.0 / ranks, 1.0) << "rank " << r << " (equal counts before any step)";
+    }
+  }
+}
+
+// After steps, the ranges follow the work: each rank's terms within 15% of an equal share, and a
+// rank given half the weight (--balance 1:2, a device half as fast) does about half the work.
+TEST(TreeRanks, StepsBalanceTheWork) {
+  const Bodies b = plummer(20001, test::test_seed());
+  for (const std::vector<double>& weights : {std::vector<double>{}, std::vector<double>{1, 2}}) {
+    const int ranks = weights.empty() ? 3 : 2;
+    const Distributed d = run_ranks(b, ranks, 2, 0.5, Multipole::Monopole, weights);
+    const double all = std::accumulate(d.interactions.begin(), d.interactions.end(), 0.0);
+    for (int r = 0; r < ranks; ++r) {
+      const double share = weights.empty() ? 1.0 / ranks : weights[r] / 3.0;
+      EXPECT_NEAR(d.interactions[static_cast<std::size_t>(r)] / all, share, 0.15 * share) << "rank " << r;
+    }
+    EXPECT_LT(*std::max_element(d.held.begin(), d.held.end()), 20001u * 0.8) << "no rank holds every body";
+  }
+}
+
+// theta = 0: every rank sends its whole tree, and every body sums every body: all pairs within
+// float rounding, on 2 and 3 ranks.
+TEST(TreeRanks, ThetaZeroIsAllPairsWithinFloatRounding) {
+  const Bodies b = test::random_bodies(1001, 5);
+  for (int ranks : {2, 3}) {
+    const Distributed d = run_ranks(b, ranks, 0, 0.0);
+    EXPECT_TRUE(test::all_close(d.a, fp64(b), kFloatTolerance.atol, kFloatTolerance.rtol)) << ranks << " ranks";
+  }
+}
+
+// The same bits twice for a given P, with both kinds of cell; 2 and 3 ranks take the same steps to
+// within the tree's error, not to the same bits.
+TEST(TreeRanks, SameBitsRunAfterRunForAGivenRankCount) {
+  const Bodies b = test::random_bodies(3001, 7);
+  for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
+    const Distributed two = run_ranks(b, 2, 5, 0.5, far), three = run_ranks(b, 3, 5, 0.5, far);
+    EXPECT_TRUE(same_bits(two.state, run_ranks(b, 2, 5, 0.5, far).state));
+    EXPECT_TRUE(same_bits(three.state, run_ranks(b, 3, 5, 0.5, far).state));
+    EXPECT_FALSE(same_bits(b, two.state)) << "the steps moved the bodies";
+    for (std::size_t i = 0; i < b.size(); ++i)
+      ASSERT_NEAR(two.state.pos[i].x, three.state.pos[i].x, 1e-4) << "body " << i;
+  }
+}
+
+// K steps, the state and the split read (as a checkpoint holds them), loaded into fresh ranks,
+// K more: the same bits as 2K steps in one go. Without the split the resumed ranges come from
+// equal weights, and the bits part.
+TEST(TreeRanks, ResumeWithTheSplitIsBitIdentical) {
+  const Bodies b = plummer(4001, test::test_seed());
+  const Bodies whole = run_ranks(b, 3, 8, 0.5).state;
+  for (bool with_split : {true, false}) {
+    Bodies resumed;
+    test_ranks::run(3, [&](Exchange& ex) {
+      Bodies mid;
+      std::vector<std::uint64_t> split;
+      {
+        CpuTree t(0.5, 16, Multipole::Monopole);
+        t.distribute(&ex);
+        t.load(b, kParams);
+        t.step(4);
+        t.read(mid);
+        split = t.split_state();
+      }
+      CpuTree t(0.5, 16, Multipole::Monopole);
+      t.distribute(&ex);
+      t.load(mid, kParams);
+      if (with_split) t.resume_split(split);
+      t.step(4);
+      Bodies end;
+      t.read(end);
+      if (ex.rank() == 0) resumed = end;
+    });
+    EXPECT_EQ(same_bits(whole, resumed), with_split) << (with_split ? "with" : "without") << " the split";
+  }
+}
+
+// ---- hard inputs across ranks -------------------------------------------------------------------
+
+// Every body at one point: one key, one rank's range; the others hold none and send nothing. The
+// bodies feel nothing and stay where they are.
+TEST(TreeRanks, EveryBodyInOneRange) {
+  Bodies b = test::random_bodies(500, 9);
+  for (Vec4& p : b.pos) p.x = p.y = p.z = 0.25;
+  for (Vec3& v : b.vel) v = {0, 0, 0};
+  const Distributed d = run_ranks(b, 3, 2, 0.5);
+  EXPECT_EQ(std::count(d.held.begin(), d.held.end(), 0u), 2) << "one rank holds them all";
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    EXPECT_EQ(d.state.pos[i].x, 0.25f) << "body " << i;
+    EXPECT_EQ(d.a[i].x, 0.0) << "body " << i;
+  }
+}
+
+// Fewer bodies than ranks (ranks with none), one body, and a body far from all others: finite,
+// within the tree's tolerance of float64.
+TEST(TreeRanks, FewerBodiesThanRanksAndAFarBody) {
+  for (std::size_t n : {1u, 2u}) {
+    const Bodies b = test::random_bodies(n, 13);
+    const Distributed d = run_ranks(b, 3, 3, 0.5);
+    ASSERT_EQ(d.state.size(), n);
+    EXPECT_TRUE(test::all_close(d.a, fp64(d.state), kFloatTolerance.atol, kFloatTolerance.rtol)) << n << " bodies";
+  }
+  Bodies b = plummer(2000, test::test_seed());
+  b.pos[1234] = {1e4, -3e4, 2e4, b.pos[1234].w};
+  const Distributed d = run_ranks(b, 3, 0, 0.5);
+  const auto [median, p99] = error_percentiles(d.a, fp64(b));
+  EXPECT_LT(p99, 5e-2) << "median " << median;
+  EXPECT_TRUE(std::isfinite(d.a[1234].x));
+}
+
+// 1000 coincident bodies where the ranges of an equal split would cut them: they stay on one rank
+// (one key), the error is no more than one process's plus 5% (the cells the range's end cuts are
+// opened: it may be less), and nothing is lost.
+TEST(TreeRanks, CoincidentBodiesOnARangeBoundary) {
+  Bodies b = plummer(3000, test::test_seed());
+  for (std::size_t i = 1000; i < 2000; ++i) b.pos[i] = {0.01, 0.02, -0.03, b.pos[i].w};
+  const Distributed d = run_ranks(b, 2, 0, 0.5);
+  const std::vector<Vec3> ref = fp64(b);
+  const auto [median, p99] = error_percentiles(d.a, ref);
+  const auto [median1, p99_1] = error_percentiles(one_process(b, 0.5), ref);
+  EXPECT_LT(median, 1.05 * median1) << median << " vs " << median1;
+  EXPECT_LT(p99, 1.05 * p99_1) << p99 << " vs " << p99_1;
+  EXPECT_EQ(d.held[0] + d.held[1], 3000u);
+  EXPECT_GE(std::max(d.held[0], d.held[1]), 1000u) << "the coincident bodies share one range";
+}
+
+// A NaN position is found on whichever rank holds it, and named by its index.
+TEST(TreeRanks, ANonFiniteBodyIsNamedOnEveryRank) {
+  Bodies b = test::random_bodies(900, 17);
+  b.pos[777].y = NAN;
+  test_ranks::run(3, [&](Exchange& ex) {
+    CpuTree t(0.5, 16, Multipole::Monopole);
+    t.distribute(&ex);
+    t.load(b, kParams);
+    EXPECT_EQ(t.first_non_finite(), 777) << "rank " << ex.rank();
+    t.step(1);
+    EXPECT_GE(t.first_non_finite(), 0) << "rank " << ex.rank() << ": still not finite after a step";
+  });
+}
+
+}  // namespace
+}  // namespace nbody
