@@ -137,6 +137,8 @@ class Pipeline {
   // Before the first step after load(): the split_state() of the run this one resumes (taken only
   // when it came from as many ranks).
   virtual void resume_split(const std::vector<std::uint64_t>&) {}
+  // Distributed by key ranges: the bodies this rank holds now (0 for the others).
+  virtual std::size_t held() const { return 0; }
 
  protected:
   // This rank's block of n bodies: [0, n) in one process.

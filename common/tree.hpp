@@ -141,8 +141,7 @@ class CpuTree final : public Float32Soa {
   std::vector<std::uint64_t> split_state() override;
   void resume_split(const std::vector<std::uint64_t>& first) override;
 
-  // Distributed: the bodies this rank holds now.
-  std::size_t held() const { return mine_.size(); }
+  std::size_t held() const override { return mine_.size(); }
 
  private:
   void compute_accelerations(std::size_t begin, std::size_t end) override;  // one process: the tree of all N

@@ -81,8 +81,9 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
     std::printf("trees: beside the ladder (GPU Gems 3 §31.6), its last rows; a tree's speed-up is over the fastest "
                 "float32 all-pairs rung of its family above it\n\n");
   if (World::size() > 1)
-    std::printf("ranks: %d (bodies split in blocks, --balance %s; positions allgathered once per step); rates "
-                "are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
+    std::printf("ranks: %d (all-pairs rungs: bodies split in blocks, --balance %s, positions allgathered once per "
+                "step; tree rungs: key ranges of the Morton curve moved with the bodies, essential trees exchanged); "
+                "rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
                 "waiting for the exchange (the largest over the ranks); overlap %% = the exchange's time hidden "
                 "behind compute; shares = each rank's %% of the bodies\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
@@ -109,7 +110,10 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
     std::printf(" %11.4f %8.3f %6.1f %6.1f %9.1f", row.ms_one, row.speedup(), 100 * row.speedup() / World::size(),
                 100 * row.comm_fraction, 100 * row.overlap);
   std::printf("  %s\n", row.status.c_str());
-  if (!row.shares.empty()) {
+  if (!row.work.empty()) {
+    std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
+                shares_text(row.shares).c_str(), shares_text(row.work).c_str());
+  } else if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
     if (!row.rates.empty())
       std::printf(" (measured rates %s /s; ideal N^2 / their sum %.4f ms/step)", rates_text(row.rates).c_str(), row.ms_ideal);

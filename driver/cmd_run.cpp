@@ -207,8 +207,13 @@ void RunCommand::print(const std::optional<Energy>& e1, double wall_s) const {
     std::printf("fp64 engine: %s (%s)\n", engine.name().c_str(), engine.where().c_str());
   }
   if (World::size() > 1) {
-    std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s", World::size(),
-                shares_text(r.decomposition().shares).c_str(), r.spec().cfg.pipeline.balance.c_str());
+    if (r.decomposition().kind == "key ranges")
+      std::printf("ranks: %d (key ranges of the Morton curve, moved with the bodies each step; each rank holds its "
+                  "own bodies and tree and the essential parts of the others'; shares of the work: %s, --balance %s",
+                  World::size(), shares_text(r.decomposition().shares).c_str(), r.spec().cfg.pipeline.balance.c_str());
+    else
+      std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s", World::size(),
+                  shares_text(r.decomposition().shares).c_str(), r.spec().cfg.pipeline.balance.c_str());
     if (!r.decomposition().rates.empty())
       std::printf("; measured rates %s interactions/s", rates_text(r.decomposition().rates).c_str());
     std::printf(")\n");

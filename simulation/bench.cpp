@@ -175,6 +175,15 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   for (const double v : ex.all(hidden)) hiddens += v;
   row.overlap = totals > 0 ? hiddens / totals : 0;
   row.shares = block_shares(p, static_cast<std::size_t>(row.n));
+  if (row.split != "key ranges") return;
+  const auto fractions = [](std::vector<double> v) {
+    double sum = 0;
+    for (const double x : v) sum += x;
+    for (double& x : v) x = sum > 0 ? x / sum : 0;
+    return v;
+  };
+  row.shares = fractions(ex.all(static_cast<double>(p.held())));
+  row.work = fractions(ex.all(p.computed_interactions()));
 }
 
 }  // namespace
@@ -191,7 +200,8 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.theta = o.theta, row.leaf_size = o.leaf_size, row.multipole = o.multipole;
   }
   row.balance = a.cfg.pipeline.balance;
-  row.rates = decompose(*p, a.cfg.pipeline, params, n).rates;
+  const Decomposition d = decompose(*p, a.cfg.pipeline, params, n);
+  row.rates = d.rates, row.split = d.kind;
   p->load(bodies, params);
 
   const std::string mismatch = validate(*p, bodies, params, engine, tolerance_for(name, a.cfg.pipeline), a.validate_n, row);

@@ -48,6 +48,10 @@ struct BenchRow {
   // each rank's share of the bodies.
   double ms_one = 0, comm_fraction = 0, overlap = 0;
   std::vector<double> shares;
+  // How the ranks split the bodies (decomposition.hpp: "blocks", "key ranges"); by key ranges, each
+  // rank's share of the interactions of the last step (`shares` then the bodies each held).
+  std::string split;
+  std::vector<double> work;
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
   // the balanced ideal (where rates were measured).

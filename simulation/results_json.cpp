@@ -119,7 +119,9 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["comm_fraction"] = row.comm_fraction;
     j["overlap"] = row.overlap;
     j["balance"] = row.balance;
+    j["split"] = row.split;
     j["shares"] = row.shares;
+    if (!row.work.empty()) j["work_shares"] = row.work;
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);
     j["ms_per_step_ideal"] = row.ms_ideal > 0 ? nlohmann::json(row.ms_ideal) : nlohmann::json(nullptr);

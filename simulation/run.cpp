@@ -38,7 +38,8 @@ Run::Run(RunSpec spec) : spec_(std::move(spec)) { check_spec(spec_); }
 
 Run::Run(ReadRun resumed, const PipelineOptions& placement)
     : resumed_(true), first_(resumed.record.step), step_(resumed.record.step),
-      bodies_(std::move(resumed.state)), e0_(resumed.record.e0), samples_(std::move(resumed.record.samples)) {
+      bodies_(std::move(resumed.state)), e0_(resumed.record.e0), samples_(std::move(resumed.record.samples)),
+      split_(std::move(resumed.record.split)) {
   RunRecord& r = resumed.record;
   spec_.rung = r.rung;
   spec_.cfg = r.cfg;
@@ -66,9 +67,26 @@ void Run::start(Reporter& report, const Setup& how) {
   stage(report, how.given);
   if (diag_->tree()) check_diagnostics(report);
   p_->load(bodies_, params());
+  resume_split(report);
   for (Pipeline* p : how.beside) p->load(bodies_, params());
   if (!resumed_) p_->read(bodies_);  // x_0 as the rung holds it: what a step-0 snapshot or checkpoint keeps
   phase("load");
+}
+
+// A run distributed by key ranges goes on from the checkpoint's ranges where it ran on as many
+// ranks: the same bits as if it had not stopped. On another count (or none) its trees differ from
+// the first step on, within the tree's error.
+void Run::resume_split(Reporter& report) {
+  if (split_.empty()) return;
+  const std::size_t ranks = split_.size() - 1;
+  if (decomposition_.kind == "key ranges" && ranks == static_cast<std::size_t>(World::size())) {
+    p_->resume_split(split_);
+    return;
+  }
+  report.warn("the checkpoint ran on " + std::to_string(ranks) + " ranks by key ranges, this run on " +
+              std::to_string(World::size()) +
+              ": its trees are cut differently, so its bits differ from those of an unbroken run (within the "
+              "tree's error)");
 }
 
 void Run::make() {
@@ -200,7 +218,9 @@ RunRecord Run::record(long long last_step) const {
 void Run::checkpoint(const std::string& path, long long last_step) {
   const auto t0 = Clock::now();
   const Bodies& b = state();
-  write_run_checkpoint(path, record(last_step), b);
+  RunRecord r = record(last_step);
+  r.split = p_->split_state();
+  write_run_checkpoint(path, r, b);
   diag_s_ += run_seconds_since(t0);
 }
 
@@ -221,6 +241,7 @@ nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
   nlohmann::json j = {{"pipeline", name()}};
   j.update(config_json(spec_.cfg, bodies_.size()));
   if (World::size() > 1) {
+    j["split"] = decomposition_.kind;
     j["shares"] = decomposition_.shares;
     j["rates"] = decomposition_.rates;
   }

@@ -10,6 +10,7 @@
 // tree, of its own tree, checked once against all pairs on a sample (diagnostics.hpp).
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -121,6 +122,7 @@ class Run {
   void estimate(long long output_passes);
   void stage(Reporter& report, const Bodies* given);
   void check_diagnostics(Reporter& report);
+  void resume_split(Reporter& report);
   void phase(const char* what);
 
   RunSpec spec_;
@@ -135,6 +137,7 @@ class Run {
   Evaluation pass0_;     // a tree's stagger pass, which the check reads
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();
+  std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges
   std::optional<std::pair<long long, Synchronised>> synced_;
   Decomposition decomposition_;
   double diag_s_ = 0;

@@ -1,5 +1,6 @@
 #include "run_record.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "catalogue.hpp"
@@ -125,6 +126,20 @@ const std::vector<Row>& rows() {
        }},
       {{"energy_samples", "", false}, [](const RunRecord& r, json& j) { j["energy_samples"] = r.samples; },
        [](const Meta& m, RunRecord& r) { r.samples = m.field("energy_samples", [](const json& s) { return s.is_array(); }); }},
+      // Written by a run distributed by key ranges; absent elsewhere.
+      {{"split", "", false},
+       [](const RunRecord& r, json& j) {
+         if (!r.split.empty()) j["split"] = r.split;
+       },
+       [](const Meta& m, RunRecord& r) {
+         if (!m.has("split")) return;
+         const json& s = m.field("split", [](const json& v) {
+           return v.is_array() && v.size() >= 3 &&
+                  std::all_of(v.begin(), v.end(), [](const json& k) { return k.is_number_unsigned(); });
+         });
+         r.split = s.get<std::vector<std::uint64_t>>();
+         if (!std::is_sorted(r.split.begin(), r.split.end())) m.fail("block META's split is not in key order");
+       }},
   };
   return table;
 }

@@ -4,6 +4,7 @@
 // run, and how it is written and read. `nbody run` and Python's Simulation write and read
 // checkpoints only through it (the library's Run), and what a resume may not change is read from it.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ struct RunRecord {
   long long last_step = 0;  // the last step the run was asked for
   std::optional<Energy> e0;  // none under no_energy
   nlohmann::json samples = nlohmann::json::array();  // the energy samples so far: {"step", "total"}
+  // Distributed by key ranges (a tree): where the next step's ranges start, one per rank and the
+  // end (pipeline.hpp's split_state); empty for the other runs.
+  std::vector<std::uint64_t> split;
 };
 
 // One META field: `option` is the option row (options.hpp) that sets it ("" : none, or "*" for the

@@ -72,17 +72,19 @@ inline std::string unavailable(const std::string& pipeline) {
   return line.find("unavailable") != std::string::npos ? line : "";
 }
 
-// The rungs the registry gives `fact` ("deterministic", "distributable"), as `nbody info --json`
-// lists them to scripts, the browser's WebGPU rungs left out (the executable cannot run them).
-inline std::vector<std::string> rungs_with(const std::string& fact) {
+// The rungs whose registry fact `key` is `value` ("deterministic": true, "split": "blocks"), as
+// `nbody info --json` lists them to scripts, the browser's WebGPU rungs left out (the executable
+// cannot run them).
+inline std::vector<std::string> rungs_where(const std::string& key, const nlohmann::json& value) {
   const fs::path file = scratch() / "info.json";
   if (nbody("info --json '" + file.string() + "'").code != 0) return {"nbody info --json failed"};
   std::vector<std::string> out;
   const nlohmann::json info = nlohmann::json::parse(slurp(file));
   for (const auto& r : info.at("rungs"))
-    if (r.at(fact).get<bool>() && r.at("family") != "webgpu") out.push_back(r.at("name"));
+    if (r.at(key) == value && r.at("family") != "webgpu") out.push_back(r.at("name"));
   return out;
 }
+inline std::vector<std::string> rungs_with(const std::string& fact) { return rungs_where(fact, true); }
 
 }  // namespace cli_test
 

@@ -99,9 +99,9 @@ void expect_bitwise(const std::string& pipeline, const std::string& args,
 TEST(Mpi, DistributedRunIsBitIdenticalToOneProcess) {
   REQUIRE_MPI();
   const std::string args = "-n 601 --steps 6 --ic collision";  // 601: no multiple of any tile
-  const std::vector<std::string> distributable = rungs_with("distributable");
-  EXPECT_GE(distributable.size(), 10u);  // the CPU, GL and CUDA all-pairs rungs and cpu:tree
-  for (const std::string& p : distributable) expect_bitwise(p, args);
+  const std::vector<std::string> by_blocks = rungs_where("split", "blocks");
+  EXPECT_GE(by_blocks.size(), 10u);  // the CPU, GL and CUDA all-pairs rungs
+  for (const std::string& p : by_blocks) expect_bitwise(p, args);
   expect_bitwise("gl:forcequad", args + " --gl-chunk 200");  // TR04 §6 chunks, split by rank
 }
 
@@ -117,7 +117,7 @@ TEST(Mpi, UnequalBlocksAreBitIdenticalToOneProcess) {
   const unsigned seed = std::random_device{}();
   std::printf("random bodies: seed %u\n", seed);
   const std::string file = "-n 1000 --steps 4 --ic '" + random_bodies_csv(1000, seed).string() + "'";
-  for (const char* p : {"cpu64", "cpu32", "cpu:tree", "gl:gather", "cuda:tuned", "cuda:mixed"})
+  for (const char* p : {"cpu64", "cpu32", "gl:gather", "cuda:tuned", "cuda:mixed"})
     expect_bitwise(p, file, [](int ranks) { return ranks == 2 ? "--balance 2:7" : "--balance 4:1:2"; });
 }
 
@@ -343,6 +343,63 @@ TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
     EXPECT_TRUE(slurp(three / "checkpoint.nbck") == slurp(one / "checkpoint.nbck"))
         << p << ": -np 2 then a resume under -np 3 differs from one process";
   }
+}
+
+// cpu:tree splits by key ranges: each rank holds its own bodies and tree. Under -np 2 and -np 3 at
+// N = 20001: the bench's force error against float64 is one process's within 5%, and each rank
+// holds and sums about a third (a half) of the bodies and the work; the same bytes run after run
+// for a given P, every body kept with its mass; a checkpoint resumes bit for bit under the same P,
+// and under another P with a warning that the bits will differ.
+TEST(Mpi, TreeByKeyRanges) {
+  REQUIRE_MPI();
+  EXPECT_EQ(rungs_where("split", "key ranges"), std::vector<std::string>{"cpu:tree"});
+  const std::string bench = "bench --pipelines cpu:tree -n 20001 --steps 2 --reps 1 --validate-n 2000 --json ";
+  const auto error_of = [&](const Result& r, const fs::path& json) {
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(slurp(json))["results"][0];
+  };
+  const fs::path j1 = scratch() / "bench1.json";
+  const double one = error_of(nbody(bench + "'" + j1.string() + "'"), j1)["accel_rms_rel"].get<double>();
+  const std::string run = "run -p cpu:tree -n 20001 --steps 4 --ic collision";
+  const fs::path single = scratch() / "single.csv";
+  ASSERT_EQ(nbody(run + " --save '" + single.string() + "'").code, 0);
+  for (int ranks : {2, 3}) {
+    const fs::path jp = scratch() / "benchp.json";
+    const nlohmann::json row = error_of(nbody(bench + "'" + jp.string() + "'", mpirun(ranks)), jp);
+    EXPECT_EQ(row["split"], "key ranges");
+    EXPECT_NEAR(row["accel_rms_rel"].get<double>() / one, 1.0, 0.05) << ranks << " ranks";
+    for (const char* key : {"shares", "work_shares"}) {
+      ASSERT_EQ(row[key].size(), static_cast<std::size_t>(ranks)) << key;
+      for (const auto& share : row[key]) EXPECT_NEAR(share.get<double>(), 1.0 / ranks, 0.1 / ranks) << key << "\n" << row;
+    }
+    const fs::path a = scratch() / "a.csv", b = scratch() / "b.csv";
+    ASSERT_EQ(nbody(run + " --save '" + a.string() + "'", mpirun(ranks)).code, 0);
+    ASSERT_EQ(nbody(run + " --save '" + b.string() + "'", mpirun(ranks)).code, 0);
+    EXPECT_TRUE(slurp(a) == slurp(b)) << "-np " << ranks << ": two runs differ";
+    // Every body, in index order, with its mass; the positions those of one process within the tree's error.
+    const std::vector<std::string> x = split_lines(slurp(single)), y = split_lines(slurp(a));
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t k = 1; k + 1 < x.size(); ++k) {
+      const auto mass = [](const std::string& line) { return line.substr(line.rfind(',') + 1); };
+      ASSERT_EQ(mass(x[k]), mass(y[k])) << "body " << k - 1;
+      ASSERT_NEAR(std::stod(x[k]), std::stod(y[k]), 1e-3) << "body " << k - 1 << " x";
+    }
+  }
+  // 2 + 2 steps under -np 3: the bytes of 4 in one go; resumed under -np 2: a warning, other bits.
+  const fs::path whole = scratch() / "whole.csv", ck = scratch() / "ck-tree", resumed = scratch() / "resumed.csv";
+  fs::remove_all(ck);
+  ASSERT_EQ(nbody(run + " --save '" + whole.string() + "'", mpirun(3)).code, 0);
+  Result r = nbody("run -p cpu:tree -n 20001 --steps 2 --ic collision --checkpoint-every 2 --out '" + ck.string() + "'",
+                   mpirun(3));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = nbody("run --resume '" + (ck / "checkpoint.nbck").string() + "' --steps 2 --save '" + resumed.string() + "'", mpirun(3));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_TRUE(slurp(whole) == slurp(resumed)) << "resumed under the same P";
+  r = nbody("run --resume '" + (ck / "checkpoint.nbck").string() + "' --steps 2 --save '" + resumed.string() + "'", mpirun(2));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("ran on 3 ranks by key ranges, this run on 2"), std::string::npos) << r.err;
+  EXPECT_FALSE(slurp(whole) == slurp(resumed)) << "another P cuts other trees";
 }
 
 }  // namespace
