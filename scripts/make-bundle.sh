@@ -13,6 +13,7 @@ cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl buil
    build/gpu/tests/test_cli_mpi build/gpu/tests/test_cli_keep build/gpu/tests/test_keep \
    build/gpu/tests/test_cli_view build/gpu/tests/test_cli build/gpu/tests/test_cli_compare \
    build/gpu/tests/test_cli_bench build/gpu/tests/test_cli_run build/gpu/tests/test_cli_binary build/gpu/tests/test_tree \
+   build/gpu/tests/test_tree_ranks \
    build/gpu/tests/test_architectures build/gpu/tests/test_viewer build/gpu/tests/test_simulation \
    build/gpu/cuda_pipeline/force_variants bundle/
 for extra in "$@"; do
