@@ -57,6 +57,21 @@ json energy_json(const std::optional<Energy>& e) {
   return e ? json{{"kinetic", e->kinetic}, {"potential", e->potential}} : json();
 }
 
+// Written by a run distributed by key ranges (where each rank's range starts, and the end); absent
+// elsewhere.
+void write_split(const RunRecord& r, json& j) {
+  if (!r.split.empty()) j["split"] = r.split;
+}
+void read_split(const Meta& m, RunRecord& r) {
+  if (!m.has("split")) return;
+  const json& s = m.field("split", [](const json& v) {
+    return v.is_array() && v.size() >= 3 &&
+           std::all_of(v.begin(), v.end(), [](const json& k) { return k.is_number_unsigned(); });
+  });
+  r.split = s.get<std::vector<std::uint64_t>>();
+  if (!std::is_sorted(r.split.begin(), r.split.end())) m.fail("block META's split is not in key order");
+}
+
 // Read in this order: a later row may check against an earlier one.
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = {
@@ -126,20 +141,7 @@ const std::vector<Row>& rows() {
        }},
       {{"energy_samples", "", false}, [](const RunRecord& r, json& j) { j["energy_samples"] = r.samples; },
        [](const Meta& m, RunRecord& r) { r.samples = m.field("energy_samples", [](const json& s) { return s.is_array(); }); }},
-      // Written by a run distributed by key ranges; absent elsewhere.
-      {{"split", "", false},
-       [](const RunRecord& r, json& j) {
-         if (!r.split.empty()) j["split"] = r.split;
-       },
-       [](const Meta& m, RunRecord& r) {
-         if (!m.has("split")) return;
-         const json& s = m.field("split", [](const json& v) {
-           return v.is_array() && v.size() >= 3 &&
-                  std::all_of(v.begin(), v.end(), [](const json& k) { return k.is_number_unsigned(); });
-         });
-         r.split = s.get<std::vector<std::uint64_t>>();
-         if (!std::is_sorted(r.split.begin(), r.split.end())) m.fail("block META's split is not in key order");
-       }},
+      {{"split", "", false}, write_split, read_split},
   };
   return table;
 }

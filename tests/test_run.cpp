@@ -130,6 +130,7 @@ TEST(RunRecord, RoundTripsEveryField) {
   r.energy_every = 2, r.step = 6, r.last_step = 10;
   r.e0 = Energy{0.5, -1.25};
   r.samples = nlohmann::json::array({{{"step", 0}, {"total", -0.75}}});
+  r.split = {0, 12345678901234567ULL, 9223372036854775808ULL};  // two ranks' key ranges, 2^63 the end
   Bodies b = test::random_bodies(3, 5);
   const auto to_float = [](double& v) {  // each value a float, as a 32-bit state holds it
     const volatile float f = static_cast<float>(v);
@@ -145,6 +146,7 @@ TEST(RunRecord, RoundTripsEveryField) {
   EXPECT_EQ(record_meta(got.record), record_meta(r));
   EXPECT_EQ(got.record.cfg.pipeline.multipole, "quadrupole");
   EXPECT_EQ(got.record.cfg.seed, 18446744073709551615ULL);
+  EXPECT_EQ(got.record.split, r.split);
   EXPECT_EQ(got.state.pos[2].x, b.pos[2].x);
 }
 
@@ -198,6 +200,12 @@ TEST(RunRecord, NamesWhatIsWrong) {
   j["energy_every"] = 2;
   EXPECT_NE(read_error(j.dump()).find("do not go together"), std::string::npos);
   EXPECT_NE(read_error("[1]").find("not a run checkpoint's"), std::string::npos);
+  j = good;
+  j["split"] = {0, 7, 3, 9223372036854775808ULL};
+  EXPECT_NE(read_error(j.dump()).find("split is not in key order"), std::string::npos);
+  j["split"] = {0, -1, 9};
+  EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split'"), std::string::npos);
+  EXPECT_EQ(read_error(without("split")), "(read)");  // a run not split by key ranges has none
 }
 
 }  // namespace
