@@ -63,9 +63,10 @@ const std::vector<OptionRow> kOptions{
     {"balance", "--balance", "", "", V{std::string_view(d::balance)}, "equal | rate | auto | W0:W1:...",
      "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | rate (in proportion "
      "to each rank's rate, measured by a probe of about half a second at the start) | auto (rate where the "
-     "measured rates differ by more than 10%, else equal) | W0:W1:... (fixed weights, one per rank). Every choice "
-     "gives the same bits; only the speed differs. One process has no blocks: the value is checked and changes "
-     "nothing"},
+     "measured rates differ by more than 10%, else equal) | W0:W1:... (fixed weights, one per rank). For the "
+     "all-pairs rungs every choice gives the same bits; only the speed differs. cpu:tree cuts its key ranges "
+     "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
+     "run to run). One process has no blocks: the value is checked and changes nothing"},
     {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view("")}, "", "Pipeline"},
     {"pipelines", "--pipelines", "pipelines", "pipeline", V{std::string_view("")}, "", "Pipelines"},
     {"reference", "--reference", "reference", "", V{std::string_view("cpu64")}, "a float64 pipeline",

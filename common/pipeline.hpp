@@ -58,6 +58,8 @@ class Exchange {
   virtual std::vector<double> all(double v) = 0;
   // Every rank's `bytes` at `mine`, in rank order, into `every` (ranks() x bytes long).
   virtual void allgather_bytes(const void* mine, std::size_t bytes, void* every) = 0;
+  // Every rank's `mine` (of any length), concatenated in rank order (MPI_Allgatherv).
+  virtual std::vector<std::byte> allgatherv(const std::vector<std::byte>& mine) = 0;
   // Personalised all-to-all (MPI_Alltoallv): out[r] goes to rank r (out has ranks() entries, this
   // rank's own among them); returns what each rank sent this one, in rank order.
   virtual std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) = 0;

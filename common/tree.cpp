@@ -259,6 +259,7 @@ std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], f
       m.insert(m.end(), sm_.begin() + c.begin, sm_.begin() + c.leaf_end);
       cells[at].leaf_end = static_cast<std::uint32_t>(x.size());
     } else {  // opened: its children
+      cells[at].begin = 0;
       for (std::uint32_t j = i + 1; j < c.skip; j = far_[j].skip) self(self, j);
     }
     cells[at].skip = static_cast<std::uint32_t>(cells.size());

@@ -19,16 +19,10 @@ std::vector<double> capacity(const Partition& part) {
   return c;
 }
 
-// Every rank's records on every rank: an all-to-all that sends each rank the same bytes.
+// Every rank's records on every rank, in rank order.
 template <typename T>
 std::vector<T> gather_all(Exchange& ex, const std::vector<T>& mine) {
-  const std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(ex.ranks()), kr::bytes_of(mine));
-  std::vector<T> every;
-  for (const auto& from : ex.alltoall(out)) {
-    const std::vector<T> got = kr::records_of<T>(from);
-    every.insert(every.end(), got.begin(), got.end());
-  }
-  return every;
+  return kr::records_of<T>(ex.allgatherv(kr::bytes_of(mine)));
 }
 
 struct Box {
@@ -142,13 +136,14 @@ void CpuTree::accelerations(std::vector<Vec3>& out) {
   // ranges only, not on where it was), unweighed: the work that weighs the next step stays the last
   // step's, and a run's bits do not depend on its diagnostics.
   move_to_ranges();
+  next_ = first_;  // what the next step's ranges are: the positions and the work are as they were
   distributed_accelerations(false);
   struct Row {
     std::uint64_t id;
     float ax, ay, az;
   };
-  std::vector<Row> mine(mine_.size());
-  for (std::size_t k = 0; k < mine_.size(); ++k) mine[k] = {mine_[k].id, ax_[k], ay_[k], az_[k]};
+  std::vector<Row> mine(mine_.size(), Row{});
+  for (std::size_t k = 0; k < mine_.size(); ++k) mine[k].id = mine_[k].id, mine[k].ax = ax_[k], mine[k].ay = ay_[k], mine[k].az = az_[k];
   const std::vector<Row> every = gather_all(*exchange(), mine);
   out.assign(every.size(), Vec3{});
   for (const Row& r : every) out[r.id] = {r.ax, r.ay, r.az};

@@ -82,7 +82,7 @@ Command add_info(CLI::App& app) {
   auto json = std::make_shared<std::string>();
   sub->add_option("--json", *json,
                   "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered "
-                  "facts (family, method, distributable, deterministic, options) with whether it runs here");
+                  "facts (family, method, distributable, split, deterministic, options) with whether it runs here");
   return [json, sub] {
     if (sub->get_option("--json")->count() > 0 && json->empty())
       throw InputError("--json '': name a file (- for stdout)");

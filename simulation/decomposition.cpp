@@ -23,6 +23,8 @@ Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& par
   d.kind = entry.split == Split::KeyRanges ? "key ranges" : "blocks";
   d.rates = balance_blocks(p, o, params, n);
   d.shares = block_shares(p, static_cast<std::size_t>(n));
+  if (entry.split == Split::KeyRanges)  // the share of the work each rank's range is cut for
+    for (int r = 0; r < ex->ranks(); ++r) d.shares[static_cast<std::size_t>(r)] = p.partition().share(r);
   return d;
 }
 

@@ -2,10 +2,12 @@
 // decompose(), for every piece of work (a run, the bench, a comparison, the sweeps), so that a new
 // way of splitting them is one implementation behind it, not a change at each caller.
 //
-// The one kind today, "blocks": rank r owns a contiguous block of the bodies in index order and
-// every rank holds every position (pipeline.hpp's Partition, exchanged once per step), the blocks
-// sized by --balance (balance.hpp). Each body's sum runs over j in an order that depends on neither
-// P nor the blocks: the same bits as one process.
+// Two kinds, the rung's registry entry says which (rung.hpp's Split). "blocks": rank r owns a
+// contiguous block of the bodies in index order and every rank holds every position (pipeline.hpp's
+// Partition, exchanged once per step), the blocks sized by --balance (balance.hpp). Each body's sum
+// runs over j in an order that depends on neither P nor the blocks: the same bits as one process.
+// "key ranges" (a tree: key_ranges.hpp): the rung moves the bodies to ranges of the Morton curve
+// each step, cut so that each rank's share of the work is its share of the Partition.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,8 +18,8 @@
 namespace nbody {
 
 struct Decomposition {
-  std::string kind = "one process";  // or "blocks"
-  std::vector<double> shares = {1.0};  // each rank's fraction of the bodies, in rank order
+  std::string kind = "one process";  // or "blocks", "key ranges"
+  std::vector<double> shares = {1.0};  // each rank's fraction of the bodies (key ranges: of the work), in rank order
   std::vector<double> rates;           // each rank's measured rate (--balance rate | auto), else empty
 };
 

@@ -74,18 +74,26 @@ void Run::start(Reporter& report, const Setup& how) {
 }
 
 // A run distributed by key ranges goes on from the checkpoint's ranges where it ran on as many
-// ranks: the same bits as if it had not stopped. On another count (or none) its trees differ from
-// the first step on, within the tree's error.
+// ranks: the same bits as if it had not stopped. Otherwise its trees are cut at other places from
+// the first step on (within the tree's error), and it says so: on another count of ranks, in one
+// process, or from a checkpoint of one process past step 0 (an unbroken run on P ranks would have
+// cut its ranges by the work of the step before; at step 0 it cuts them by counts, as this one).
 void Run::resume_split(Reporter& report) {
-  if (split_.empty()) return;
-  const std::size_t ranks = split_.size() - 1;
-  if (decomposition_.kind == "key ranges" && ranks == static_cast<std::size_t>(World::size())) {
+  const bool by_ranges = decomposition_.kind == "key ranges";
+  const std::string here = std::to_string(World::size());
+  if (split_.empty()) {
+    if (resumed_ && by_ranges && first_ > 0)
+      report.warn("the checkpoint holds no key ranges (it was written by one process): this run cuts its ranges "
+                  "afresh, so its bits differ from those of an unbroken run on " + here + " ranks (within the "
+                  "tree's error)");
+    return;
+  }
+  if (by_ranges && split_.size() == static_cast<std::size_t>(World::size()) + 1) {
     p_->resume_split(split_);
     return;
   }
-  report.warn("the checkpoint ran on " + std::to_string(ranks) + " ranks by key ranges, this run on " +
-              std::to_string(World::size()) +
-              ": its trees are cut differently, so its bits differ from those of an unbroken run (within the "
+  report.warn("the checkpoint ran on " + std::to_string(split_.size() - 1) + " ranks by key ranges, this run on " +
+              here + ": its trees are cut differently, so its bits differ from those of an unbroken run (within the "
               "tree's error)");
 }
 

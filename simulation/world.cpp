@@ -32,6 +32,13 @@ bool g_validated = false;
 }
 
 #ifdef NBODY_HAVE_MPI
+// The byte counts of MPI's v-collectives are ints: a larger message is refused, not truncated.
+void within_int_counts(long long bytes) {
+  if (bytes > INT_MAX)
+    throw std::runtime_error("one exchange of " + std::to_string(bytes) +
+                             " bytes between ranks: more than MPI's int counts hold (2 GiB)");
+}
+
 // MPI_Allgatherv of one record of `bytes` per body, each rank's block in place.
 class MpiExchange final : public Exchange {
  public:
@@ -52,6 +59,21 @@ class MpiExchange final : public Exchange {
     MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, every, static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD);
   }
 
+  std::vector<std::byte> allgatherv(const std::vector<std::byte>& mine) override {
+    const long long size = static_cast<long long>(mine.size());
+    std::vector<long long> sizes(g_size);
+    MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    std::vector<int> counts(g_size), displs(g_size);
+    long long total = 0;
+    for (int r = 0; r < g_size; ++r) displs[r] = static_cast<int>(std::min<long long>(total, INT_MAX)), total += sizes[r];
+    within_int_counts(total);
+    for (int r = 0; r < g_size; ++r) counts[r] = static_cast<int>(sizes[r]);
+    std::vector<std::byte> every(static_cast<std::size_t>(total));
+    MPI_Allgatherv(mine.data(), counts[g_rank], MPI_BYTE, every.data(), counts.data(), displs.data(), MPI_BYTE,
+                   MPI_COMM_WORLD);
+    return every;
+  }
+
   std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) override {
     std::vector<long long> sizes(g_size), got(g_size);
     for (int r = 0; r < g_size; ++r) sizes[r] = static_cast<long long>(out[r].size());
@@ -60,9 +82,7 @@ class MpiExchange final : public Exchange {
     std::vector<std::byte> send, recv;
     long long s_total = 0, r_total = 0;
     for (int r = 0; r < g_size; ++r) s_total += sizes[r], r_total += got[r];
-    if (s_total > INT_MAX || r_total > INT_MAX)
-      throw std::runtime_error("one all-to-all exchange of " + std::to_string(std::max(s_total, r_total)) +
-                               " bytes: more than MPI's int counts hold; run with more ranks");
+    within_int_counts(std::max(s_total, r_total));
     send.reserve(static_cast<std::size_t>(s_total));
     for (int r = 0; r < g_size; ++r) {
       sdispl[r] = static_cast<int>(send.size()), scount[r] = static_cast<int>(sizes[r]);

@@ -400,6 +400,24 @@ TEST(Mpi, TreeByKeyRanges) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("ran on 3 ranks by key ranges, this run on 2"), std::string::npos) << r.err;
   EXPECT_FALSE(slurp(whole) == slurp(resumed)) << "another P cuts other trees";
+  // A checkpoint of one process, past step 0, resumed under -np 2: no ranges to go on from, said.
+  fs::remove_all(ck);
+  ASSERT_EQ(nbody("run -p cpu:tree -n 3000 --steps 2 --checkpoint-every 2 --out '" + ck.string() + "'").code, 0);
+  r = nbody("run --resume '" + (ck / "checkpoint.nbck").string() + "' --steps 1", mpirun(2));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("holds no key ranges"), std::string::npos) << r.err;
+}
+
+// Fewer bodies than ranks: a rank holds none, and every command still ends (bench and ladder
+// gather the interactions of every rank); run reports the share of the work each range is cut for.
+TEST(Mpi, TreeWithARankWithoutBodies) {
+  REQUIRE_MPI();
+  const Result b = nbody("bench --pipelines cpu:tree -n 2 --steps 1 --reps 1", mpirun(3));
+  EXPECT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.out.find("key ranges: bodies"), std::string::npos) << b.out;
+  const Result r = nbody("run -p cpu:tree -n 2 --steps 2", mpirun(3));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("shares of the work: 33.3% / 33.3% / 33.3%"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -63,6 +63,16 @@ class ThreadExchange final : public nbody::Exchange {
         std::memcpy(static_cast<char*>(every) + r * bytes, slots[r], bytes);
     });
   }
+  std::vector<std::byte> allgatherv(const std::vector<std::byte>& mine) override {
+    std::vector<std::byte> every;
+    s_.meet(rank_, &mine, [&](const std::vector<const void*>& slots) {
+      for (const void* p : slots) {
+        const auto& v = *static_cast<const std::vector<std::byte>*>(p);
+        every.insert(every.end(), v.begin(), v.end());
+      }
+    });
+    return every;
+  }
   std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) override {
     std::vector<std::vector<std::byte>> in(out.size());
     s_.meet(rank_, &out, [&](const std::vector<const void*>& slots) {
