@@ -1,8 +1,8 @@
 #include "key_ranges.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -18,7 +18,9 @@ constexpr std::uint64_t kEnd = std::uint64_t{1} << (3 * morton::kLevels);  // pa
 // A body's (id, mass) as 64 well-mixed bits (splitmix64's finaliser): summed over the bodies, a
 // checksum that does not depend on their order or on which rank holds them.
 std::uint64_t fingerprint(const Body& b) {
-  std::uint64_t z = b.id * 0x9e3779b97f4a7c15ULL + std::bit_cast<std::uint32_t>(b.m);
+  std::uint32_t mass_bits;
+  std::memcpy(&mass_bits, &b.m, sizeof mass_bits);  // std::bit_cast: not in the browser build's libc++ 14
+  std::uint64_t z = b.id * 0x9e3779b97f4a7c15ULL + mass_bits;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
