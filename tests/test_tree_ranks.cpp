@@ -5,6 +5,7 @@
 // inputs (one range holding every body, N < P, a far body, coincident bodies on a range boundary).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -160,16 +161,31 @@ std::pair<double, double> error_percentiles(const std::vector<Vec3>& a, const st
   return {e[e.size() / 2], e[e.size() * 99 / 100]};
 }
 
-bool same_bits(const Bodies& a, const Bodies& b) {
-  return a.size() == b.size() && std::memcmp(a.pos.data(), b.pos.data(), a.size() * sizeof(Vec4)) == 0 &&
-         std::memcmp(a.vel.data(), b.vel.data(), a.size() * sizeof(Vec3)) == 0;
+// Whether two states are the same bits; where not, the first body that differs, named.
+::testing::AssertionResult same_bits(const Bodies& a, const Bodies& b) {
+  if (a.size() != b.size()) return ::testing::AssertionFailure() << a.size() << " bodies against " << b.size();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a.pos[i], &b.pos[i], sizeof(Vec4)) != 0 || std::memcmp(&a.vel[i], &b.vel[i], sizeof(Vec3)) != 0)
+      return ::testing::AssertionFailure() << "body " << i << " of " << a.size() << " differs first: x " << a.pos[i].x
+                                           << " against " << b.pos[i].x;
+  return ::testing::AssertionSuccess();
 }
 
-// Plummer, N = 20001, theta 0.5, both kinds of cell: on 2 and 3 ranks the median and the 99th
-// percentile of the force error against float64 are one process's within 5% (the trees differ:
-// each rank's is over its own bodies), and each rank holds about N/P bodies.
+// A Plummer sphere whose masses are spread over 3x (from the test seed), N a multiple of no leaf.
+Bodies unequal_plummer(std::size_t n) {
+  Bodies b = plummer(n, test::test_seed());
+  std::mt19937_64 rng(test::test_seed() + 7);
+  std::uniform_real_distribution<double> scale(0.5, 1.5);
+  for (Vec4& p : b.pos) p.w *= scale(rng);
+  return b;
+}
+
+// Plummer with unequal masses, N = 20001, theta 0.5, both kinds of cell: on 2 and 3 ranks the median and the 99th
+// percentile of the force error against float64 are no more than one process's plus 5% and not
+// below 85% of it (the trees differ: each rank's is over its own bodies, the cells its range cuts
+// opened), and each rank holds about N/P bodies.
 TEST(TreeRanks, ErrorIsOneProcesssOnEveryRankCount) {
-  const Bodies b = plummer(20001, test::test_seed());
+  const Bodies b = unequal_plummer(20001);
   const std::vector<Vec3> ref = fp64(b);
   for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
     const auto [median1, p99_1] = error_percentiles(one_process(b, 0.5, far), ref);
@@ -177,8 +193,14 @@ TEST(TreeRanks, ErrorIsOneProcesssOnEveryRankCount) {
       const Distributed d = run_ranks(b, ranks, 0, 0.5, far);
       const auto [median, p99] = error_percentiles(d.a, ref);
       const char* what = far == Multipole::Quadrupole ? "quadrupole" : "monopole";
-      EXPECT_NEAR(median / median1, 1.0, 0.05) << what << ", " << ranks << " ranks: " << median << " vs " << median1;
-      EXPECT_NEAR(p99 / p99_1, 1.0, 0.05) << what << ", " << ranks << " ranks: " << p99 << " vs " << p99_1;
+      // No worse than 5% above; below, the cells a range cuts are opened (more accurate, by up to a
+      // few per cent), but not by so much that the ranks would no longer take cells whole.
+      EXPECT_LT(median, 1.05 * median1) << what << ", " << ranks << " ranks: " << median << " vs " << median1;
+      EXPECT_LT(p99, 1.05 * p99_1) << what << ", " << ranks << " ranks: " << p99 << " vs " << p99_1;
+      EXPECT_GT(median, 0.85 * median1) << what << ", " << ranks << " ranks: " << median << " vs " << median1;
+      EXPECT_GT(p99, 0.85 * p99_1) << what << ", " << ranks << " ranks: " << p99 << " vs " << p99_1;
+      std::printf("%s, %d ranks: median %.3e / %.3e, 99%% %.3e / %.3e of one process's\n", what, ranks, median,
+                  median1, p99, p99_1);
       for (std::size_t r = 0; r < d.held.size(); ++r)
         EXPECT_NEAR(static_cast<double>(d.held[r]), 20001.0 / ranks, 1.0) << "rank " << r << " (equal counts before any step)";
     }
@@ -188,7 +210,7 @@ TEST(TreeRanks, ErrorIsOneProcesssOnEveryRankCount) {
 // After steps, the ranges follow the work: each rank's terms within 15% of an equal share, and a
 // rank given half the weight (--balance 1:2, a device half as fast) does about half the work.
 TEST(TreeRanks, StepsBalanceTheWork) {
-  const Bodies b = plummer(20001, test::test_seed());
+  const Bodies b = unequal_plummer(20001);
   for (const std::vector<double>& weights : {std::vector<double>{}, std::vector<double>{1, 2}}) {
     const int ranks = weights.empty() ? 3 : 2;
     const Distributed d = run_ranks(b, ranks, 2, 0.5, Multipole::Monopole, weights);
@@ -229,7 +251,7 @@ TEST(TreeRanks, SameBitsRunAfterRunForAGivenRankCount) {
 // K more: the same bits as 2K steps in one go, a force pass before the first step or not. Without
 // the split the resumed ranges come from equal weights, and the bits part.
 TEST(TreeRanks, ResumeWithTheSplitIsBitIdentical) {
-  const Bodies b = plummer(4001, test::test_seed());
+  const Bodies b = unequal_plummer(4001);
   const Bodies whole = run_ranks(b, 3, 8, 0.5).state;
   for (bool with_split : {true, false}) {
     Bodies resumed;
@@ -255,7 +277,10 @@ TEST(TreeRanks, ResumeWithTheSplitIsBitIdentical) {
       t.read(end);
       if (ex.rank() == 0) resumed = end;
     });
-    EXPECT_EQ(same_bits(whole, resumed), with_split) << (with_split ? "with" : "without") << " the split";
+    if (with_split)
+      EXPECT_TRUE(same_bits(whole, resumed)) << "with the split";
+    else
+      EXPECT_FALSE(same_bits(whole, resumed)) << "without the split";
   }
 }
 
