@@ -15,35 +15,29 @@ namespace {
 
 constexpr std::uint64_t kEnd = std::uint64_t{1} << (3 * morton::kLevels);  // past every 63-bit key
 
-// A body's (id, mass) as 64 well-mixed bits (splitmix64's finaliser): summed over the bodies, a
-// checksum that does not depend on their order or on which rank holds them.
-std::uint64_t fingerprint(const Body& b) {
-  std::uint32_t mass_bits;
-  std::memcpy(&mass_bits, &b.m, sizeof mass_bits);  // std::bit_cast: not in the browser build's libc++ 14
-  std::uint64_t z = b.id * 0x9e3779b97f4a7c15ULL + mass_bits;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-struct Census {
-  std::uint64_t count = 0, sum = 0;
-};
-
-Census census(Exchange& ex, const std::vector<Body>& mine) {
+Census census_of(Exchange& ex, const std::vector<Body>& mine) {
   Census c{mine.size(), 0};
   for (const Body& b : mine) c.sum += fingerprint(b);
-  Census total;
-  for (const Census& r : ex.all_of(c)) total.count += r.count, total.sum += r.sum;
-  return total;
+  return census(ex, c);
 }
 
 }  // namespace
 
-Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine) {
-  struct Extent {
-    float lo[3], hi[3];
-  } e{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+Census census(Exchange& ex, const Census& mine) {
+  Census total;
+  for (const Census& r : ex.all_of(mine)) total.count += r.count, total.sum += r.sum;
+  return total;
+}
+
+void kept(const Census& before, const Census& after) {
+  if (after.count != before.count || after.sum != before.sum)
+    throw std::runtime_error("bodies were lost or duplicated moving between ranks: " + std::to_string(before.count) +
+                             " before, " + std::to_string(after.count) + " after" +
+                             (after.count == before.count ? " (the same count, other identities or masses)" : ""));
+}
+
+Extent extent_of(const std::vector<Body>& mine) {
+  Extent e{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
   for (const Body& b : mine) {
     const float p[3] = {b.x, b.y, b.z};
     for (int a = 0; a < 3; ++a) {
@@ -51,10 +45,16 @@ Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine) {
       if (p[a] > e.hi[a]) e.hi[a] = p[a];
     }
   }
+  return e;
+}
+
+Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine) { return cube_of(ex.all_of(extent_of(mine))); }
+
+Cube cube_of(const std::vector<Extent>& every) {
   Cube c;
   float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int a = 0; a < 3; ++a) c.lo[a] = INFINITY;
-  for (const Extent& r : ex.all_of(e))
+  for (const Extent& r : every)
     for (int a = 0; a < 3; ++a) c.lo[a] = std::min(c.lo[a], r.lo[a]), hi[a] = std::max(hi[a], r.hi[a]);
   const float side = std::max({hi[0] - c.lo[0], hi[1] - c.lo[1], hi[2] - c.lo[2]});
   // As the tree's own cube (tree.cpp): the top face quantises below the last cell; a cube of one
@@ -83,11 +83,16 @@ std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine
 
 std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<Body>& mine, const std::vector<std::uint64_t>& keys,
                                   const std::vector<double>& capacity) {
-  const std::size_t ranks = static_cast<std::size_t>(ex.ranks());
   // below[k]: the work of this rank's first k bodies in key order. Work is a count of terms, a
   // whole number: its sums are exact in any order, so every rank finds the same ranges.
   std::vector<double> below(mine.size() + 1, 0.0);
   for (std::size_t k = 0; k < mine.size(); ++k) below[k + 1] = below[k] + static_cast<double>(mine[k].work);
+  return ranges(ex, keys, below, capacity);
+}
+
+std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<std::uint64_t>& keys, const std::vector<double>& below,
+                                  const std::vector<double>& capacity) {
+  const std::size_t ranks = static_cast<std::size_t>(ex.ranks());
   double total = 0;
   for (const double w : ex.all(below.back())) total += w;
 
@@ -130,7 +135,7 @@ int owner(const std::vector<std::uint64_t>& first, std::uint64_t key) {
 }
 
 void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& first, std::vector<Body>& mine) {
-  const Census before = census(ex, mine);
+  const Census before = census_of(ex, mine);
   std::vector<std::vector<Body>> out(static_cast<std::size_t>(ex.ranks()));
   for (const Body& b : mine) out[static_cast<std::size_t>(owner(first, key(cube, b)))].push_back(b);
   std::vector<std::vector<std::byte>> send(out.size());
@@ -141,11 +146,7 @@ void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& f
     mine.insert(mine.end(), got.begin(), got.end());
   }
   sort_by_key(cube, mine);
-  const Census after = census(ex, mine);
-  if (after.count != before.count || after.sum != before.sum)
-    throw std::runtime_error("bodies were lost or duplicated moving between ranks: " + std::to_string(before.count) +
-                             " before, " + std::to_string(after.count) + " after" +
-                             (after.count == before.count ? " (the same count, other identities or masses)" : ""));
+  kept(before, census_of(ex, mine));
 }
 
 }  // namespace nbody::key_ranges

@@ -8,8 +8,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "host_device.hpp"
 #include "morton.hpp"
 #include "pipeline.hpp"
 
@@ -27,12 +29,24 @@ struct Body {
 using Cube = morton::Cube;
 Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine);
 std::uint64_t key(const Cube& c, const Body& b);
+// The same in two parts, for bodies that are not held as Body records (cuda:tree keeps them on the
+// device): each rank's box of its bodies (lo > hi where it has none), and the cube of every box.
+struct Extent {
+  float lo[3], hi[3];
+};
+Extent extent_of(const std::vector<Body>& mine);
+Cube cube_of(const std::vector<Extent>& every);
 
 // The first key of each rank's range (ranks() + 1 values, 0 first and 2^63 last): the smallest keys
 // below which the work of every rank's bodies reaches each running total of `capacity` (each rank's
 // share, in rank order, summing to 1). `mine` is sorted by key (`keys`, the same order). Bodies of
 // one key stay on one rank, however many share it.
 std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<Body>& mine, const std::vector<std::uint64_t>& keys,
+                                  const std::vector<double>& capacity);
+// The same from sorted keys and below[k], the work of this rank's bodies before keys[k] (below has
+// one more entry: all of it). Keys sampled every s-th body give ranges balanced within s bodies'
+// work a boundary.
+std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<std::uint64_t>& keys, const std::vector<double>& below,
                                   const std::vector<double>& capacity);
 
 // The rank whose range holds `key`.
@@ -42,6 +56,29 @@ int owner(const std::vector<std::uint64_t>& first, std::uint64_t key);
 // sorts them by (key, id). Throws std::runtime_error when the bodies of every rank, counted and
 // summed as (id, mass) pairs, are not the same before and after.
 void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& first, std::vector<Body>& mine);
+
+// The bodies every rank holds, counted and their (id, mass) fingerprints summed: the same before
+// and after a move, or a body was lost or duplicated. kept() throws std::runtime_error where not.
+struct Census {
+  std::uint64_t count = 0, sum = 0;
+};
+Census census(Exchange& ex, const Census& mine);
+void kept(const Census& before, const Census& after);
+
+// A body's (id, mass) as 64 well-mixed bits (splitmix64's finaliser): summed over the bodies, a
+// checksum that does not depend on their order or on which rank holds them.
+NBODY_HOST_DEVICE std::uint64_t fingerprint(const Body& b) {
+#ifdef __CUDA_ARCH__
+  const std::uint32_t mass_bits = __float_as_uint(b.m);
+#else
+  std::uint32_t mass_bits;
+  std::memcpy(&mass_bits, &b.m, sizeof mass_bits);  // std::bit_cast: not in the browser build's libc++ 14
+#endif
+  std::uint64_t z = b.id * 0x9e3779b97f4a7c15ULL + mass_bits;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
 
 // Sorts `mine` by (key, id) and gives the keys in that order.
 std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine);

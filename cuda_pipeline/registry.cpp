@@ -139,7 +139,7 @@ const std::vector<Rung>& rungs() {
       {.name = "cuda:tree", .family = Family::Cuda,
        .summary = "GPU Gems 3 §31.6 on the GPU: Morton keys, CUB radix sort, a radix tree, group walks whose "
                   "leaves are summed as tiles of cuda:tuned's kernel",
-       .state_bits = 32, .fp64_forces = false, .split = Split::None, .deterministic = true, .ladder = kOffLadder,
+       .state_bits = 32, .fp64_forces = false, .split = Split::KeyRanges, .deterministic = true, .ladder = kOffLadder,
        .tolerance = kFloatTolerance, .bound = B::None, .slots = 0, .state = kDevice, .flops = 20,
        .make = made<kTree>, .options = tree_options(4), .method = Method::Tree, .tolerance_at = tree_tolerance,
        .tree_engine = tree_engine},

@@ -1,9 +1,8 @@
 // cuda:tree: the host side of tree_kernels.cuh. The bodies stay in index order in BodySystem's
 // buffers (the integrate kernel and the copies in and out are every CUDA rung's); each force
-// stage sorts a copy into Morton order, builds the tree over it, walks it, and writes each body's
-// acceleration back at its index.
-#include <cub/device/device_radix_sort.cuh>
-
+// stage sorts a copy into Morton order, builds the tree over it (tree_build.cuh), walks it, and
+// writes each body's acceleration back at its index. Distributed, the state is a rank's own bodies
+// and moves between ranks by key ranges (tree_ranks.cuh).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,14 +13,14 @@
 #include "error.hpp"
 #include "factories.hpp"
 #include "fp64_engine.hpp"
-#include "tree_kernels.cuh"
+#include "tree_build.cuh"
+#include "tree_ranks.cuh"
 
 namespace nbody::cuda {
 
 namespace {
 
 using tree::Body;
-using tree::Key;
 
 class Tree final : public BodySystem<float> {
  public:
@@ -29,11 +28,8 @@ class Tree final : public BodySystem<float> {
       : BodySystem<float>(o.device),
         theta2_(static_cast<float>(o.theta * o.theta)),
         leaf_size_(o.leaf_size),
-        quadrupole_(o.quadrupole) {
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, o.device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm_, quadrupole_ ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
-  }
+        quadrupole_(o.quadrupole),
+        walker_(o.device, o.quadrupole) {}
 
   std::string name() const override { return "cuda:tree"; }
 
@@ -43,9 +39,9 @@ class Tree final : public BodySystem<float> {
   // each summed as a step sums.
   void potentials(std::vector<Vec3>* acc, std::vector<double>* phi, std::size_t begin, std::size_t end) {
     potential_ = true;
-    compute_accelerations(device_positions(), acceleration_buffer(), 0, n_, {0, 1});
+    compute_accelerations(device_positions(), acceleration_buffer(), 0, n(), {0, 1});
     potential_ = false;
-    std::vector<Body> a(static_cast<std::size_t>(n_));
+    std::vector<Body> a(static_cast<std::size_t>(n()));
     CUDA_CHECK(cudaMemcpy(a.data() + begin, acceleration_buffer() + begin, (end - begin) * sizeof(Body),
                           cudaMemcpyDeviceToHost));
     for (std::size_t i = begin; i < end; ++i) {
@@ -54,39 +50,47 @@ class Tree final : public BodySystem<float> {
     }
   }
 
-  // The last force stage's terms: bodies x (cells + bodies) in their lists.
+  // The last force stage's terms on this rank: bodies x (cells + bodies) in their lists.
   double computed_interactions() const override {
     tree::WalkCounters c;
-    CUDA_CHECK(cudaMemcpy(&c, counters_.get(), sizeof c, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&c, local_.counters(), sizeof c, cudaMemcpyDeviceToHost));
     return static_cast<double>(c.interactions);
   }
 
- private:
-  static constexpr int kWarps = 4;  // warps per block of the walk
-  // Bodies a lane: groups of up to 64. On the H100 at B = 4, against one a lane: 7% faster at
-  // N = 2^20 and 9% at 2^23; four a lane (groups of 128) were 4% slower at 2^20, 1% faster at 2^23
-  // (docs/tree.md).
-  static constexpr int kPer = 2;
-  static constexpr int kBlock = 256;
+  // Distributed: every call goes to the key ranges' state (tree_ranks.cuh).
+  void load(const Bodies& b, const Params& params) override {
+    ranks_.reset();
+    if (!exchange()) {
+      BodySystem<float>::load(b, params);
+      return;
+    }
+    std::vector<double> capacity(static_cast<std::size_t>(partition().ranks()));
+    for (int r = 0; r < partition().ranks(); ++r) capacity[static_cast<std::size_t>(r)] = partition().share(r);
+    ranks_ = std::make_unique<tree::TreeRanks>(*exchange(), capacity,
+                                               tree::TreeRanks::Walk{theta2_, leaf_size_, quadrupole_}, local_, walker_);
+    ranks_->load(b, params);
+  }
+  void step(int count) override { ranks_ ? ranks_->step(count) : BodySystem<float>::step(count); }
+  void accelerations(std::vector<Vec3>& out) override {
+    ranks_ ? ranks_->accelerations(out) : BodySystem<float>::accelerations(out);
+  }
+  void read(Bodies& b) override { ranks_ ? ranks_->read(b) : BodySystem<float>::read(b); }
+  long long first_non_finite() override {
+    return ranks_ ? ranks_->first_non_finite() : BodySystem<float>::first_non_finite();
+  }
+  std::vector<std::uint64_t> split_state() override { return ranks_ ? ranks_->split_state() : std::vector<std::uint64_t>{}; }
+  void resume_split(const std::vector<std::uint64_t>& first) override {
+    if (ranks_) ranks_->resume_split(first);
+  }
+  std::size_t held() const override { return ranks_ ? ranks_->held() : 0; }
+  ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 
-  // Every buffer of the tree, sized for n bodies (2n - 1 nodes), after refusing what the device
-  // cannot hold.
+ private:
+  // Every buffer of the tree, sized for n bodies, after refusing what the device cannot hold.
   void prepare(int n) override {
-    n_ = n;
-    release();
-    const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1, internal = std::max(n - 1, 1);
-    const int walkers = sms_ * std::max(blocks_per_sm_, 1) * kWarps;
-    std::size_t sort_bytes = 0;
-    cub::DoubleBuffer<Key> keys(nullptr, nullptr);
-    cub::DoubleBuffer<int> index(nullptr, nullptr);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, index, n, 0, 3 * tree::kMaxLevel));
-    const double need = 2.0 * n * (sizeof(Key) + sizeof(int)) + static_cast<double>(sort_bytes) + n * sizeof(Body) +
-                        internal * (sizeof(int2) + sizeof(int)) +
-                        nodes * (sizeof(int2) + sizeof(int) + (quadrupole_ ? 5 : 3) * sizeof(float4) + sizeof(int4) +
-                                 sizeof(float) + sizeof(int)) +
-                        static_cast<double>(walkers) * tree::kStack * sizeof(int) +
-                        // BodySystem's positions (2), velocities and accelerations, allocated after this
-                        4.0 * n * sizeof(Body);
+    local_.release();
+    const double need = tree::TreeBuild::bytes(n, quadrupole_) + walker_.stack_bytes() +
+                        4.0 * n * sizeof(Body);  // BodySystem's positions (2), velocities and accelerations
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > static_cast<double>(free_bytes)) {
@@ -96,91 +100,28 @@ class Tree final : public BodySystem<float> {
                     static_cast<double>(total_bytes) / 1048576.0);
       throw InputError(buf);
     }
-    for (auto* k : {&keys_[0], &keys_[1]}) *k = DeviceBuffer<Key>(n);
-    for (auto* i : {&index_[0], &index_[1]}) *i = DeviceBuffer<int>(n);
-    sort_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(sort_bytes, 1));
-    sorted_ = DeviceBuffer<Body>(n);
-    child_ = DeviceBuffer<int2>(internal);
-    arrived_ = DeviceBuffer<int>(internal);
-    range_ = DeviceBuffer<int2>(nodes);
-    parent_ = DeviceBuffer<int>(nodes);
-    com_ = DeviceBuffer<float4>(nodes);
-    lo_ = DeviceBuffer<float4>(nodes);
-    hi_ = DeviceBuffer<float4>(nodes);
-    walked_ = DeviceBuffer<int4>(nodes);
-    bmax2_ = DeviceBuffer<float>(nodes);
-    if (quadrupole_) quad0_ = DeviceBuffer<float4>(nodes), quad1_ = DeviceBuffer<float4>(nodes);
-    groups_ = DeviceBuffer<int>(nodes);
-    stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers) * tree::kStack);
-    counters_ = DeviceBuffer<tree::WalkCounters>(1);
-    box_ = DeviceBuffer<unsigned>(6);
-    walkers_ = walkers;
+    local_.reserve(n, quadrupole_);
   }
 
-  // The whole force stage for every body (the rung is not distributable: first, end and the
-  // split run are every body's).
+  // The whole force stage for every body, in one process (first, end and the split run are every
+  // body's).
   void compute_accelerations(const Body* pos, Body* acc, int, int, SplitRun) override {
-    const int n = n_;
-    const auto blocks = [](long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); };
-    const tree::Nodes t{child_.get(), range_.get(),   parent_.get(), com_.get(),   bmax2_.get(),
-                        lo_.get(),    hi_.get(),      arrived_.get(), walked_.get(), quad0_.get(),
-                        quad1_.get()};
-    CUDA_CHECK(cudaMemsetAsync(box_.get(), 0xff, 3 * sizeof(unsigned)));  // least: above every float
-    CUDA_CHECK(cudaMemsetAsync(box_.get() + 3, 0, 3 * sizeof(unsigned)));  // greatest: below every float
-    CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(tree::WalkCounters)));
-    CUDA_CHECK(cudaMemsetAsync(arrived_.get(), 0, arrived_.size() * sizeof(int)));
-    CUDA_CHECK(cudaMemsetAsync(parent_.get(), 0xff, sizeof(int)));  // the root's: -1
-    tree::bounding_box<<<std::min(blocks(n), 4 * sms_), kBlock>>>(pos, n, box_.get());
-    tree::morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
-    cub::DoubleBuffer<Key> keys(keys_[0].get(), keys_[1].get());
-    cub::DoubleBuffer<int> order(index_[0].get(), index_[1].get());
-    std::size_t bytes = sort_temp_.size();
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, keys, order, n, 0, 3 * tree::kMaxLevel));
-    tree::gather<<<blocks(n), kBlock>>>(pos, order.Current(), n, sorted_.get(), t);
-    if (n > 1) tree::build_tree<<<blocks(n - 1), kBlock>>>(keys.Current(), n, t);
-    if (quadrupole_) tree::moments<true><<<blocks(n), kBlock>>>(sorted_.get(), n, t);
-    else tree::moments<false><<<blocks(n), kBlock>>>(sorted_.get(), n, t);
-    tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, t, 32 * kPer, groups_.get(), &counters_.get()->groups);
-    const auto walk = quadrupole_ ? (potential_ ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
-                                  : (potential_ ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
-    walk<<<walkers_ / kWarps, kWarps * 32>>>(sorted_.get(), order.Current(), n, t, groups_.get(), counters_.get(),
-                                             stacks_.get(), theta2_, eps2(), leaf_size_, acc);
-    CUDA_CHECK(cudaGetLastError());
-    int overflow = 0;
-    CUDA_CHECK(cudaMemcpy(&overflow, &counters_.get()->overflow, sizeof overflow, cudaMemcpyDeviceToHost));
-    if (overflow)
-      throw std::runtime_error("cuda:tree: a walk needed more than " + std::to_string(tree::kStack) +
-                               " waiting nodes (tree_kernels.cuh's kStack)");
+    const int n = this->n();
+    local_.find_box(pos, n);
+    local_.sort(pos, n);
+    local_.build(pos, n);
+    local_.find_groups(n, tree::Walker::kGroup);
+    walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, theta2_, eps2(), leaf_size_, potential_, acc,
+                 nullptr, false);
+    tree::check_overflow(local_);
   }
-
-  // Frees every tree buffer (a new load() sizes them anew).
-  void release() {
-    for (auto* k : {&keys_[0], &keys_[1]}) *k = {};
-    for (auto* b : {&index_[0], &index_[1], &arrived_, &parent_, &groups_, &stacks_}) *b = {};
-    for (auto* b : {&child_, &range_}) *b = {};
-    for (auto* b : {&com_, &lo_, &hi_, &quad0_, &quad1_}) *b = {};
-    walked_ = {};
-    sort_temp_ = {};
-    sorted_ = {};
-    bmax2_ = {};
-  }
-
   float theta2_;
   int leaf_size_;
   bool quadrupole_;         // cells carry their second moments (tree_kernels.cuh's kQuad)
   bool potential_ = false;  // the next walk writes the potential in acc's w (potentials())
-  int sms_ = 0, blocks_per_sm_ = 0, walkers_ = 0, n_ = 0;
-  DeviceBuffer<Key> keys_[2];
-  DeviceBuffer<int> index_[2];
-  DeviceBuffer<unsigned char> sort_temp_;
-  DeviceBuffer<Body> sorted_;
-  DeviceBuffer<int2> child_, range_;
-  DeviceBuffer<int> arrived_, parent_, groups_, stacks_;
-  DeviceBuffer<float4> com_, lo_, hi_, quad0_, quad1_;
-  DeviceBuffer<int4> walked_;
-  DeviceBuffer<float> bmax2_;
-  DeviceBuffer<tree::WalkCounters> counters_;
-  DeviceBuffer<unsigned> box_;
+  tree::TreeBuild local_;
+  tree::Walker walker_;
+  std::unique_ptr<tree::TreeRanks> ranks_;  // distributed: this rank's bodies and their ranges
 };
 
 // cuda:tree's diagnostics engine (--diagnostics tree): the rung's own tree at its theta and leaf

@@ -30,28 +30,13 @@
 
 #include "morton.hpp"         // the keys, cpu:tree's
 #include "quadrupole.hpp"     // a quadrupole cell's pull, cpu:tree's
+#include "tree_nodes.cuh"     // the nodes, and what the walk decides for one
 #include "tuned_kernels.cuh"  // interact(): cuda:tuned's 13-slot interaction
 #include "vec.cuh"
 
 namespace nbody::cuda::tree {
 
-using Key = unsigned long long;
-using Body = Vec4T<float>;  // position and mass, or a cell's centre of mass and mass
-constexpr int kMaxLevel = morton::kLevels;         // bits an axis: 63-bit keys
-constexpr unsigned kCells = morton::kCells;        // quantised positions an axis
-constexpr int kStack = 8192;                       // nodes waiting in one warp's walk
-constexpr unsigned kAll = 0xffffffffu;
-
 // ---- 1. the bounding box ------------------------------------------------------------------
-
-// A float as an unsigned integer in the floats' order, for atomicMin and atomicMax.
-__device__ __forceinline__ unsigned ordered(float f) {
-  const unsigned u = __float_as_uint(f);
-  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
-}
-__device__ __forceinline__ float unordered(unsigned u) {
-  return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u);
-}
 
 // box[0..2] the least x, y, z (set to 0xffffffff before), box[3..5] the greatest (0 before). NaN
 // coordinates are passed over, as cpu:tree passes them.
@@ -102,23 +87,6 @@ __global__ void morton_keys(const Body* __restrict__ pos, int n, const unsigned*
 }
 
 // ---- 4. Morton order and the leaves ----------------------------------------------------------
-
-// Nodes: internal 0..n-2 (the root is 0), then the leaf of sorted body k at n - 1 + k; with one
-// body, node 0 is its leaf and the root.
-struct Nodes {
-  int2* child;      // an internal node's two children
-  int2* range;      // the sorted bodies [x, y] under a node
-  int* parent;      // -1 for the root
-  float4* com;      // centre of mass (xyz) and mass (w)
-  float* bmax2;     // (the farthest body's distance from the centre of mass, rounded up)^2
-  float4* lo;       // the bodies' box
-  float4* hi;
-  int* arrived;     // an internal node's children done (bottom-up pass)
-  int4* walked;     // what the walk reads beside com, in one load: bmax2's bits, the first sorted
-                    // body, the count, and the split (an internal node's children follow from it)
-  float4* quad0;    // with quadrupoles (else null): Qxx, Qyy, Qxy, Qxz (common/quadrupole.hpp)
-  float4* quad1;    // Qyz, tr S, 0, 0
-};
 
 __global__ void gather(const Body* __restrict__ pos, const int* __restrict__ order, int n, Body* sorted,
                        Nodes t) {
@@ -188,17 +156,28 @@ __device__ __forceinline__ void add_child_moment(const Nodes& t, int child, cons
   s.add(cc.w, static_cast<double>(cc.x) - com.x, static_cast<double>(cc.y) - com.y, static_cast<double>(cc.z) - com.z);
 }
 
+// `received` (else null): the leaves are received nodes (Received, in the sorted order), each
+// with its own box, bmax and moments.
 template <bool kQuad>
-__global__ void moments(const Body* __restrict__ sorted, int n, Nodes t) {
+__global__ void moments(const Body* __restrict__ sorted, int n, Nodes t, const Received* __restrict__ received) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int leaf = n - 1 + k;
   const Body b = sorted[k];
   t.com[leaf] = make_float4(b.x, b.y, b.z, b.w);
-  t.bmax2[leaf] = 0;
-  t.walked[leaf] = make_int4(0, k, 1, -1);
-  t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
-  if constexpr (kQuad) t.quad0[leaf] = t.quad1[leaf] = make_float4(0, 0, 0, 0);
+  if (received) {
+    const Received& r = received[k];
+    t.bmax2[leaf] = r.lo.w;
+    t.walked[leaf] = make_int4(__float_as_int(r.lo.w), k, 1, -1);
+    t.lo[leaf] = make_float4(r.lo.x, r.lo.y, r.lo.z, 0);
+    t.hi[leaf] = make_float4(r.hi.x, r.hi.y, r.hi.z, 0);
+    if constexpr (kQuad) t.quad0[leaf] = r.q0, t.quad1[leaf] = r.q1;
+  } else {
+    t.bmax2[leaf] = 0;
+    t.walked[leaf] = make_int4(0, k, 1, -1);
+    t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
+    if constexpr (kQuad) t.quad0[leaf] = t.quad1[leaf] = make_float4(0, 0, 0, 0);
+  }
   for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
     // Release: this child's moments are visible before the count that lets the other thread read
     // them; acquire: the second to arrive sees the first one's (one acq_rel atomic in place of two
@@ -255,13 +234,6 @@ __global__ void find_groups(int n, Nodes t, int group, int* groups, int* count) 
 }
 
 // ---- 8. the walk ---------------------------------------------------------------------------------
-
-struct WalkCounters {
-  int groups = 0;                      // found by find_groups
-  int next = 0;                        // the next group a warp takes
-  int overflow = 0;                    // a warp's stack would have passed kStack: the host refuses the step
-  unsigned long long interactions = 0;  // terms summed, bodies x list entries
-};
 
 // A lane's bodies (kPer of them, 32 apart in the group) and their sums; with kPotential (the
 // diagnostics engine, never a step) the potential too.
@@ -383,37 +355,28 @@ __device__ __forceinline__ int list_buckets(const Body* __restrict__ sorted, int
   return total;
 }
 
-// Each lane's sums written at its bodies' indices; with kPotential the potential in w, the body's
-// own term (-m_i / eps, met once in its bucket) taken off again.
+// Each lane's sums written at its bodies' indices (added to what is there with `accumulate`); with
+// kPotential the potential in w, the body's own term (-m_i / eps, met once in its bucket) taken off
+// again. `work` (else null): each body's terms, written or added alike.
 template <int kPer, bool kPotential>
 __device__ __forceinline__ void store_group(const Body* __restrict__ sorted, const int* __restrict__ order, int first,
                                             int count, int lane, const LaneBodies<kPer, kPotential>& l, float eps2,
-                                            Body* acc) {
+                                            Body* acc, float* work, float terms, bool accumulate) {
 #pragma unroll
   for (int k = 0; k < kPer; ++k) {
     if (lane + 32 * k >= count) continue;
     float phi = 0;
     if constexpr (kPotential) phi = l.phi[k] + sorted[first + lane + 32 * k].w * rsqrt_fast(eps2);
-    acc[order[first + lane + 32 * k]] = {l.ax[k], l.ay[k], l.az[k], phi};
+    const int i = order[first + lane + 32 * k];
+    if (accumulate) {
+      const Body a = acc[i];
+      acc[i] = {a.x + l.ax[k], a.y + l.ay[k], a.z + l.az[k], a.w + phi};
+      if (work) work[i] += terms;
+    } else {
+      acc[i] = {l.ax[k], l.ay[k], l.az[k], phi};
+      if (work) work[i] = terms;
+    }
   }
-}
-
-// What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.
-enum NodeKind { None, Cell, Bucket, Open };
-
-// The opening test against the group's box [glo, ghi] for a node (its centre of mass and mass `c`,
-// `m4` as Nodes::walked holds it).
-template <bool kQuad>
-__device__ __forceinline__ NodeKind opening_test(const float4& c, const int4& m4, const float4& glo, const float4& ghi,
-                                                 float theta2, int leaf_size) {
-  // The distance from the centre of mass to the group's box (0 inside it).
-  const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
-  const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
-  const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
-  // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
-  // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34).
-  if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x)) return kQuad && m4.z == 1 ? Bucket : Cell;
-  return m4.z <= leaf_size ? Bucket : Open;
 }
 
 // The cells this round of the walk takes whole (`whole`: this lane's node, centre of mass and mass
@@ -441,11 +404,15 @@ __device__ __forceinline__ int list_cells(const Nodes& t, int node, bool whole, 
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
 // itself in its bucket, once). kQuad: cells taken whole carry their quadrupoles, in a list of their
 // own.
+//
+// The groups are of the tree `t` (its bodies `sorted`, at indices `order`); the nodes walked are of
+// `src`: the same tree, or (distributed) the tree of the essential trees received, whose sums are
+// then added to acc. `work` (else null): each body's terms.
 template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
-                                                    int n, Nodes t, const int* __restrict__ groups,
+                                                    Nodes t, const int* __restrict__ groups, Source src,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
-                                                    int leaf_size, Body* acc) {
+                                                    int leaf_size, Body* acc, float* work, bool accumulate) {
   __shared__ Body lists[kWarps][64];
   __shared__ QuadCell cell_lists[kWarps][kQuad ? 64 : 1];
   __shared__ int bucket_first[kWarps][32], bucket_end[kWarps][32];  // a bucket's first body; running totals
@@ -480,11 +447,11 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       float4 c = {};
       int4 m4 = {};  // bmax2's bits, first body, count, split
       if (node >= 0) {
-        c = __ldg(&t.com[node]);
-        m4 = __ldg(&t.walked[node]);
+        c = __ldg(&src.t.com[node]);
+        m4 = __ldg(&src.t.walked[node]);
         kind = opening_test<kQuad>(c, m4, glo, ghi, theta2, leaf_size);
       }
-      terms += list_cells<kQuad>(t, node, kind == Cell, c, lane, list, listed, cells, celled, l, eps2);
+      terms += list_cells<kQuad>(src.t, node, kind == Cell, c, lane, list, listed, cells, celled, l, eps2);
       // Cells opened: both children onto the stack, in lane order. The left child ends at the split
       // body, the right starts after it; a child of one body is that body's leaf.
       const unsigned m = __ballot_sync(kAll, kind == Open);
@@ -494,17 +461,17 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       }
       if (kind == Open) {
         const int at = top + 2 * __popc(m & below), split = m4.w, last = m4.y + m4.z - 1;
-        stack[at] = m4.y == split ? n - 1 + split : split;
-        stack[at + 1] = last == split + 1 ? n + split : split + 1;
+        stack[at] = m4.y == split ? src.n - 1 + split : split;
+        stack[at + 1] = last == split + 1 ? src.n + split : split + 1;
       }
       top += 2 * __popc(m);
-      terms += list_buckets(sorted, m4.y, kind == Bucket ? m4.z : 0, lane, bucket_first[w], bucket_end[w], list,
+      terms += list_buckets(src.sorted, m4.y, kind == Bucket ? m4.z : 0, lane, bucket_first[w], bucket_end[w], list,
                             listed, l, eps2);
     }
     if constexpr (kQuad) sum_tile<0>(cells, celled, l, eps2);
     sum_tile<0>(list, listed, l, eps2);
     __syncwarp();
-    store_group(sorted, order, mine.x, count, lane, l, eps2, acc);
+    store_group(sorted, order, mine.x, count, lane, l, eps2, acc, work, static_cast<float>(terms), accumulate);
     if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
   }
 }

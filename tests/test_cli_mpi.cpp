@@ -345,29 +345,32 @@ TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
   }
 }
 
-// cpu:tree splits by key ranges: each rank holds its own bodies and tree. Under -np 2 and -np 3 at
-// N = 20001: the bench's force error against float64 is one process's within 5%, and each rank
+// The tree rungs split by key ranges: each rank holds its own bodies and tree. Under -np 2 and -np 3
+// at N = 20001: the bench's force error against float64 is one process's within 5%, and each rank
 // holds and sums about a third (a half) of the bodies and the work; the same bytes run after run
 // for a given P, every body kept with its mass; a checkpoint resumes bit for bit under the same P,
-// and under another P with a warning that the bits will differ.
-TEST(Mpi, TreeByKeyRanges) {
-  REQUIRE_MPI();
-  EXPECT_EQ(rungs_where("split", "key ranges"), std::vector<std::string>{"cpu:tree"});
-  const std::string bench = "bench --pipelines cpu:tree -n 20001 --steps 2 --reps 1 --validate-n 2000 --json ";
+// and under another P with a warning that the bits will differ. (Several ranks share the GPU.)
+void expect_key_ranges(const std::string& p) {
+  const std::string why = unavailable(p);
+  if (!why.empty()) {
+    std::printf("[ SKIP     ] %s: %s\n", p.c_str(), why.c_str());
+    return;
+  }
+  const std::string bench = "bench --pipelines " + p + " -n 20001 --steps 2 --reps 1 --validate-n 2000 --json ";
   const auto error_of = [&](const Result& r, const fs::path& json) {
     EXPECT_EQ(r.code, 0) << r.err;
     return nlohmann::json::parse(slurp(json))["results"][0];
   };
   const fs::path j1 = scratch() / "bench1.json";
   const double one = error_of(nbody(bench + "'" + j1.string() + "'"), j1)["accel_rms_rel"].get<double>();
-  const std::string run = "run -p cpu:tree -n 20001 --steps 4 --ic collision";
+  const std::string run = "run -p " + p + " -n 20001 --steps 4 --ic collision";
   const fs::path single = scratch() / "single.csv";
   ASSERT_EQ(nbody(run + " --save '" + single.string() + "'").code, 0);
   for (int ranks : {2, 3}) {
     const fs::path jp = scratch() / "benchp.json";
     const nlohmann::json row = error_of(nbody(bench + "'" + jp.string() + "'", mpirun(ranks)), jp);
     EXPECT_EQ(row["split"], "key ranges");
-    EXPECT_NEAR(row["accel_rms_rel"].get<double>() / one, 1.0, 0.05) << ranks << " ranks";
+    EXPECT_NEAR(row["accel_rms_rel"].get<double>() / one, 1.0, 0.05) << p << ", " << ranks << " ranks";
     for (const char* key : {"shares", "work_shares"}) {
       ASSERT_EQ(row[key].size(), static_cast<std::size_t>(ranks)) << key;
       for (const auto& share : row[key]) EXPECT_NEAR(share.get<double>(), 1.0 / ranks, 0.1 / ranks) << key << "\n" << row;
@@ -375,7 +378,7 @@ TEST(Mpi, TreeByKeyRanges) {
     const fs::path a = scratch() / "a.csv", b = scratch() / "b.csv";
     ASSERT_EQ(nbody(run + " --save '" + a.string() + "'", mpirun(ranks)).code, 0);
     ASSERT_EQ(nbody(run + " --save '" + b.string() + "'", mpirun(ranks)).code, 0);
-    EXPECT_TRUE(slurp(a) == slurp(b)) << "-np " << ranks << ": two runs differ";
+    EXPECT_TRUE(slurp(a) == slurp(b)) << p << " -np " << ranks << ": two runs differ";
     // Every body, in index order, with its mass; the positions those of one process within the tree's error.
     const std::vector<std::string> x = split_lines(slurp(single)), y = split_lines(slurp(a));
     ASSERT_EQ(x.size(), y.size());
@@ -389,7 +392,7 @@ TEST(Mpi, TreeByKeyRanges) {
   const fs::path whole = scratch() / "whole.csv", ck = scratch() / "ck-tree", resumed = scratch() / "resumed.csv";
   fs::remove_all(ck);
   ASSERT_EQ(nbody(run + " --save '" + whole.string() + "'", mpirun(3)).code, 0);
-  Result r = nbody("run -p cpu:tree -n 20001 --steps 2 --ic collision --checkpoint-every 2 --out '" + ck.string() + "'",
+  Result r = nbody("run -p " + p + " -n 20001 --steps 2 --ic collision --checkpoint-every 2 --out '" + ck.string() + "'",
                    mpirun(3));
   ASSERT_EQ(r.code, 0) << r.err;
   r = nbody("run --resume '" + (ck / "checkpoint.nbck").string() + "' --steps 2 --save '" + resumed.string() + "'", mpirun(3));
@@ -402,22 +405,32 @@ TEST(Mpi, TreeByKeyRanges) {
   EXPECT_FALSE(slurp(whole) == slurp(resumed)) << "another P cuts other trees";
   // A checkpoint of one process, past step 0, resumed under -np 2: no ranges to go on from, said.
   fs::remove_all(ck);
-  ASSERT_EQ(nbody("run -p cpu:tree -n 3000 --steps 2 --checkpoint-every 2 --out '" + ck.string() + "'").code, 0);
+  ASSERT_EQ(nbody("run -p " + p + " -n 3000 --steps 2 --checkpoint-every 2 --out '" + ck.string() + "'").code, 0);
   r = nbody("run --resume '" + (ck / "checkpoint.nbck").string() + "' --steps 1", mpirun(2));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("holds no key ranges"), std::string::npos) << r.err;
+}
+
+TEST(Mpi, TreeByKeyRanges) {
+  REQUIRE_MPI();
+  const std::vector<std::string> trees = rungs_where("split", "key ranges");
+  EXPECT_EQ(trees, (std::vector<std::string>{"cpu:tree", "cuda:tree"}));
+  for (const std::string& p : trees) expect_key_ranges(p);
 }
 
 // Fewer bodies than ranks: a rank holds none, and every command still ends (bench and ladder
 // gather the interactions of every rank); run reports the share of the work each range is cut for.
 TEST(Mpi, TreeWithARankWithoutBodies) {
   REQUIRE_MPI();
-  const Result b = nbody("bench --pipelines cpu:tree -n 2 --steps 1 --reps 1", mpirun(3));
-  EXPECT_EQ(b.code, 0) << b.err;
-  EXPECT_NE(b.out.find("key ranges: bodies"), std::string::npos) << b.out;
-  const Result r = nbody("run -p cpu:tree -n 2 --steps 2", mpirun(3));
-  EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("shares of the work: 33.3% / 33.3% / 33.3%"), std::string::npos) << r.out;
+  for (const std::string& p : rungs_where("split", "key ranges")) {
+    if (!unavailable(p).empty()) continue;  // said by TreeByKeyRanges
+    const Result b = nbody("bench --pipelines " + p + " -n 2 --steps 1 --reps 1", mpirun(3));
+    EXPECT_EQ(b.code, 0) << p << "\n" << b.err;
+    EXPECT_NE(b.out.find("key ranges: bodies"), std::string::npos) << b.out;
+    const Result r = nbody("run -p " + p + " -n 2 --steps 2", mpirun(3));
+    EXPECT_EQ(r.code, 0) << p << "\n" << r.err;
+    EXPECT_NE(r.out.find("shares of the work: 33.3% / 33.3% / 33.3%"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace

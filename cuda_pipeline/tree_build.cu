@@ -1,0 +1,157 @@
+// The host side of one device tree's stages and of the walk (tree_build.cuh).
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "cuda_check.hpp"
+#include "tree_build.cuh"
+#include "tree_kernels.cuh"
+
+namespace nbody::cuda::tree {
+
+namespace {
+
+constexpr int kBlock = 256;
+int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
+
+std::size_t sort_bytes(int n) {
+  std::size_t bytes = 0;
+  cub::DoubleBuffer<Key> keys(nullptr, nullptr);
+  cub::DoubleBuffer<int> index(nullptr, nullptr);
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, index, n, 0, 3 * kMaxLevel));
+  return bytes;
+}
+
+__global__ void gather_received(const Received* __restrict__ in, const int* __restrict__ order, int n, Received* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = in[order[k]];
+}
+
+}  // namespace
+
+double TreeBuild::bytes(int n, bool quadrupole) {
+  const std::size_t nodes = 2 * static_cast<std::size_t>(std::max(n, 1)) - 1, internal = std::max(n - 1, 1);
+  return 2.0 * n * (sizeof(Key) + sizeof(int)) + static_cast<double>(sort_bytes(n)) + n * sizeof(Body) +
+         internal * (sizeof(int2) + sizeof(int)) +
+         nodes * (sizeof(int2) + sizeof(int) + (quadrupole ? 5 : 3) * sizeof(float4) + sizeof(int4) + sizeof(float) +
+                  sizeof(int));
+}
+
+void TreeBuild::reserve(int n, bool quadrupole) {
+  if (n <= capacity_ && quadrupole == quadrupole_ && capacity_ > 0) return;
+  release();
+  n = std::max(n, 1);
+  quadrupole_ = quadrupole;
+  const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1, internal = std::max(n - 1, 1);
+  for (auto* k : {&keys_[0], &keys_[1]}) *k = DeviceBuffer<Key>(n);
+  for (auto* i : {&index_[0], &index_[1]}) *i = DeviceBuffer<int>(n);
+  sort_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(sort_bytes(n), 1));
+  sorted_ = DeviceBuffer<Body>(n);
+  child_ = DeviceBuffer<int2>(internal);
+  arrived_ = DeviceBuffer<int>(internal);
+  range_ = DeviceBuffer<int2>(nodes);
+  parent_ = DeviceBuffer<int>(nodes);
+  com_ = DeviceBuffer<float4>(nodes);
+  lo_ = DeviceBuffer<float4>(nodes);
+  hi_ = DeviceBuffer<float4>(nodes);
+  walked_ = DeviceBuffer<int4>(nodes);
+  bmax2_ = DeviceBuffer<float>(nodes);
+  if (quadrupole) quad0_ = DeviceBuffer<float4>(nodes), quad1_ = DeviceBuffer<float4>(nodes);
+  groups_ = DeviceBuffer<int>(nodes);
+  capacity_ = n;
+}
+
+void TreeBuild::release() {
+  for (auto* k : {&keys_[0], &keys_[1]}) *k = {};
+  for (auto* b : {&index_[0], &index_[1], &arrived_, &parent_, &groups_}) *b = {};
+  for (auto* b : {&child_, &range_}) *b = {};
+  for (auto* b : {&com_, &lo_, &hi_, &quad0_, &quad1_}) *b = {};
+  walked_ = {};
+  sort_temp_ = {};
+  sorted_ = {};
+  received_ = {};
+  bmax2_ = {};
+  capacity_ = 0;
+}
+
+Nodes TreeBuild::nodes() const {
+  return {child_.get(), range_.get(),   parent_.get(), com_.get(),   bmax2_.get(), lo_.get(),
+          hi_.get(),    arrived_.get(), walked_.get(), quad0_.get(), quad1_.get()};
+}
+
+void TreeBuild::find_box(const Body* pos, int n) {
+  CUDA_CHECK(cudaMemsetAsync(box_.get(), 0xff, 3 * sizeof(unsigned)));  // least: above every float
+  CUDA_CHECK(cudaMemsetAsync(box_.get() + 3, 0, 3 * sizeof(unsigned)));  // greatest: below every float
+  if (n > 0) bounding_box<<<std::min(blocks(n), 1024), kBlock>>>(pos, n, box_.get());
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void TreeBuild::set_box(const unsigned ordered[6]) {
+  CUDA_CHECK(cudaMemcpy(box_.get(), ordered, 6 * sizeof(unsigned), cudaMemcpyHostToDevice));
+}
+
+void TreeBuild::sort(const Body* pos, int n) {
+  if (n == 0) return;
+  morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
+  cub::DoubleBuffer<Key> keys(keys_[0].get(), keys_[1].get());
+  cub::DoubleBuffer<int> order(index_[0].get(), index_[1].get());
+  std::size_t bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, keys, order, n, 0, 3 * kMaxLevel));
+  sorted_keys_ = keys.selector;
+}
+
+void TreeBuild::build(const Body* pos, int n, const Received* received) {
+  if (n == 0) return;
+  const Nodes t = nodes();
+  CUDA_CHECK(cudaMemsetAsync(arrived_.get(), 0, arrived_.size() * sizeof(int)));
+  CUDA_CHECK(cudaMemsetAsync(parent_.get(), 0xff, sizeof(int)));  // the root's: -1
+  gather<<<blocks(n), kBlock>>>(pos, order(), n, sorted_.get(), t);
+  if (received) {
+    if (received_.size() < static_cast<std::size_t>(n)) received_ = DeviceBuffer<Received>(capacity_);
+    gather_received<<<blocks(n), kBlock>>>(received, order(), n, received_.get());
+  }
+  if (n > 1) build_tree<<<blocks(n - 1), kBlock>>>(keys(), n, t);
+  const Received* r = received ? received_.get() : nullptr;
+  if (quadrupole_) moments<true><<<blocks(n), kBlock>>>(sorted_.get(), n, t, r);
+  else moments<false><<<blocks(n), kBlock>>>(sorted_.get(), n, t, r);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void TreeBuild::find_groups(int n, int group) {
+  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(WalkCounters)));
+  if (n > 0) tree::find_groups<<<blocks(2LL * n - 1), kBlock>>>(n, nodes(), group, groups_.get(), &counters_.get()->groups);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+Walker::Walker(int device, bool quadrupole) : quadrupole_(quadrupole) {
+  int sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, quadrupole ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
+  walkers_ = sms * std::max(per_sm, 1) * kWarps;
+  stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers_) * kStack);
+}
+
+void Walker::walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,
+                  Body* acc, float* work, bool accumulate) {
+  WalkCounters* c = targets.counters();
+  CUDA_CHECK(cudaMemsetAsync(&c->next, 0, sizeof c->next));
+  const auto kernel = quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
+                                  : (potential ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
+  kernel<<<walkers_ / kWarps, kWarps * 32>>>(targets.sorted(), targets.order(), targets.nodes(), targets.groups(), src, c,
+                                             stacks_.get(), theta2, eps2, leaf_size, acc, work, accumulate);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// Read after the walk (a synchronisation): a stack that would have passed kStack.
+void check_overflow(const TreeBuild& t) {
+  int overflow = 0;
+  CUDA_CHECK(cudaMemcpy(&overflow, &t.counters()->overflow, sizeof overflow, cudaMemcpyDeviceToHost));
+  if (overflow)
+    throw std::runtime_error("cuda:tree: a walk needed more than " + std::to_string(kStack) +
+                             " waiting nodes (tree_kernels.cuh's kStack)");
+}
+
+}  // namespace nbody::cuda::tree

@@ -1,0 +1,84 @@
+// One tree on the device (tree_kernels.cuh's stages 1-7) and the walk over it: cuda:tree builds one
+// over its bodies every force stage (tree.cu); distributed, a second over the essential trees the
+// other ranks sent (tree_ranks.cu), walked by the same groups.
+#pragma once
+#include <memory>
+
+#include "device_buffer.cuh"
+#include "tree_nodes.cuh"
+
+namespace nbody::cuda::tree {
+
+class TreeBuild {
+ public:
+  // Device bytes of a tree of n bodies (the rung's memory check).
+  static double bytes(int n, bool quadrupole);
+  // Buffers for at least n bodies: kept while they suffice, else freed and made for n.
+  void reserve(int n, bool quadrupole);
+  void release();
+
+  // 1. The box the keys quantise positions in: the bodies' own, or (set_box) given as the floats'
+  // ordered integers (tree_kernels.cuh's ordered()), least x, y, z then greatest.
+  void find_box(const Body* pos, int n);
+  void set_box(const unsigned ordered[6]);
+  // 2-3. The keys in that box, sorted (stable: equal keys keep index order).
+  void sort(const Body* pos, int n);
+  // 4-6. The bodies in key order, the radix tree and its moments. `received` (else null): the
+  // bodies are received entries (in pos's order), each leaf one with its own box and moments.
+  void build(const Body* pos, int n, const Received* received = nullptr);
+  // 7. The groups a walk takes; zeroes the walk's counters.
+  void find_groups(int n, int group);
+
+  Nodes nodes() const;
+  const Key* keys() const { return keys_[sorted_keys_].get(); }
+  const int* order() const { return index_[sorted_keys_].get(); }
+  const Body* sorted() const { return sorted_.get(); }
+  const int* groups() const { return groups_.get(); }
+  WalkCounters* counters() const { return counters_.get(); }
+  unsigned* box() const { return box_.get(); }
+  int capacity() const { return capacity_; }
+
+ private:
+  int capacity_ = 0, sorted_keys_ = 0;
+  bool quadrupole_ = false;
+  DeviceBuffer<Key> keys_[2];
+  DeviceBuffer<int> index_[2];
+  DeviceBuffer<unsigned char> sort_temp_;
+  DeviceBuffer<Body> sorted_;
+  DeviceBuffer<Received> received_;  // the received entries in key order
+  DeviceBuffer<int2> child_, range_;
+  DeviceBuffer<int> arrived_, parent_, groups_;
+  DeviceBuffer<float4> com_, lo_, hi_, quad0_, quad1_;
+  DeviceBuffer<int4> walked_;
+  DeviceBuffer<float> bmax2_;
+  DeviceBuffer<WalkCounters> counters_ = DeviceBuffer<WalkCounters>(1);
+  DeviceBuffer<unsigned> box_ = DeviceBuffer<unsigned>(6);
+};
+
+// After the walks of a force stage (a synchronisation): throws where a walk's stack would have
+// passed kStack.
+void check_overflow(const TreeBuild& targets);
+
+// The walk's launch: as many warps as the device keeps resident, each with its stack.
+class Walker {
+ public:
+  Walker(int device, bool quadrupole);
+  static constexpr int kWarps = 4;  // warps per block of the walk
+  // Bodies a lane: groups of up to 64. On the H100 at B = 4, against one a lane: 7% faster at
+  // N = 2^20 and 9% at 2^23; four a lane (groups of 128) were 4% slower at 2^20, 1% faster at 2^23
+  // (docs/tree.md).
+  static constexpr int kPer = 2;
+  static constexpr int kGroup = 32 * kPer;
+  double stack_bytes() const { return static_cast<double>(walkers_) * kStack * sizeof(int); }
+  // The groups of `targets` (found by find_groups) walk `src`; their sums into acc at the bodies'
+  // indices (added with `accumulate`), each body's terms into work (when not null).
+  void walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,
+            Body* acc, float* work, bool accumulate);
+
+ private:
+  bool quadrupole_;
+  int walkers_ = 0;
+  DeviceBuffer<int> stacks_;
+};
+
+}  // namespace nbody::cuda::tree

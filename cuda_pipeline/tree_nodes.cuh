@@ -1,0 +1,87 @@
+// cuda:tree's data as its kernels share it (tree_kernels.cuh builds and walks it, tree_ranks_kernels.cuh
+// moves bodies and cuts essential trees from it, tree_build.cuh holds it): the keys, the nodes, a
+// received node, the walk's counters, and the opening test.
+#pragma once
+#include "morton.hpp"
+#include "vec.cuh"
+
+namespace nbody::cuda::tree {
+
+using Key = unsigned long long;
+using Body = Vec4T<float>;  // position and mass, or a cell's centre of mass and mass
+constexpr int kMaxLevel = morton::kLevels;         // bits an axis: 63-bit keys
+constexpr unsigned kCells = morton::kCells;        // quantised positions an axis
+constexpr int kStack = 8192;                       // nodes waiting in one warp's walk
+constexpr unsigned kAll = 0xffffffffu;
+
+// A float as an unsigned integer in the floats' order, for atomicMin and atomicMax.
+__device__ __forceinline__ unsigned ordered(float f) {
+  const unsigned u = __float_as_uint(f);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+__device__ __forceinline__ float unordered(unsigned u) {
+  return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u);
+}
+
+// Nodes: internal 0..n-2 (the root is 0), then the leaf of sorted body k at n - 1 + k; with one
+// body, node 0 is its leaf and the root.
+struct Nodes {
+  int2* child;      // an internal node's two children
+  int2* range;      // the sorted bodies [x, y] under a node
+  int* parent;      // -1 for the root
+  float4* com;      // centre of mass (xyz) and mass (w)
+  float* bmax2;     // (the farthest body's distance from the centre of mass, rounded up)^2
+  float4* lo;       // the bodies' box
+  float4* hi;
+  int* arrived;     // an internal node's children done (bottom-up pass)
+  int4* walked;     // what the walk reads beside com, in one load: bmax2's bits, the first sorted
+                    // body, the count, and the split (an internal node's children follow from it)
+  float4* quad0;    // with quadrupoles (else null): Qxx, Qyy, Qxy, Qxz (common/quadrupole.hpp)
+  float4* quad1;    // Qyz, tr S, 0, 0
+};
+
+// Distributed (tree_ranks.cu): a node of another rank's locally essential tree as it arrives, a leaf of
+// the tree built over them: a cell taken whole (its box and bmax2; with quadrupoles its moments) or
+// a body (bmax2 0, its box a point).
+struct Received {
+  float4 com;     // centre of mass (xyz) and mass (w)
+  float4 lo, hi;  // the box; lo.w: bmax2
+  float4 q0, q1;  // as Nodes::quad0 and quad1 (zeros for a body, or without quadrupoles)
+};
+
+struct WalkCounters {
+  int groups = 0;                      // found by find_groups
+  int next = 0;                        // the next group a warp takes
+  int overflow = 0;                    // a warp's stack would have passed kStack: the host refuses the step
+  unsigned long long interactions = 0;  // terms summed, bodies x list entries
+};
+
+// The tree a walk takes its cells and bodies from: its nodes and its n bodies in Morton order (the
+// leaf of sorted body k is node n - 1 + k).
+struct Source {
+  const Body* sorted;
+  int n;
+  Nodes t;
+};
+
+// What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.
+enum NodeKind { None, Cell, Bucket, Open };
+
+// The opening test against the group's box [glo, ghi] for a node (its centre of mass and mass `c`,
+// `m4` as Nodes::walked holds it).
+template <bool kQuad>
+__device__ __forceinline__ NodeKind opening_test(const float4& c, const int4& m4, const float4& glo, const float4& ghi,
+                                                 float theta2, int leaf_size) {
+  // The distance from the centre of mass to the group's box (0 inside it).
+  const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
+  const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
+  const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
+  // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
+  // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34). (A received
+  // cell is a leaf of one entry with bmax2 > 0: a cell.)
+  if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x))
+    return kQuad && m4.z == 1 && m4.x == 0 ? Bucket : Cell;
+  return m4.z <= leaf_size ? Bucket : Open;
+}
+
+}  // namespace nbody::cuda::tree

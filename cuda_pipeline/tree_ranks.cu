@@ -1,0 +1,424 @@
+// The host side of cuda:tree across ranks (tree_ranks.cuh).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include "cuda_check.hpp"
+#include "error.hpp"
+#include "integrate_kernels.cuh"
+#include "tree_ranks.cuh"
+#include "tree_ranks_kernels.cuh"
+
+namespace nbody::cuda::tree {
+
+namespace kr = key_ranges;
+
+namespace {
+
+constexpr int kBlock = 256;
+int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
+
+// Keys (with the work below each) a rank gives the bisection of the ranges: a boundary falls within
+// n / kSample bodies of where the exact sums would put it.
+constexpr int kSample = 65536;
+// Boxes a rank's domain is described by to the others (domain_boxes): a few hundred.
+constexpr int kDomainBoxes = 512;
+
+// tree_kernels.cuh's ordered() and unordered(), on the host.
+unsigned ordered_bits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+float float_of_bits(unsigned u) {
+  u = (u & 0x80000000u) ? u & 0x7fffffffu : ~u;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+// `b` holds at least n (made anew, a quarter to spare, where it does not: its contents are lost).
+template <typename T>
+void ensure(DeviceBuffer<T>& b, std::size_t n) {
+  if (b.size() < std::max<std::size_t>(n, 1)) b = DeviceBuffer<T>(std::max<std::size_t>(n + n / 4, 1));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Every rank's records on every rank, in rank order.
+template <typename T>
+std::vector<T> gather_all(Exchange& ex, const std::vector<T>& mine) {
+  return kr::records_of<T>(ex.allgatherv(kr::bytes_of(mine)));
+}
+
+// The count and fingerprint sum of n records on the device (`sum`: two words of scratch).
+kr::Census census_of(const Traveller* records, int n, DeviceBuffer<unsigned long long>& sum) {
+  if (n == 0) return {};
+  CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, 2 * sizeof(unsigned long long)));
+  census<<<std::min(blocks(n), 1024), kBlock>>>(records, n, sum.get());
+  CUDA_CHECK(cudaGetLastError());
+  unsigned long long h[2];
+  sum.download(h, 0, 2);
+  return {h[0], h[1]};
+}
+
+// Bytes from the device.
+template <typename T>
+std::vector<std::byte> bytes_from(const T* device, std::size_t count) {
+  std::vector<std::byte> out(count * sizeof(T));
+  if (count > 0) CUDA_CHECK(cudaMemcpy(out.data(), device, out.size(), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<T> TreeRanks::local(const DeviceBuffer<T>& b) const {
+  std::vector<T> h(static_cast<std::size_t>(n_));
+  if (n_ > 0) b.download(h.data(), 0, h.size());
+  return h;
+}
+
+void TreeRanks::grow(int n) {
+  for (auto* b : {&pos_[0], &pos_[1], &vel_, &acc_}) ensure(*b, n);
+  ensure(id_, n);
+  ensure(work_, n);
+}
+
+void TreeRanks::load(const Bodies& b, const Params& params) {
+  dt_ = static_cast<float>(params.dt);
+  eps2_ = static_cast<float>(params.eps2());
+  first_.clear();
+  next_.clear();
+  exchange_time_ = {};
+  // Equal blocks of the index order, then the ranges of equal counts.
+  const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank()),
+                    end = block_begin(n, ex_.ranks(), ex_.rank() + 1);
+  if (end - begin > static_cast<std::size_t>(INT_MAX) / 4)
+    throw InputError("cuda:tree: " + std::to_string(end - begin) + " bodies a rank, past the kernels' 32-bit indices");
+  std::vector<Traveller> mine;
+  for (std::size_t i = begin; i < end; ++i) {
+    const Vec4& p = b.pos[i];
+    const Vec3& v = b.vel[i];
+    mine.push_back({i, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
+                    static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y),
+                    static_cast<float>(v.z), 1.0f});
+  }
+  n_ = static_cast<int>(mine.size());
+  cur_ = 0;
+  grow(n_);
+  ensure(travel_[1], mine.size());
+  if (n_ > 0) {
+    travel_[1].upload(mine.data(), 0, mine.size());
+    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[0].get(), vel_.get(), id_.get(), work_.get());
+    CUDA_CHECK(cudaGetLastError());
+  }
+  move();  // by count: no step has weighed them yet
+}
+
+void TreeRanks::sort_in_common_cube() {
+  if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
+  if (local_.capacity() == 0) local_.reserve(1, walk_.quadrupole);
+  kr::Extent mine{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  if (n_ > 0) {
+    local_.find_box(pos_[cur_].get(), n_);
+    unsigned box[6];
+    CUDA_CHECK(cudaMemcpy(box, local_.box(), sizeof box, cudaMemcpyDeviceToHost));
+    for (int a = 0; a < 3; ++a) mine.lo[a] = float_of_bits(box[a]), mine.hi[a] = float_of_bits(box[3 + a]);
+  }
+  const std::vector<kr::Extent> boxes = ex_.all_of(mine);
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (const kr::Extent& e : boxes)
+    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], e.lo[a]), hi[a] = std::max(hi[a], e.hi[a]);
+  for (int a = 0; a < 3; ++a) cube_[a] = ordered_bits(lo[a]), cube_[3 + a] = ordered_bits(hi[a]);
+  local_.set_box(cube_);
+  local_.sort(pos_[cur_].get(), n_);
+}
+
+std::vector<std::uint64_t> TreeRanks::ranges_now() {
+  const int n = n_, stride = std::max(1, (n + kSample - 1) / kSample), m = (n + stride - 1) / stride;
+  ensure(work_sorted_, n);
+  ensure(running_, n);
+  if (n > 0) {
+    sorted_work<<<blocks(n), kBlock>>>(work_.get(), local_.order(), n, work_sorted_.get());
+    std::size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, work_sorted_.get(), running_.get(), n));
+    ensure(scan_temp_, bytes);
+    bytes = scan_temp_.size();
+    CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, work_sorted_.get(), running_.get(), n));
+  }
+  ensure(sample_keys_, m);
+  ensure(sample_below_, m + 1);
+  sample<<<blocks(m + 1), kBlock>>>(local_.keys(), running_.get(), n, stride, m, sample_keys_.get(), sample_below_.get());
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<Key> k(static_cast<std::size_t>(m));
+  std::vector<double> w(static_cast<std::size_t>(m) + 1);
+  if (m > 0) sample_keys_.download(k.data(), 0, k.size());
+  sample_below_.download(w.data(), 0, w.size());
+  return kr::ranges(ex_, std::vector<std::uint64_t>(k.begin(), k.end()), w, capacity_);
+}
+
+std::vector<std::uint64_t> TreeRanks::split_state() {
+  if (next_.empty()) {
+    sort_in_common_cube();
+    next_ = ranges_now();
+  }
+  return next_;
+}
+
+void TreeRanks::resume_split(const std::vector<std::uint64_t>& first) {
+  if (first.size() == static_cast<std::size_t>(ex_.ranks()) + 1) next_ = first;
+}
+
+void TreeRanks::move() {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int ranks = ex_.ranks(), me = ex_.rank();
+  sort_in_common_cube();
+  if (next_.empty()) next_ = ranges_now();
+  first_ = next_;
+  next_.clear();
+  // Where each rank's range starts among this rank's sorted keys.
+  std::vector<int> at(static_cast<std::size_t>(ranks) + 1, 0);
+  if (n_ > 0) {
+    ensure(first_keys_, first_.size());
+    ensure(at_, first_.size());
+    const std::vector<Key> f(first_.begin(), first_.end());
+    first_keys_.upload(f);
+    bounds<<<blocks(ranks + 1), kBlock>>>(local_.keys(), n_, first_keys_.get(), ranks, at_.get());
+    CUDA_CHECK(cudaGetLastError());
+    at_.download(at.data(), 0, at.size());
+  }
+  // The bodies in key order, each other rank's range to it, this rank's kept in place.
+  ensure(travel_[0], n_);
+  if (n_ > 0)
+    pack<<<blocks(n_), kBlock>>>(pos_[cur_].get(), vel_.get(), id_.get(), work_.get(), local_.order(), n_,
+                                 travel_[0].get());
+  CUDA_CHECK(cudaGetLastError());
+  const kr::Census before = kr::census(ex_, census_of(travel_[0].get(), n_, census_));
+  std::vector<std::vector<std::byte>> send(static_cast<std::size_t>(ranks));
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) send[q] = bytes_from(travel_[0].get() + at[q], static_cast<std::size_t>(at[q + 1] - at[q]));
+  const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
+  std::size_t total = 0;
+  for (int q = 0; q < ranks; ++q)
+    total += q == me ? static_cast<std::size_t>(at[q + 1] - at[q]) : got[q].size() / sizeof(Traveller);
+  if (total > static_cast<std::size_t>(INT_MAX) / 4)
+    throw std::runtime_error("cuda:tree: " + std::to_string(total) + " bodies on one rank, past the kernels' 32-bit indices");
+  ensure(travel_[1], total);
+  std::size_t offset = 0;
+  for (int q = 0; q < ranks; ++q) {  // in rank order
+    Traveller* to = travel_[1].get() + offset;
+    if (q == me) {
+      const std::size_t count = static_cast<std::size_t>(at[q + 1] - at[q]);
+      if (count > 0)
+        CUDA_CHECK(cudaMemcpy(to, travel_[0].get() + at[q], count * sizeof(Traveller), cudaMemcpyDeviceToDevice));
+      offset += count;
+    } else if (!got[q].empty()) {
+      CUDA_CHECK(cudaMemcpy(to, got[q].data(), got[q].size(), cudaMemcpyHostToDevice));
+      offset += got[q].size() / sizeof(Traveller);
+    }
+  }
+  n_ = static_cast<int>(total);
+  grow(n_);
+  if (n_ > 0)
+    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[cur_].get(), vel_.get(), id_.get(), work_.get());
+  CUDA_CHECK(cudaGetLastError());
+  kr::kept(before, kr::census(ex_, census_of(travel_[1].get(), n_, census_)));
+  exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
+}
+
+void TreeRanks::exchange_domains() {
+  const int n = n_, most = std::max(1, (n + kDomainBoxes - 1) / kDomainBoxes);
+  int count = 0;
+  if (n > 0) {
+    ensure(domain_, 2 * (2 * static_cast<std::size_t>(n) - 1));
+    ensure(counts_, 2);
+    CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(int)));
+    domain_boxes<<<blocks(2LL * n - 1), kBlock>>>(n, local_.nodes(), most, domain_.get(), counts_.get());
+    CUDA_CHECK(cudaGetLastError());
+    counts_.download(&count, 0, 1);
+  }
+  const std::vector<int> counts = ex_.all_of(count);
+  const std::vector<float4> every = kr::records_of<float4>(ex_.allgatherv(bytes_from(domain_.get(), 2 * static_cast<std::size_t>(count))));
+  domains_.assign(counts.size(), {});
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    domains_[r].assign(every.begin() + static_cast<std::ptrdiff_t>(at), every.begin() + static_cast<std::ptrdiff_t>(at + 2 * counts[r]));
+    at += 2 * static_cast<std::size_t>(counts[r]);
+  }
+}
+
+std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& domain) {
+  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.size() / 2);
+  ensure(domain_of_, domain.size());
+  domain_of_.upload(domain);
+  for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
+  ensure(counts_, 2);
+  // A level at a time from the root: counts_ holds the next level's size and the emits so far.
+  CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, 2 * sizeof(int)));
+  CUDA_CHECK(cudaMemsetAsync(frontier_[0].get(), 0, sizeof(int)));  // the root, node 0
+  int level = 1, side = 0;
+  while (level > 0) {
+    CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(int)));
+    const int grid = std::min(blocks(level), 4096);
+    if (walk_.quadrupole)
+      essential_level<true><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
+                                              walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
+                                              emits_[0].get(), counts_.get() + 1);
+    else
+      essential_level<false><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
+                                               walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
+                                               emits_[0].get(), counts_.get() + 1);
+    CUDA_CHECK(cudaGetLastError());
+    counts_.download(&level, 0, 1);
+    side = 1 - side;
+  }
+  int counted[2];
+  counts_.download(counted, 0, 2);
+  const int emitted = counted[1];
+  if (emitted == 0) return {};
+  // In node order, whatever order the levels appended them in: the same bytes every time.
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, emits_[0].get(), emits_[1].get(), emitted));
+  ensure(sort_temp_, bytes);
+  bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp_.get(), bytes, emits_[0].get(), emits_[1].get(), emitted));
+  essential_count<<<blocks(emitted), kBlock>>>(local_.nodes(), emits_[1].get(), emitted, let_count_.get());
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, let_count_.get(), let_offset_.get(), emitted));
+  ensure(scan_temp_, bytes);
+  bytes = scan_temp_.size();
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, let_count_.get(), let_offset_.get(), emitted));
+  int last[2];
+  CUDA_CHECK(cudaMemcpy(&last[0], let_offset_.get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&last[1], let_count_.get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  const int entries = last[0] + last[1];
+  ensure(let_, entries);
+  if (walk_.quadrupole)
+    essential_write<true><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
+                                                      let_offset_.get(), let_.get());
+  else
+    essential_write<false><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
+                                                       let_offset_.get(), let_.get());
+  CUDA_CHECK(cudaGetLastError());
+  return bytes_from(let_.get(), static_cast<std::size_t>(entries));
+}
+
+std::vector<std::vector<std::byte>> TreeRanks::essential_trees() {
+  exchange_domains();
+  std::vector<std::vector<std::byte>> send(static_cast<std::size_t>(ex_.ranks()));
+  if (n_ == 0) return send;
+  for (int q = 0; q < ex_.ranks(); ++q)
+    if (q != ex_.rank() && !domains_[static_cast<std::size_t>(q)].empty())  // a rank without bodies needs nothing
+      send[static_cast<std::size_t>(q)] = essential_tree(domains_[static_cast<std::size_t>(q)]);
+  return send;
+}
+
+void TreeRanks::forces(bool weigh) {
+  const int n = n_, me = ex_.rank();
+  sort_in_common_cube();
+  local_.build(pos_[cur_].get(), n);
+  if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
+  CUDA_CHECK(cudaGetLastError());
+  local_.find_groups(n, Walker::kGroup);
+  const std::vector<std::vector<std::byte>> send = essential_trees();
+  // This rank's own tree while the essential trees travel.
+  float* work = weigh ? work_.get() : nullptr;
+  Event walk_start, walk_end;
+  walk_start.record();
+  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, false, acc_.get(),
+               work, false);
+  walk_end.record();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
+  const double travel = seconds_since(t0);
+  std::size_t m = 0;
+  for (const auto& g : got) m += g.size() / sizeof(Received);
+  if (n > 0 && m > 0) {
+    ensure(inbox_, m);
+    ensure(inbox_com_, m);
+    std::size_t at = 0;
+    for (const auto& g : got) {
+      if (!g.empty()) CUDA_CHECK(cudaMemcpy(inbox_.get() + at, g.data(), g.size(), cudaMemcpyHostToDevice));
+      at += g.size() / sizeof(Received);
+    }
+    const int r = static_cast<int>(m);
+    centres<<<blocks(r), kBlock>>>(inbox_.get(), r, inbox_com_.get());
+    if (r > remote_.capacity()) remote_.reserve(r + r / 4, walk_.quadrupole);
+    remote_.set_box(cube_);  // keyed in the common cube, as this rank's own tree
+    remote_.sort(inbox_com_.get(), r);
+    remote_.build(inbox_com_.get(), r, inbox_.get());
+    if (r > 1) cut_cells<<<blocks(r - 1), kBlock>>>(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], false);
+    // With quadrupoles every received cell is a leaf of its own, taken whole with its moments:
+    // nothing is listed as a bucket but single bodies.
+    walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
+                 walk_.quadrupole ? 1 : walk_.leaf_size, false, acc_.get(), work, true);
+  }
+  check_overflow(local_);
+  exchange_time_.total += travel;
+  exchange_time_.hidden += std::min(travel, walk_end.since(walk_start) * 1e-3);
+}
+
+void TreeRanks::step(int count) {
+  for (int s = 0; s < count; ++s) {
+    move();
+    forces(true);
+    if (n_ > 0)  // cpu32's kick-drift (integrate_kernels.cuh), one split
+      integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(), 0, n_,
+                                               1, n_, dt_);
+    CUDA_CHECK(cudaGetLastError());
+    cur_ = 1 - cur_;
+  }
+}
+
+void TreeRanks::accelerations(std::vector<Vec3>& out) {
+  // To the ranges the next step takes them to, unweighed: the work that weighs the next step stays
+  // the last step's, and a run's bits do not depend on its diagnostics (cpu:tree's way).
+  move();
+  next_ = first_;
+  forces(false);
+  struct Row {
+    std::uint64_t id;
+    float ax, ay, az;
+  };
+  const std::vector<Body> a = local(acc_);
+  const std::vector<unsigned long long> id = local(id_);
+  std::vector<Row> mine(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) mine[k] = {id[k], a[k].x, a[k].y, a[k].z};
+  const std::vector<Row> every = gather_all(ex_, mine);
+  out.assign(every.size(), Vec3{});
+  for (const Row& r : every) out[r.id] = {r.ax, r.ay, r.az};
+}
+
+void TreeRanks::read(Bodies& b) {
+  const std::vector<Body> p = local(pos_[cur_]), v = local(vel_);
+  const std::vector<unsigned long long> id = local(id_);
+  std::vector<Traveller> mine(p.size());
+  for (std::size_t k = 0; k < p.size(); ++k) mine[k] = {id[k], p[k].x, p[k].y, p[k].z, p[k].w, v[k].x, v[k].y, v[k].z, 0};
+  const std::vector<Traveller> every = gather_all(ex_, mine);
+  b.resize(every.size());
+  for (const Traveller& t : every) {
+    b.pos[t.id] = {t.x, t.y, t.z, t.m};
+    b.vel[t.id] = {t.vx, t.vy, t.vz};
+  }
+}
+
+long long TreeRanks::first_non_finite() {
+  const std::vector<Body> p = local(pos_[cur_]), v = local(vel_);
+  const std::vector<unsigned long long> id = local(id_);
+  long long first = LLONG_MAX;
+  for (std::size_t k = 0; k < p.size(); ++k)
+    if (!(std::isfinite(p[k].x) && std::isfinite(p[k].y) && std::isfinite(p[k].z) && std::isfinite(v[k].x) &&
+          std::isfinite(v[k].y) && std::isfinite(v[k].z)))
+      first = std::min(first, static_cast<long long>(id[k]));
+  first = ex_.agree_min(first);
+  return first == LLONG_MAX ? -1 : first;
+}
+
+}  // namespace nbody::cuda::tree

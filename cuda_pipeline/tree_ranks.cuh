@@ -1,0 +1,100 @@
+// cuda:tree across ranks: cpu:tree's decomposition (common/key_ranges.hpp) with the state, the
+// tree and the essential trees on the device. Rank r holds on its GPU the bodies whose keys (in the
+// cube of every rank's bodies) lie in its range, in no particular order. A step:
+//
+//  1. move     the boxes of every rank's bodies (one allgather) give the cube; the keys are
+//              sorted; the ranges are cut from a sample of the sorted keys and the work below
+//              them (each body's terms of the last step), one allgather a round of bisection; the
+//              bodies of other ranks' ranges leave in one all-to-all (staged through the host:
+//              the MPI here is not CUDA-aware), every body counted and fingerprinted before and after
+//  2. build    this rank's tree, its bodies keyed in the common cube; a cell whose key prefix
+//              reaches past the range is always opened (one process's cell there holds other
+//              ranks' bodies too)
+//  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies: the
+//              box of all its bodies is stretched by a few far ones over every rank's), the locally
+//              essential tree: the cells a body anywhere in it takes whole and the bodies of the
+//              leaves it opens
+//  4. walk     this rank's groups walk its own tree while the essential trees travel (one
+//              all-to-all), then the tree built over what arrived (its leaves are cells with their
+//              own box and moments, and bodies), the sums added
+//  5. kick-drift
+//
+// The same bits run after run for a given number of ranks; every call is collective.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bodies.hpp"
+#include "device_buffer.cuh"
+#include "key_ranges.hpp"
+#include "pipeline.hpp"
+#include "tree_build.cuh"
+
+namespace nbody::cuda::tree {
+
+class TreeRanks {
+ public:
+  struct Walk {
+    float theta2;
+    int leaf_size;
+    bool quadrupole;
+  };
+  // `capacity`: each rank's share of the work; `local` and `walker`: the rung's own tree and walk.
+  TreeRanks(Exchange& ex, std::vector<double> capacity, Walk walk, TreeBuild& local, Walker& walker)
+      : ex_(ex), capacity_(std::move(capacity)), walk_(walk), local_(local), walker_(walker) {}
+
+  void load(const Bodies& b, const Params& params);
+  void step(int count);
+  void accelerations(std::vector<Vec3>& out);  // every body's, by index (gathered)
+  void read(Bodies& b);                        // every body's, by index (gathered)
+  long long first_non_finite();
+  std::vector<std::uint64_t> split_state();
+  void resume_split(const std::vector<std::uint64_t>& first);
+  std::size_t held() const { return static_cast<std::size_t>(n_); }
+  ExchangeTime exchange_time() const { return exchange_time_; }
+
+ private:
+  void move();                 // 1
+  void forces(bool weigh);     // 2-4, with `weigh` each body's terms into its work
+  void sort_in_common_cube();  // the cube of every rank's bodies, and this rank's keys in it, sorted
+  std::vector<std::uint64_t> ranges_now();
+  void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
+  std::vector<std::vector<std::byte>> essential_trees();  // 3: for each rank, the bytes to send
+  std::vector<std::byte> essential_tree(const std::vector<float4>& domain);
+  void grow(int n);            // the state's buffers for n bodies
+  template <typename T>
+  std::vector<T> local(const DeviceBuffer<T>& b) const;  // the first n_ entries, on the host
+
+  Exchange& ex_;
+  std::vector<double> capacity_;
+  Walk walk_;
+  TreeBuild& local_;
+  Walker& walker_;
+  TreeBuild remote_;  // over the essential trees received
+  float dt_ = 0, eps2_ = 0;
+  int n_ = 0, cur_ = 0;
+  // The state of this rank's bodies (n_ of them, capacity for more): positions and masses
+  // (double-buffered), velocities, ids (the index in the run), work, accelerations.
+  DeviceBuffer<Body> pos_[2], vel_, acc_;
+  DeviceBuffer<unsigned long long> id_;
+  DeviceBuffer<float> work_;
+  DeviceBuffer<key_ranges::Body> travel_[2];  // the bodies in key order before a move, and after
+  DeviceBuffer<Received> inbox_;       // the essential trees received
+  DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
+  // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the census, the
+  // essential trees' counts, offsets and entries.
+  DeviceBuffer<double> work_sorted_, running_, sample_below_;
+  DeviceBuffer<unsigned char> scan_temp_;
+  DeviceBuffer<Key> sample_keys_, first_keys_;
+  DeviceBuffer<int> at_, let_count_, let_offset_, frontier_[2], emits_[2], counts_;
+  DeviceBuffer<float4> domain_, domain_of_;
+  DeviceBuffer<unsigned char> sort_temp_;
+  DeviceBuffer<Received> let_;
+  DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
+  std::vector<std::vector<float4>> domains_;  // every rank's domain as boxes, lo and hi
+  unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
+  std::vector<std::uint64_t> first_, next_;  // the ranges the bodies were moved to last; the next ones
+  ExchangeTime exchange_time_;
+};
+
+}  // namespace nbody::cuda::tree

@@ -1,0 +1,192 @@
+// cuda:tree across ranks (tree_ranks.cu, common/key_ranges.hpp): the kernels around the tree's own
+// (tree_kernels.cuh) that keep a rank's bodies, move them between ranks and cut its essential trees.
+//
+//  travel      a rank's bodies in key order as key_ranges::Body records (id, state, work), and back
+//  census      the count and the (id, mass) fingerprints' sum of those records
+//  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
+//  bounds      where each rank's range starts among the sorted keys
+//  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
+//              cell of one process's tree there also holds other ranks' bodies
+//  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies
+//  essential   the nodes and bodies another rank's domain needs (the locally essential tree): a
+//              walk from the root a level at a time, then counted and written in node order
+#pragma once
+#include "key_ranges.hpp"
+#include "tree_nodes.cuh"
+
+namespace nbody::cuda::tree {
+
+using Traveller = key_ranges::Body;
+
+// Record k of `out`: the body at sorted place k (order[k] in the state arrays).
+__global__ void pack(const Body* __restrict__ pos, const Body* __restrict__ vel, const unsigned long long* __restrict__ id,
+                     const float* __restrict__ work, const int* __restrict__ order, int n, Traveller* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int i = order[k];
+  const Body p = pos[i], v = vel[i];
+  out[k] = {id[i], p.x, p.y, p.z, p.w, v.x, v.y, v.z, work[i]};
+}
+
+__global__ void unpack(const Traveller* __restrict__ in, int n, Body* pos, Body* vel, unsigned long long* id,
+                       float* work) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Traveller t = in[i];
+  pos[i] = {t.x, t.y, t.z, t.m};
+  vel[i] = {t.vx, t.vy, t.vz, 0};
+  id[i] = t.id;
+  work[i] = t.work;
+}
+
+// sum[0] += n, sum[1] += the records' fingerprints (wrapping: the same in any order).
+__global__ void census(const Traveller* __restrict__ in, int n, unsigned long long* sum) {
+  unsigned long long s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    s += key_ranges::fingerprint(in[i]);
+  for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(kAll, s, o);
+  if (threadIdx.x % 32 == 0) atomicAdd(&sum[1], s);
+  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sum[0], static_cast<unsigned long long>(n));
+}
+
+// The work of the bodies in sorted order, as doubles for the scan (whole numbers: exact).
+__global__ void sorted_work(const float* __restrict__ work, const int* __restrict__ order, int n, double* out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = work[order[k]];
+}
+
+// j = 0..m-1: keys_out[j] = keys[j * stride], below_out[j] = the work of the sorted bodies before it
+// (`running`: the inclusive running sums); below_out[m] = all of it.
+__global__ void sample(const Key* __restrict__ keys, const double* __restrict__ running, int n, int stride, int m,
+                       Key* keys_out, double* below_out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j > m) return;
+  if (j == m) {
+    below_out[m] = n > 0 ? running[n - 1] : 0;
+    return;
+  }
+  const long long k = static_cast<long long>(j) * stride;
+  keys_out[j] = keys[k];
+  below_out[j] = k > 0 ? running[k - 1] : 0;
+}
+
+// out[r] = the first sorted place whose key is at least first[r], r = 0..ranks.
+__global__ void bounds(const Key* __restrict__ keys, int n, const Key* __restrict__ first, int ranks, int* out) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r > ranks) return;
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (keys[mid] < first[r]) lo = mid + 1;
+    else hi = mid;
+  }
+  out[r] = lo;
+}
+
+// The received entries' centres of mass and masses: the bodies of the tree built over them.
+__global__ void centres(const Received* __restrict__ in, int n, Body* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = {in[i].com.x, in[i].com.y, in[i].com.z, in[i].com.w};
+}
+
+// Internal node i (keys: sorted, in the cube of every rank's bodies): where the keys its prefix
+// covers are not all this rank's (`own`: [first, end) is this rank's range; else the node holds
+// other ranks' entries, and [first, end) is this rank's), its bmax becomes infinite, so no walk
+// takes it whole: one process's cell there holds bodies of more ranks than this node does.
+__global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key first, Key end, bool own) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n - 1) return;
+  const int2 r = t.range[i];
+  const Key a = keys[r.x], b = keys[r.y];
+  const Key below = a == b ? 0 : ~0ULL >> __clzll(static_cast<long long>(a ^ b));  // the bits under the prefix
+  const Key lo = a & ~below, hi = a | below;
+  if (own ? lo >= first && hi < end : hi < first || lo >= end) return;
+  t.bmax2[i] = INFINITY;
+  int4 w = t.walked[i];
+  w.x = __float_as_int(INFINITY);
+  t.walked[i] = w;
+}
+
+// A rank's domain as boxes: those of the nodes of at most `most` bodies whose parent has more (or
+// that are the root), lo then hi, appended in any order (only the nearest of them is ever used).
+// Tighter than the box of all its bodies, which a few far bodies stretch over the other ranks'.
+__global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) {
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= 2 * n - 1) return;
+  const auto size = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
+  const int up = t.parent[node];
+  if (size(node) > most || (up >= 0 && size(up) <= most)) return;
+  const int at = atomicAdd(count, 1);
+  out[2 * at] = t.lo[node];
+  out[2 * at + 1] = t.hi[node];
+}
+
+// What a body anywhere in another rank's domain (`boxes`: lo, hi pairs) does with node i, as the
+// walk decides it for a group inside one of them (opening_test, against the nearest box).
+template <bool kQuad>
+__device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
+                                               float theta2, int leaf_size) {
+  const float4 c = t.com[i];
+  float nearest = INFINITY;
+  int at = 0;
+  for (int b = 0; b < nboxes; ++b) {
+    const float4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
+    const float dx = fmaxf(fmaxf(lo.x - c.x, c.x - hi.x), 0.0f);
+    const float dy = fmaxf(fmaxf(lo.y - c.y, c.y - hi.y), 0.0f);
+    const float dz = fmaxf(fmaxf(lo.z - c.z, c.z - hi.z), 0.0f);
+    const float d2 = dx * dx + dy * dy + dz * dz;
+    if (d2 < nearest) nearest = d2, at = b;
+  }
+  return opening_test<kQuad>(c, t.walked[i], boxes[2 * at], boxes[2 * at + 1], theta2, leaf_size);
+}
+
+// One level of the essential tree's walk, top down: each node of the frontier is taken whole (2i
+// onto `emits`), listed (2i + 1) or opened (its children onto `next`). The order of the appends
+// varies; the host sorts the emits.
+template <bool kQuad>
+__global__ void essential_level(Nodes t, const int* __restrict__ frontier, int count, const float4* __restrict__ boxes,
+                                int nboxes, float theta2, int leaf_size, int* next, int* next_count, int* emits,
+                                int* emit_count) {
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < count; f += gridDim.x * blockDim.x) {
+    const int i = frontier[f];
+    const NodeKind k = for_domain<kQuad>(t, i, boxes, nboxes, theta2, leaf_size);
+    if (k == Open) {
+      const int2 c = t.child[i];
+      const int at = atomicAdd(next_count, 2);
+      next[at] = c.x;
+      next[at + 1] = c.y;
+    } else if (k != None) {
+      emits[atomicAdd(emit_count, 1)] = 2 * i + (k == Bucket);
+    }
+  }
+}
+
+// count[j]: the entries emit j sends: 1 for a cell, its bodies for a listed node.
+__global__ void essential_count(Nodes t, const int* __restrict__ emits, int n, int* count) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) count[j] = emits[j] & 1 ? t.walked[emits[j] / 2].z : 1;
+}
+
+// The entries at offset[j] (count's exclusive running sums): a cell with its box, bmax and
+// moments, or each body of a listed node.
+template <bool kQuad>
+__global__ void essential_write(Nodes t, const Body* __restrict__ sorted, const int* __restrict__ emits, int n,
+                                const int* __restrict__ offset, Received* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const int i = emits[j] / 2;
+  Received* o = out + offset[j];
+  const float4 zero = make_float4(0, 0, 0, 0);
+  if (!(emits[j] & 1)) {
+    const float4 c = t.com[i], l = t.lo[i], h = t.hi[i];
+    *o = {c, make_float4(l.x, l.y, l.z, t.bmax2[i]), h, kQuad ? t.quad0[i] : zero, kQuad ? t.quad1[i] : zero};
+    return;
+  }
+  const int4 w = t.walked[i];
+  for (int k = 0; k < w.z; ++k) {
+    const Body b = sorted[w.y + k];
+    o[k] = {make_float4(b.x, b.y, b.z, b.w), make_float4(b.x, b.y, b.z, 0), make_float4(b.x, b.y, b.z, 0), zero, zero};
+  }
+}
+
+}  // namespace nbody::cuda::tree
