@@ -6,7 +6,9 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
+#include <tuple>
 
 #include "cuda_check.hpp"
 #include "error.hpp"
@@ -50,6 +52,18 @@ void ensure(DeviceBuffer<T>& b, std::size_t n) {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// An essential tree on the way: its counts, then its cells (cell_bytes() each: a monopole tree's
+// leave their moments behind), then its bodies (16 bytes each).
+struct Wire {
+  std::uint64_t cells, bodies;
+};
+std::size_t cell_bytes(bool quadrupole) { return quadrupole ? sizeof(Received) : offsetof(Received, q0); }
+Wire wire_of(const std::vector<std::byte>& message) {
+  Wire w;
+  std::memcpy(&w, message.data(), sizeof w);
+  return w;
 }
 
 // Every rank's records on every rank, in rank order.
@@ -290,24 +304,41 @@ std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& doma
   ensure(sort_temp_, bytes);
   bytes = sort_temp_.size();
   CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp_.get(), bytes, emits_[0].get(), emits_[1].get(), emitted));
-  essential_count<<<blocks(emitted), kBlock>>>(local_.nodes(), emits_[1].get(), emitted, let_count_.get());
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, let_count_.get(), let_offset_.get(), emitted));
-  ensure(scan_temp_, bytes);
-  bytes = scan_temp_.size();
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, let_count_.get(), let_offset_.get(), emitted));
-  int last[2];
-  CUDA_CHECK(cudaMemcpy(&last[0], let_offset_.get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(&last[1], let_count_.get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
-  const int entries = last[0] + last[1];
-  ensure(let_, entries);
+  for (auto* b : {&let_body_count_, &let_body_offset_}) ensure(*b, emitted);
+  essential_count<<<blocks(emitted), kBlock>>>(local_.nodes(), emits_[1].get(), emitted, let_count_.get(),
+                                               let_body_count_.get());
+  int last[4];  // the last emit's offset and count of cells, then of bodies
+  for (auto [count, offset, at] : {std::tuple{&let_count_, &let_offset_, 0}, std::tuple{&let_body_count_, &let_body_offset_, 2}}) {
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, count->get(), offset->get(), emitted));
+    ensure(scan_temp_, bytes);
+    bytes = scan_temp_.size();
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, count->get(), offset->get(), emitted));
+    CUDA_CHECK(cudaMemcpy(&last[at], offset->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&last[at + 1], count->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  const Wire wire{static_cast<std::uint64_t>(last[0] + last[1]), static_cast<std::uint64_t>(last[2] + last[3])};
+  ensure(let_, wire.cells);
+  ensure(let_bodies_, wire.bodies);
   if (walk_.quadrupole)
     essential_write<true><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
-                                                      let_offset_.get(), let_.get());
+                                                      let_offset_.get(), let_body_offset_.get(), let_.get(),
+                                                      let_bodies_.get());
   else
     essential_write<false><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
-                                                       let_offset_.get(), let_.get());
+                                                       let_offset_.get(), let_body_offset_.get(), let_.get(),
+                                                       let_bodies_.get());
   CUDA_CHECK(cudaGetLastError());
-  return bytes_from(let_.get(), static_cast<std::size_t>(entries));
+  // On the way: the counts, each cell without the moments a monopole tree does not use, the bodies.
+  const std::size_t cell = cell_bytes(walk_.quadrupole);
+  std::vector<std::byte> out(sizeof wire + wire.cells * cell + wire.bodies * sizeof(Body));
+  std::memcpy(out.data(), &wire, sizeof wire);
+  std::byte* p = out.data() + sizeof wire;
+  if (wire.cells > 0)
+    CUDA_CHECK(cudaMemcpy2D(p, cell, let_.get(), sizeof(Received), cell, wire.cells, cudaMemcpyDeviceToHost));
+  p += wire.cells * cell;
+  if (wire.bodies > 0)
+    CUDA_CHECK(cudaMemcpy(p, let_bodies_.get(), wire.bodies * sizeof(Body), cudaMemcpyDeviceToHost));
+  return out;
 }
 
 std::vector<std::vector<std::byte>> TreeRanks::essential_trees() {
@@ -339,14 +370,27 @@ void TreeRanks::forces(bool weigh) {
   const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
   const double travel = seconds_since(t0);
   std::size_t m = 0;
-  for (const auto& g : got) m += g.size() / sizeof(Received);
+  for (const auto& g : got)
+    if (!g.empty()) m += wire_of(g).cells + wire_of(g).bodies;
   if (n > 0 && m > 0) {
     ensure(inbox_, m);
     ensure(inbox_com_, m);
+    const std::size_t cell = cell_bytes(walk_.quadrupole);
     std::size_t at = 0;
-    for (const auto& g : got) {
-      if (!g.empty()) CUDA_CHECK(cudaMemcpy(inbox_.get() + at, g.data(), g.size(), cudaMemcpyHostToDevice));
-      at += g.size() / sizeof(Received);
+    for (const auto& g : got) {  // in rank order: each rank's cells, then its bodies
+      if (g.empty()) continue;
+      const Wire w = wire_of(g);
+      const std::byte* p = g.data() + sizeof w;
+      if (w.cells > 0)
+        CUDA_CHECK(cudaMemcpy2D(inbox_.get() + at, sizeof(Received), p, cell, cell, w.cells, cudaMemcpyHostToDevice));
+      at += w.cells;
+      p += w.cells * cell;
+      if (w.bodies > 0) {
+        CUDA_CHECK(cudaMemcpy(inbox_com_.get() + at, p, w.bodies * sizeof(Body), cudaMemcpyHostToDevice));
+        bodies_received<<<blocks(static_cast<long long>(w.bodies)), kBlock>>>(inbox_com_.get() + at,
+                                                                             static_cast<int>(w.bodies), inbox_.get() + at);
+      }
+      at += w.bodies;
     }
     const int r = static_cast<int>(m);
     centres<<<blocks(r), kBlock>>>(inbox_.get(), r, inbox_com_.get());

@@ -86,7 +86,8 @@ class TreeRanks {
   DeviceBuffer<double> work_sorted_, running_, sample_below_;
   DeviceBuffer<unsigned char> scan_temp_;
   DeviceBuffer<Key> sample_keys_, first_keys_;
-  DeviceBuffer<int> at_, let_count_, let_offset_, frontier_[2], emits_[2], counts_;
+  DeviceBuffer<int> at_, let_count_, let_offset_, let_body_count_, let_body_offset_, frontier_[2], emits_[2], counts_;
+  DeviceBuffer<Body> let_bodies_;
   DeviceBuffer<float4> domain_, domain_of_;
   DeviceBuffer<unsigned char> sort_temp_;
   DeviceBuffer<Received> let_;

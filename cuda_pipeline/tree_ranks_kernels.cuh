@@ -161,32 +161,41 @@ __global__ void essential_level(Nodes t, const int* __restrict__ frontier, int c
   }
 }
 
-// count[j]: the entries emit j sends: 1 for a cell, its bodies for a listed node.
-__global__ void essential_count(Nodes t, const int* __restrict__ emits, int n, int* count) {
+// cells[j], bodies[j]: what emit j sends: a cell (1, 0), or a listed node's bodies (0, its count).
+__global__ void essential_count(Nodes t, const int* __restrict__ emits, int n, int* cells, int* bodies) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < n) count[j] = emits[j] & 1 ? t.walked[emits[j] / 2].z : 1;
+  if (j >= n) return;
+  const bool listed = emits[j] & 1;
+  cells[j] = !listed;
+  bodies[j] = listed ? t.walked[emits[j] / 2].z : 0;
 }
 
-// The entries at offset[j] (count's exclusive running sums): a cell with its box, bmax and
-// moments, or each body of a listed node.
+// Emit j written at its offsets (the counts' exclusive running sums): a cell with its box, bmax
+// and moments into `cells`, or each body of a listed node into `bodies` (16 bytes a body on the way).
 template <bool kQuad>
 __global__ void essential_write(Nodes t, const Body* __restrict__ sorted, const int* __restrict__ emits, int n,
-                                const int* __restrict__ offset, Received* out) {
+                                const int* __restrict__ cell_at, const int* __restrict__ body_at, Received* cells,
+                                Body* bodies) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   const int i = emits[j] / 2;
-  Received* o = out + offset[j];
-  const float4 zero = make_float4(0, 0, 0, 0);
   if (!(emits[j] & 1)) {
-    const float4 c = t.com[i], l = t.lo[i], h = t.hi[i];
-    *o = {c, make_float4(l.x, l.y, l.z, t.bmax2[i]), h, kQuad ? t.quad0[i] : zero, kQuad ? t.quad1[i] : zero};
+    const float4 c = t.com[i], l = t.lo[i], h = t.hi[i], zero = make_float4(0, 0, 0, 0);
+    cells[cell_at[j]] = {c, make_float4(l.x, l.y, l.z, t.bmax2[i]), h, kQuad ? t.quad0[i] : zero,
+                         kQuad ? t.quad1[i] : zero};
     return;
   }
   const int4 w = t.walked[i];
-  for (int k = 0; k < w.z; ++k) {
-    const Body b = sorted[w.y + k];
-    o[k] = {make_float4(b.x, b.y, b.z, b.w), make_float4(b.x, b.y, b.z, 0), make_float4(b.x, b.y, b.z, 0), zero, zero};
-  }
+  for (int k = 0; k < w.z; ++k) bodies[body_at[j] + k] = sorted[w.y + k];
+}
+
+// Received bodies as entries: a point, bmax 0, no moments.
+__global__ void bodies_received(const Body* __restrict__ in, int n, Received* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Body b = in[i];
+  const float4 p = make_float4(b.x, b.y, b.z, 0), zero = make_float4(0, 0, 0, 0);
+  out[i] = {make_float4(b.x, b.y, b.z, b.w), p, p, zero, zero};
 }
 
 }  // namespace nbody::cuda::tree
