@@ -64,6 +64,7 @@ class Tree final : public BodySystem<float> {
       BodySystem<float>::load(b, params);
       return;
     }
+    CUDA_CHECK(cudaSetDevice(device()));
     std::vector<double> capacity(static_cast<std::size_t>(partition().ranks()));
     for (int r = 0; r < partition().ranks(); ++r) capacity[static_cast<std::size_t>(r)] = partition().share(r);
     ranks_ = std::make_unique<tree::TreeRanks>(*exchange(), capacity,
@@ -89,7 +90,8 @@ class Tree final : public BodySystem<float> {
   // Every buffer of the tree, sized for n bodies, after refusing what the device cannot hold.
   void prepare(int n) override {
     local_.release();
-    const double need = tree::TreeBuild::bytes(n, quadrupole_) + walker_.stack_bytes() +
+    // (The walk's stacks are held already.)
+    const double need = tree::TreeBuild::bytes(n, quadrupole_) +
                         4.0 * n * sizeof(Body);  // BodySystem's positions (2), velocities and accelerations
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

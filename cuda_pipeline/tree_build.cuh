@@ -69,7 +69,6 @@ class Walker {
   // (docs/tree.md).
   static constexpr int kPer = 2;
   static constexpr int kGroup = 32 * kPer;
-  double stack_bytes() const { return static_cast<double>(walkers_) * kStack * sizeof(int); }
   // The groups of `targets` (found by find_groups) walk `src`; their sums into acc at the bodies'
   // indices (added with `accumulate`), each body's terms into work (when not null).
   void walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,

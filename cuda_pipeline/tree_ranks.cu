@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "cuda_check.hpp"
@@ -249,7 +251,9 @@ void TreeRanks::move() {
 }
 
 void TreeRanks::exchange_domains() {
-  const int n = n_, most = std::max(1, (n + kDomainBoxes - 1) / kDomainBoxes);
+  // Never below a walk's group: every group then lies inside one box, and a cell sent as far from
+  // the nearest box is far from every group that receives it.
+  const int n = n_, most = std::max(Walker::kGroup, (n + kDomainBoxes - 1) / kDomainBoxes);
   int count = 0;
   if (n > 0) {
     ensure(domain_, 2 * (2 * static_cast<std::size_t>(n) - 1));
@@ -369,13 +373,21 @@ void TreeRanks::forces(bool weigh) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
   const double travel = seconds_since(t0);
+  const std::size_t cell = cell_bytes(walk_.quadrupole);
   std::size_t m = 0;
-  for (const auto& g : got)
-    if (!g.empty()) m += wire_of(g).cells + wire_of(g).bodies;
+  for (const auto& g : got) {
+    if (g.empty()) continue;
+    const Wire w = g.size() >= sizeof(Wire) ? wire_of(g) : Wire{};
+    if (g.size() != sizeof w + w.cells * cell + w.bodies * sizeof(Body))
+      throw std::runtime_error("cuda:tree: an essential tree of " + std::to_string(g.size()) +
+                               " bytes does not hold the cells and bodies it counts");
+    m += w.cells + w.bodies;
+  }
+  if (m > static_cast<std::size_t>(INT_MAX) / 4)
+    throw std::runtime_error("cuda:tree: " + std::to_string(m) + " entries received, past the kernels' 32-bit indices");
   if (n > 0 && m > 0) {
     ensure(inbox_, m);
     ensure(inbox_com_, m);
-    const std::size_t cell = cell_bytes(walk_.quadrupole);
     std::size_t at = 0;
     for (const auto& g : got) {  // in rank order: each rank's cells, then its bodies
       if (g.empty()) continue;
