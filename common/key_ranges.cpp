@@ -1,6 +1,7 @@
 #include "key_ranges.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -147,6 +148,31 @@ void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& f
   }
   sort_by_key(cube, mine);
   kept(before, census_of(ex, mine));
+}
+
+void gather_state(Exchange& ex, const std::vector<Body>& mine, Bodies& bodies) {
+  const std::vector<Body> every = records_of<Body>(ex.allgatherv(bytes_of(mine)));
+  bodies.resize(every.size());
+  for (const Body& b : every) {
+    bodies.pos[b.id] = {b.x, b.y, b.z, b.m};
+    bodies.vel[b.id] = {b.vx, b.vy, b.vz};
+  }
+}
+
+void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, std::vector<Vec3>& out) {
+  const std::vector<Acceleration> every = records_of<Acceleration>(ex.allgatherv(bytes_of(mine)));
+  out.assign(every.size(), Vec3{});
+  for (const Acceleration& a : every) out[a.id] = {a.ax, a.ay, a.az};
+}
+
+long long first_non_finite(Exchange& ex, const std::vector<Body>& mine) {
+  long long first = LLONG_MAX;
+  for (const Body& b : mine)
+    if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z) && std::isfinite(b.vx) &&
+          std::isfinite(b.vy) && std::isfinite(b.vz)))
+      first = std::min(first, static_cast<long long>(b.id));
+  first = ex.agree_min(first);
+  return first == LLONG_MAX ? -1 : first;
 }
 
 }  // namespace nbody::key_ranges

@@ -80,6 +80,17 @@ NBODY_HOST_DEVICE std::uint64_t fingerprint(const Body& b) {
   return z ^ (z >> 31);
 }
 
+// What every rank holds, gathered to every rank by index (collective): the state (bodies sized to
+// every rank's count), one acceleration a body, and the first index whose position or velocity is
+// not finite (-1: none).
+struct Acceleration {
+  std::uint64_t id;
+  float ax, ay, az;
+};
+void gather_state(Exchange& ex, const std::vector<Body>& mine, Bodies& bodies);
+void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, std::vector<Vec3>& out);
+long long first_non_finite(Exchange& ex, const std::vector<Body>& mine);
+
 // Sorts `mine` by (key, id) and gives the keys in that order.
 std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine);
 

@@ -1,7 +1,6 @@
 // cpu:tree across ranks (tree.hpp's CpuTree, key_ranges.hpp): one process runs Float32Soa's state in
 // index order; distributed, each rank holds its own bodies in key order and exchanges essential trees.
 #include <chrono>
-#include <climits>
 #include <cmath>
 
 #include "tree.hpp"
@@ -17,12 +16,6 @@ std::vector<double> capacity(const Partition& part) {
   std::vector<double> c(static_cast<std::size_t>(part.ranks()));
   for (int r = 0; r < part.ranks(); ++r) c[static_cast<std::size_t>(r)] = part.share(r);
   return c;
-}
-
-// Every rank's records on every rank, in rank order.
-template <typename T>
-std::vector<T> gather_all(Exchange& ex, const std::vector<T>& mine) {
-  return kr::records_of<T>(ex.allgatherv(kr::bytes_of(mine)));
 }
 
 struct Box {
@@ -138,15 +131,9 @@ void CpuTree::accelerations(std::vector<Vec3>& out) {
   move_to_ranges();
   next_ = first_;  // what the next step's ranges are: the positions and the work are as they were
   distributed_accelerations(false);
-  struct Row {
-    std::uint64_t id;
-    float ax, ay, az;
-  };
-  std::vector<Row> mine(mine_.size(), Row{});
-  for (std::size_t k = 0; k < mine_.size(); ++k) mine[k].id = mine_[k].id, mine[k].ax = ax_[k], mine[k].ay = ay_[k], mine[k].az = az_[k];
-  const std::vector<Row> every = gather_all(*exchange(), mine);
-  out.assign(every.size(), Vec3{});
-  for (const Row& r : every) out[r.id] = {r.ax, r.ay, r.az};
+  std::vector<kr::Acceleration> mine(mine_.size());
+  for (std::size_t k = 0; k < mine_.size(); ++k) mine[k] = {mine_[k].id, ax_[k], ay_[k], az_[k]};
+  kr::gather_accelerations(*exchange(), mine, out);
 }
 
 void CpuTree::read(Bodies& bodies) {
@@ -154,23 +141,11 @@ void CpuTree::read(Bodies& bodies) {
     Float32Soa::read(bodies);
     return;
   }
-  const std::vector<kr::Body> every = gather_all(*exchange(), mine_);
-  bodies.resize(every.size());
-  for (const kr::Body& b : every) {
-    bodies.pos[b.id] = {b.x, b.y, b.z, b.m};
-    bodies.vel[b.id] = {b.vx, b.vy, b.vz};
-  }
+  kr::gather_state(*exchange(), mine_, bodies);
 }
 
 long long CpuTree::first_non_finite() {
-  if (!exchange()) return Float32Soa::first_non_finite();
-  long long first = LLONG_MAX;
-  for (const kr::Body& b : mine_)
-    if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z) && std::isfinite(b.vx) &&
-          std::isfinite(b.vy) && std::isfinite(b.vz)))
-      first = std::min(first, static_cast<long long>(b.id));
-  first = exchange()->agree_min(first);
-  return first == LLONG_MAX ? -1 : first;
+  return exchange() ? kr::first_non_finite(*exchange(), mine_) : Float32Soa::first_non_finite();
 }
 
 }  // namespace nbody

@@ -68,12 +68,6 @@ Wire wire_of(const std::vector<std::byte>& message) {
   return w;
 }
 
-// Every rank's records on every rank, in rank order.
-template <typename T>
-std::vector<T> gather_all(Exchange& ex, const std::vector<T>& mine) {
-  return kr::records_of<T>(ex.allgatherv(kr::bytes_of(mine)));
-}
-
 // The count and fingerprint sum of n records on the device (`sum`: two words of scratch).
 kr::Census census_of(const Traveller* records, int n, DeviceBuffer<unsigned long long>& sum) {
   if (n == 0) return {};
@@ -439,42 +433,23 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
   move();
   next_ = first_;
   forces(false);
-  struct Row {
-    std::uint64_t id;
-    float ax, ay, az;
-  };
   const std::vector<Body> a = local(acc_);
   const std::vector<unsigned long long> id = local(id_);
-  std::vector<Row> mine(a.size());
+  std::vector<kr::Acceleration> mine(a.size());
   for (std::size_t k = 0; k < a.size(); ++k) mine[k] = {id[k], a[k].x, a[k].y, a[k].z};
-  const std::vector<Row> every = gather_all(ex_, mine);
-  out.assign(every.size(), Vec3{});
-  for (const Row& r : every) out[r.id] = {r.ax, r.ay, r.az};
+  kr::gather_accelerations(ex_, mine, out);
 }
 
-void TreeRanks::read(Bodies& b) {
+std::vector<Traveller> TreeRanks::records() const {
   const std::vector<Body> p = local(pos_[cur_]), v = local(vel_);
   const std::vector<unsigned long long> id = local(id_);
   std::vector<Traveller> mine(p.size());
   for (std::size_t k = 0; k < p.size(); ++k) mine[k] = {id[k], p[k].x, p[k].y, p[k].z, p[k].w, v[k].x, v[k].y, v[k].z, 0};
-  const std::vector<Traveller> every = gather_all(ex_, mine);
-  b.resize(every.size());
-  for (const Traveller& t : every) {
-    b.pos[t.id] = {t.x, t.y, t.z, t.m};
-    b.vel[t.id] = {t.vx, t.vy, t.vz};
-  }
+  return mine;
 }
 
-long long TreeRanks::first_non_finite() {
-  const std::vector<Body> p = local(pos_[cur_]), v = local(vel_);
-  const std::vector<unsigned long long> id = local(id_);
-  long long first = LLONG_MAX;
-  for (std::size_t k = 0; k < p.size(); ++k)
-    if (!(std::isfinite(p[k].x) && std::isfinite(p[k].y) && std::isfinite(p[k].z) && std::isfinite(v[k].x) &&
-          std::isfinite(v[k].y) && std::isfinite(v[k].z)))
-      first = std::min(first, static_cast<long long>(id[k]));
-  first = ex_.agree_min(first);
-  return first == LLONG_MAX ? -1 : first;
-}
+void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
+
+long long TreeRanks::first_non_finite() { return kr::first_non_finite(ex_, records()); }
 
 }  // namespace nbody::cuda::tree
