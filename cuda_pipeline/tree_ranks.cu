@@ -450,6 +450,17 @@ std::vector<Traveller> TreeRanks::records() const {
 
 void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
 
-long long TreeRanks::first_non_finite() { return kr::first_non_finite(ex_, records()); }
+long long TreeRanks::first_non_finite() {
+  unsigned long long first = ~0ULL;
+  if (n_ > 0) {
+    CUDA_CHECK(cudaMemsetAsync(census_.get(), 0xff, sizeof first));  // scratch: the census's first word
+    tree::first_non_finite<<<std::min(blocks(n_), 1024), kBlock>>>(pos_[cur_].get(), vel_.get(), id_.get(), n_,
+                                                                   census_.get());
+    CUDA_CHECK(cudaGetLastError());
+    census_.download(&first, 0, 1);
+  }
+  const long long least = ex_.agree_min(first == ~0ULL ? LLONG_MAX : static_cast<long long>(first));
+  return least == LLONG_MAX ? -1 : least;
+}
 
 }  // namespace nbody::cuda::tree

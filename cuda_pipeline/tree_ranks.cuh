@@ -64,7 +64,7 @@ class TreeRanks {
   void grow(int n);            // the state's buffers for n bodies
   template <typename T>
   std::vector<T> local(const DeviceBuffer<T>& b) const;  // the first n_ entries, on the host
-  std::vector<key_ranges::Body> records() const;         // this rank's bodies, on the host
+  std::vector<key_ranges::Body> records() const;         // this rank's bodies, on the host (read())
 
   Exchange& ex_;
   std::vector<double> capacity_;

@@ -83,6 +83,17 @@ __global__ void bounds(const Key* __restrict__ keys, int n, const Key* __restric
   out[r] = lo;
 }
 
+// The least id among the n bodies whose position or velocity is not finite, into *first (all ones
+// before): the check between batches of steps, one word copied back instead of the state.
+__global__ void first_non_finite(const Body* __restrict__ pos, const Body* __restrict__ vel,
+                                 const unsigned long long* __restrict__ id, int n, unsigned long long* first) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Body p = pos[i], v = vel[i];
+    if (!(isfinite(p.x) && isfinite(p.y) && isfinite(p.z) && isfinite(v.x) && isfinite(v.y) && isfinite(v.z)))
+      atomicMin(first, id[i]);
+  }
+}
+
 // The received entries' centres of mass and masses: the bodies of the tree built over them.
 __global__ void centres(const Received* __restrict__ in, int n, Body* out) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
