@@ -82,6 +82,7 @@ class Exchange {
 // while the rank was computing (the rest kept it waiting).
 struct ExchangeTime {
   double total = 0, hidden = 0;
+  std::string route;  // what carries it, where the rung says (e.g. GPU to GPU by NCCL)
 };
 
 class Pipeline {

@@ -67,19 +67,29 @@ struct Source {
 // What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.
 enum NodeKind { None, Cell, Bucket, Open };
 
+// The squared distance from a point to the box [lo, hi] (0 inside it).
+__device__ __forceinline__ float distance2(const float4& c, const float4& lo, const float4& hi) {
+  const float dx = fmaxf(fmaxf(lo.x - c.x, c.x - hi.x), 0.0f);
+  const float dy = fmaxf(fmaxf(lo.y - c.y, c.y - hi.y), 0.0f);
+  const float dz = fmaxf(fmaxf(lo.z - c.z, c.z - hi.z), 0.0f);
+  return dx * dx + dy * dy + dz * dz;
+}
+
+// Whether a group at squared distance d2 from a node's centre of mass may take it whole (`m4` as
+// Nodes::walked holds it). Only ever tighter as d2 shrinks.
+__device__ __forceinline__ bool far_enough(float d2, const int4& m4, float theta2) {
+  return theta2 * d2 > __int_as_float(m4.x);
+}
+
 // The opening test against the group's box [glo, ghi] for a node (its centre of mass and mass `c`,
 // `m4` as Nodes::walked holds it).
 template <bool kQuad>
 __device__ __forceinline__ NodeKind opening_test(const float4& c, const int4& m4, const float4& glo, const float4& ghi,
                                                  float theta2, int leaf_size) {
-  // The distance from the centre of mass to the group's box (0 inside it).
-  const float dx = fmaxf(fmaxf(glo.x - c.x, c.x - ghi.x), 0.0f);
-  const float dy = fmaxf(fmaxf(glo.y - c.y, c.y - ghi.y), 0.0f);
-  const float dz = fmaxf(fmaxf(glo.z - c.z, c.z - ghi.z), 0.0f);
   // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
   // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34). (A received
   // cell is a leaf of one entry with bmax2 > 0: a cell.)
-  if (theta2 * (dx * dx + dy * dy + dz * dz) > __int_as_float(m4.x))
+  if (far_enough(distance2(c, glo, ghi), m4, theta2))
     return kQuad && m4.z == 1 && m4.x == 0 ? Bucket : Cell;
   return m4.z <= leaf_size ? Bucket : Open;
 }

@@ -56,12 +56,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// An essential tree on the way: its counts, then its cells (cell_bytes() each: a monopole tree's
-// leave their moments behind), then its bodies (16 bytes each).
-struct Wire {
-  std::uint64_t cells, bodies;
-};
 std::size_t cell_bytes(bool quadrupole) { return quadrupole ? sizeof(Received) : offsetof(Received, q0); }
+std::size_t bytes_of(const Wire& w, bool quadrupole) { return w.cells * cell_bytes(quadrupole) + w.bodies * sizeof(Body); }
 Wire wire_of(const std::vector<std::byte>& message) {
   Wire w;
   std::memcpy(&w, message.data(), sizeof w);
@@ -108,6 +104,9 @@ void TreeRanks::load(const Bodies& b, const Params& params) {
   first_.clear();
   next_.clear();
   exchange_time_ = {};
+  if (!exchange_opened_) nccl_ = DeviceExchange::open(ex_), exchange_opened_ = true;
+  exchange_time_.route = nccl_ ? "essential trees GPU to GPU by " + nccl_->name()
+                               : "essential trees through the host (MPI all-to-all)";
   // Equal blocks of the index order, then the ranges of equal counts.
   const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank()),
                     end = block_begin(n, ex_.ranks(), ex_.rank() + 1);
@@ -262,15 +261,35 @@ void TreeRanks::exchange_domains() {
   domains_.assign(counts.size(), {});
   std::size_t at = 0;
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    domains_[r].assign(every.begin() + static_cast<std::ptrdiff_t>(at), every.begin() + static_cast<std::ptrdiff_t>(at + 2 * counts[r]));
+    // In key order (lo.w: the first body's place), then the box of each kCluster of them.
+    std::vector<std::pair<int, std::size_t>> order;
+    for (std::size_t b = 0; b < static_cast<std::size_t>(counts[r]); ++b) {
+      int first;
+      std::memcpy(&first, &every[at + 2 * b].w, sizeof first);
+      order.push_back({first, at + 2 * b});
+    }
     at += 2 * static_cast<std::size_t>(counts[r]);
+    std::sort(order.begin(), order.end());
+    Domain& d = domains_[r];
+    for (const auto& [first, k] : order) d.boxes.push_back(every[k]), d.boxes.push_back(every[k + 1]);
+    for (std::size_t b = 0; b < order.size(); b += kCluster) {
+      float4 lo = d.boxes[2 * b], hi = d.boxes[2 * b + 1];
+      for (std::size_t c = b + 1; c < std::min(order.size(), b + kCluster); ++c) {
+        const float4 l = d.boxes[2 * c], h = d.boxes[2 * c + 1];
+        lo = {std::min(lo.x, l.x), std::min(lo.y, l.y), std::min(lo.z, l.z), 0};
+        hi = {std::max(hi.x, h.x), std::max(hi.y, h.y), std::max(hi.z, h.z), 0};
+      }
+      d.clusters.push_back(lo), d.clusters.push_back(hi);
+    }
   }
 }
 
-std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& domain) {
-  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.size() / 2);
-  ensure(domain_of_, domain.size());
-  domain_of_.upload(domain);
+Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
+  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.boxes.size() / 2);
+  ensure(domain_of_, domain.boxes.size() + domain.clusters.size());
+  domain_of_.upload(domain.boxes);
+  CUDA_CHECK(cudaMemcpy(domain_of_.get() + domain.boxes.size(), domain.clusters.data(),
+                        domain.clusters.size() * sizeof(float4), cudaMemcpyHostToDevice));
   for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
   ensure(counts_, 2);
   // A level at a time from the root: counts_ holds the next level's size and the emits so far.
@@ -282,11 +301,11 @@ std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& doma
     const int grid = std::min(blocks(level), 4096);
     if (walk_.quadrupole)
       essential_level<true><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
-                                              walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
+                                              domain_of_.get() + 2 * boxes, walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
                                               emits_[0].get(), counts_.get() + 1);
     else
       essential_level<false><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
-                                               walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
+                                               domain_of_.get() + 2 * boxes, walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
                                                emits_[0].get(), counts_.get() + 1);
     CUDA_CHECK(cudaGetLastError());
     counts_.download(&level, 0, 1);
@@ -295,7 +314,7 @@ std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& doma
   int counted[2];
   counts_.download(counted, 0, 2);
   const int emitted = counted[1];
-  if (emitted == 0) return {};
+  if (emitted == 0) return {0, 0};
   // In node order, whatever order the levels appended them in: the same bytes every time.
   std::size_t bytes = 0;
   CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, emits_[0].get(), emits_[1].get(), emitted));
@@ -326,27 +345,122 @@ std::vector<std::byte> TreeRanks::essential_tree(const std::vector<float4>& doma
                                                        let_offset_.get(), let_body_offset_.get(), let_.get(),
                                                        let_bodies_.get());
   CUDA_CHECK(cudaGetLastError());
-  // On the way: the counts, each cell without the moments a monopole tree does not use, the bodies.
-  const std::size_t cell = cell_bytes(walk_.quadrupole);
-  std::vector<std::byte> out(sizeof wire + wire.cells * cell + wire.bodies * sizeof(Body));
-  std::memcpy(out.data(), &wire, sizeof wire);
-  std::byte* p = out.data() + sizeof wire;
+  // Into the outbox at `at`: each cell without the moments a monopole tree does not use, then the
+  // bodies (16 bytes each).
+  const std::size_t cell = cell_bytes(walk_.quadrupole), bytes_out = wire.cells * cell + wire.bodies * sizeof(Body);
+  if (outbox_.size() < at + bytes_out) {  // grown, what the ranks before left in it kept
+    DeviceBuffer<std::byte> grown(at + bytes_out + (at + bytes_out) / 4);
+    if (at > 0) CUDA_CHECK(cudaMemcpy(grown.get(), outbox_.get(), at, cudaMemcpyDeviceToDevice));
+    outbox_ = std::move(grown);
+  }
+  std::byte* p = outbox_.get() + at;
   if (wire.cells > 0)
-    CUDA_CHECK(cudaMemcpy2D(p, cell, let_.get(), sizeof(Received), cell, wire.cells, cudaMemcpyDeviceToHost));
-  p += wire.cells * cell;
+    CUDA_CHECK(cudaMemcpy2DAsync(p, cell, let_.get(), sizeof(Received), cell, wire.cells, cudaMemcpyDeviceToDevice));
   if (wire.bodies > 0)
-    CUDA_CHECK(cudaMemcpy(p, let_bodies_.get(), wire.bodies * sizeof(Body), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(p + wire.cells * cell, let_bodies_.get(), wire.bodies * sizeof(Body),
+                               cudaMemcpyDeviceToDevice));
+  return wire;
+}
+
+std::vector<Wire> TreeRanks::essential_trees() {
+  exchange_domains();
+  std::vector<Wire> out(static_cast<std::size_t>(ex_.ranks()), Wire{0, 0});
+  if (n_ == 0) return out;
+  std::size_t at = 0;
+  for (int q = 0; q < ex_.ranks(); ++q)
+    if (q != ex_.rank() && !domains_[static_cast<std::size_t>(q)].boxes.empty()) {  // a rank without bodies needs nothing
+      out[static_cast<std::size_t>(q)] = essential_tree(domains_[static_cast<std::size_t>(q)], at);
+      at += bytes_of(out[static_cast<std::size_t>(q)], walk_.quadrupole);
+    }
   return out;
 }
 
-std::vector<std::vector<std::byte>> TreeRanks::essential_trees() {
-  exchange_domains();
-  std::vector<std::vector<std::byte>> send(static_cast<std::size_t>(ex_.ranks()));
-  if (n_ == 0) return send;
-  for (int q = 0; q < ex_.ranks(); ++q)
-    if (q != ex_.rank() && !domains_[static_cast<std::size_t>(q)].empty())  // a rank without bodies needs nothing
-      send[static_cast<std::size_t>(q)] = essential_tree(domains_[static_cast<std::size_t>(q)]);
+std::vector<Wire> TreeRanks::send_on_device(const std::vector<Wire>& out) {
+  const std::vector<Wire> every = kr::records_of<Wire>(ex_.allgatherv(kr::bytes_of(out)));  // ranks x ranks
+  const std::size_t ranks = out.size(), me = static_cast<std::size_t>(ex_.rank());
+  std::vector<Wire> in(ranks);
+  std::vector<std::size_t> send(ranks), recv(ranks);
+  std::size_t total = 0;
+  for (std::size_t q = 0; q < ranks; ++q) {
+    in[q] = every[q * ranks + me];
+    send[q] = bytes_of(out[q], walk_.quadrupole);
+    recv[q] = bytes_of(in[q], walk_.quadrupole);
+    total += recv[q];
+  }
+  ensure(inbox_bytes_, total);
+  selected_.record();
+  CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, selected_));
+  comm_start_.record(comm_stream_);
+  nccl_->alltoallv(outbox_.get(), send, inbox_bytes_.get(), recv, comm_stream_);
+  comm_end_.record(comm_stream_);
+  return in;
+}
+
+std::vector<std::vector<std::byte>> TreeRanks::stage_on_host(const std::vector<Wire>& out) {
+  std::vector<std::vector<std::byte>> send(out.size());
+  std::size_t at = 0;
+  for (std::size_t q = 0; q < out.size(); ++q) {
+    const std::size_t bytes = bytes_of(out[q], walk_.quadrupole);
+    if (bytes == 0) continue;
+    send[q].resize(sizeof(Wire) + bytes);
+    std::memcpy(send[q].data(), &out[q], sizeof(Wire));
+    CUDA_CHECK(cudaMemcpy(send[q].data() + sizeof(Wire), outbox_.get() + at, bytes, cudaMemcpyDeviceToHost));
+    at += bytes;
+  }
   return send;
+}
+
+std::vector<Wire> TreeRanks::deliver_from_host(const std::vector<std::vector<std::byte>>& got) {
+  std::vector<Wire> in(got.size(), Wire{0, 0});
+  std::size_t total = 0;
+  for (std::size_t q = 0; q < got.size(); ++q) {
+    if (got[q].empty()) continue;
+    in[q] = got[q].size() >= sizeof(Wire) ? wire_of(got[q]) : Wire{};
+    if (got[q].size() != sizeof(Wire) + bytes_of(in[q], walk_.quadrupole))
+      throw std::runtime_error("cuda:tree: an essential tree of " + std::to_string(got[q].size()) +
+                               " bytes does not hold the cells and bodies it counts");
+    total += got[q].size() - sizeof(Wire);
+  }
+  ensure(inbox_bytes_, total);
+  std::size_t at = 0;
+  for (const auto& g : got)
+    if (!g.empty()) {
+      CUDA_CHECK(cudaMemcpy(inbox_bytes_.get() + at, g.data() + sizeof(Wire), g.size() - sizeof(Wire),
+                            cudaMemcpyHostToDevice));
+      at += g.size() - sizeof(Wire);
+    }
+  return in;
+}
+
+int TreeRanks::unpack_received(const std::vector<Wire>& in) {
+  const std::size_t cell = cell_bytes(walk_.quadrupole);
+  std::size_t m = 0;
+  for (const Wire& w : in) m += w.cells + w.bodies;
+  if (m > static_cast<std::size_t>(INT_MAX) / 4)
+    throw std::runtime_error("cuda:tree: " + std::to_string(m) + " entries received, past the kernels' 32-bit indices");
+  if (m == 0) return 0;
+  ensure(inbox_, m);
+  ensure(inbox_com_, m);
+  std::size_t at = 0;
+  const std::byte* p = inbox_bytes_.get();
+  for (const Wire& w : in) {  // in rank order: each rank's cells, then its bodies
+    if (w.cells > 0)
+      CUDA_CHECK(cudaMemcpy2DAsync(inbox_.get() + at, sizeof(Received), p, cell, cell, w.cells, cudaMemcpyDeviceToDevice));
+    at += w.cells;
+    p += w.cells * cell;
+    if (w.bodies > 0) {
+      CUDA_CHECK(cudaMemcpyAsync(inbox_com_.get() + at, p, w.bodies * sizeof(Body), cudaMemcpyDeviceToDevice));
+      bodies_received<<<blocks(static_cast<long long>(w.bodies)), kBlock>>>(inbox_com_.get() + at,
+                                                                           static_cast<int>(w.bodies), inbox_.get() + at);
+      CUDA_CHECK(cudaGetLastError());
+    }
+    at += w.bodies;
+    p += w.bodies * sizeof(Body);
+  }
+  const int r = static_cast<int>(m);
+  centres<<<blocks(r), kBlock>>>(inbox_.get(), r, inbox_com_.get());
+  CUDA_CHECK(cudaGetLastError());
+  return r;
 }
 
 void TreeRanks::forces(bool weigh) {
@@ -356,61 +470,42 @@ void TreeRanks::forces(bool weigh) {
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
-  const std::vector<std::vector<std::byte>> send = essential_trees();
-  // This rank's own tree while the essential trees travel.
+  const std::vector<Wire> out = essential_trees();
+  // The essential trees travel while this rank walks its own tree: GPU to GPU on a stream of their
+  // own, or through the host while the walk runs.
+  std::vector<Wire> in;
+  std::vector<std::vector<std::byte>> staged;
+  if (nccl_) in = send_on_device(out);
+  else staged = stage_on_host(out);
   float* work = weigh ? work_.get() : nullptr;
   Event walk_start, walk_end;
   walk_start.record();
   walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, false, acc_.get(),
                work, false);
   walk_end.record();
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
-  const double travel = seconds_since(t0);
-  const std::size_t cell = cell_bytes(walk_.quadrupole);
-  std::size_t m = 0;
-  for (const auto& g : got) {
-    if (g.empty()) continue;
-    const Wire w = g.size() >= sizeof(Wire) ? wire_of(g) : Wire{};
-    if (g.size() != sizeof w + w.cells * cell + w.bodies * sizeof(Body))
-      throw std::runtime_error("cuda:tree: an essential tree of " + std::to_string(g.size()) +
-                               " bytes does not hold the cells and bodies it counts");
-    m += w.cells + w.bodies;
+  double travel = 0;
+  if (nccl_) {
+    CUDA_CHECK(cudaStreamWaitEvent(nullptr, comm_end_));
+  } else {
+    const auto t1 = std::chrono::steady_clock::now();
+    in = deliver_from_host(ex_.alltoall(staged));
+    travel = seconds_since(t1);
   }
-  if (m > static_cast<std::size_t>(INT_MAX) / 4)
-    throw std::runtime_error("cuda:tree: " + std::to_string(m) + " entries received, past the kernels' 32-bit indices");
-  if (n > 0 && m > 0) {
-    ensure(inbox_, m);
-    ensure(inbox_com_, m);
-    std::size_t at = 0;
-    for (const auto& g : got) {  // in rank order: each rank's cells, then its bodies
-      if (g.empty()) continue;
-      const Wire w = wire_of(g);
-      const std::byte* p = g.data() + sizeof w;
-      if (w.cells > 0)
-        CUDA_CHECK(cudaMemcpy2D(inbox_.get() + at, sizeof(Received), p, cell, cell, w.cells, cudaMemcpyHostToDevice));
-      at += w.cells;
-      p += w.cells * cell;
-      if (w.bodies > 0) {
-        CUDA_CHECK(cudaMemcpy(inbox_com_.get() + at, p, w.bodies * sizeof(Body), cudaMemcpyHostToDevice));
-        bodies_received<<<blocks(static_cast<long long>(w.bodies)), kBlock>>>(inbox_com_.get() + at,
-                                                                             static_cast<int>(w.bodies), inbox_.get() + at);
-      }
-      at += w.bodies;
-    }
-    const int r = static_cast<int>(m);
-    centres<<<blocks(r), kBlock>>>(inbox_.get(), r, inbox_com_.get());
+  const int r = n > 0 ? unpack_received(in) : 0;
+  if (r > 0) {
     if (r > remote_.capacity()) remote_.reserve(r + r / 4, walk_.quadrupole);
     remote_.set_box(cube_);  // keyed in the common cube, as this rank's own tree
     remote_.sort(inbox_com_.get(), r);
     remote_.build(inbox_com_.get(), r, inbox_.get());
     if (r > 1) cut_cells<<<blocks(r - 1), kBlock>>>(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], false);
+    CUDA_CHECK(cudaGetLastError());
     // With quadrupoles every received cell is a leaf of its own, taken whole with its moments:
     // nothing is listed as a bucket but single bodies.
     walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
                  walk_.quadrupole ? 1 : walk_.leaf_size, false, acc_.get(), work, true);
   }
   check_overflow(local_);
+  if (nccl_) travel = comm_end_.since(comm_start_) * 1e-3;
   exchange_time_.total += travel;
   exchange_time_.hidden += std::min(travel, walk_end.since(walk_start) * 1e-3);
 }

@@ -10,27 +10,37 @@
 //  2. build    this rank's tree, its bodies keyed in the common cube; a cell whose key prefix
 //              reaches past the range is always opened (one process's cell there holds other
 //              ranks' bodies too)
-//  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies: the
-//              box of all its bodies is stretched by a few far ones over every rank's), the locally
-//              essential tree: the cells a body anywhere in it takes whole and the bodies of the
-//              leaves it opens
-//  4. walk     this rank's groups walk its own tree while the essential trees travel (one
-//              all-to-all), then the tree built over what arrived (its leaves are cells with their
+//  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies, in
+//              key order: the box of all its bodies is stretched by a few far ones over every
+//              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
+//              the bodies of the leaves it opens, a level at a time from the root; a node far from
+//              a cluster of 16 boxes is not tested against each of them
+//  4. walk     this rank's groups walk its own tree while the essential trees travel: GPU to GPU
+//              by NCCL where every rank loads it (nccl_exchange.cuh), else through the host in one
+//              all-to-all; then the tree built over what arrived (its leaves are cells with their
 //              own box and moments, and bodies), the sums added
 //  5. kick-drift
 //
 // The same bits run after run for a given number of ranks; every call is collective.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bodies.hpp"
 #include "device_buffer.cuh"
 #include "key_ranges.hpp"
+#include "nccl_exchange.cuh"
 #include "pipeline.hpp"
 #include "tree_build.cuh"
 
 namespace nbody::cuda::tree {
+
+// An essential tree on the way: its counts (sent ahead), then its cells (a monopole tree's leave
+// their moments behind), then its bodies (16 bytes each).
+struct Wire {
+  std::uint64_t cells, bodies;
+};
 
 class TreeRanks {
  public:
@@ -59,8 +69,18 @@ class TreeRanks {
   void sort_in_common_cube();  // the cube of every rank's bodies, and this rank's keys in it, sorted
   std::vector<std::uint64_t> ranges_now();
   void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
-  std::vector<std::vector<std::byte>> essential_trees();  // 3: for each rank, the bytes to send
-  std::vector<std::byte> essential_tree(const std::vector<float4>& domain);
+  // 3: for each rank what this one sends it, into outbox_ in rank order
+  std::vector<Wire> essential_trees();
+  struct Domain {  // a rank's domain: its boxes (lo, hi) in key order, and the box of each kCluster of them
+    std::vector<float4> boxes, clusters;
+  };
+  Wire essential_tree(const Domain& domain, std::size_t at);
+  // 4: the outbox to every rank, what each sent this one into inbox_bytes_ (its counts returned):
+  // GPU to GPU (NCCL, on comm_stream_), or copied to the host, all-to-all, and back
+  std::vector<Wire> send_on_device(const std::vector<Wire>& out);
+  std::vector<std::vector<std::byte>> stage_on_host(const std::vector<Wire>& out);
+  std::vector<Wire> deliver_from_host(const std::vector<std::vector<std::byte>>& got);
+  int unpack_received(const std::vector<Wire>& in);  // into inbox_ and inbox_com_: the entries
   void grow(int n);            // the state's buffers for n bodies
   template <typename T>
   std::vector<T> local(const DeviceBuffer<T>& b) const;  // the first n_ entries, on the host
@@ -93,10 +113,15 @@ class TreeRanks {
   DeviceBuffer<unsigned char> sort_temp_;
   DeviceBuffer<Received> let_;
   DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
-  std::vector<std::vector<float4>> domains_;  // every rank's domain as boxes, lo and hi
+  std::vector<Domain> domains_;  // every rank's
   unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
   std::vector<std::uint64_t> first_, next_;  // the ranges the bodies were moved to last; the next ones
   ExchangeTime exchange_time_;
+  DeviceBuffer<std::byte> outbox_, inbox_bytes_;  // the essential trees sent, and received
+  std::unique_ptr<DeviceExchange> nccl_;          // null: staged through the host
+  bool exchange_opened_ = false;
+  Stream comm_stream_;
+  Event selected_, comm_start_, comm_end_;
 };
 
 }  // namespace nbody::cuda::tree

@@ -119,7 +119,7 @@ __global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key firs
 }
 
 // A rank's domain as boxes: those of the nodes of at most `most` bodies whose parent has more (or
-// that are the root), lo then hi, appended in any order (only the nearest of them is ever used).
+// that are the root), lo then hi, appended in any order (the host puts them in key order).
 // Tighter than the box of all its bodies, which a few far bodies stretch over the other ranks'.
 __global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) {
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
@@ -128,27 +128,31 @@ __global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) 
   const int up = t.parent[node];
   if (size(node) > most || (up >= 0 && size(up) <= most)) return;
   const int at = atomicAdd(count, 1);
-  out[2 * at] = t.lo[node];
+  const float4 lo = t.lo[node];
+  out[2 * at] = make_float4(lo.x, lo.y, lo.z, __int_as_float(t.range[node].x));  // .w: where it starts in key order
   out[2 * at + 1] = t.hi[node];
 }
 
-// What a body anywhere in another rank's domain (`boxes`: lo, hi pairs) does with node i, as the
-// walk decides it for a group inside one of them (opening_test, against the nearest box).
+// Boxes a cluster of a domain's boxes holds (consecutive in key order, so near one another).
+constexpr int kCluster = 16;
+
+// What a body anywhere in another rank's domain (`boxes`: lo, hi pairs; `clusters`: the box of each
+// kCluster of them) does with node i, as the walk decides it for a group inside the nearest box
+// (opening_test). The test only tightens as a box nears, so the first box near enough to open the
+// node settles it, and a cluster far enough holds no such box: a node far from the domain is
+// judged against its clusters, not every box.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
-                                               float theta2, int leaf_size) {
+                                               const float4* __restrict__ clusters, float theta2, int leaf_size) {
   const float4 c = t.com[i];
-  float nearest = INFINITY;
-  int at = 0;
-  for (int b = 0; b < nboxes; ++b) {
-    const float4 lo = boxes[2 * b], hi = boxes[2 * b + 1];
-    const float dx = fmaxf(fmaxf(lo.x - c.x, c.x - hi.x), 0.0f);
-    const float dy = fmaxf(fmaxf(lo.y - c.y, c.y - hi.y), 0.0f);
-    const float dz = fmaxf(fmaxf(lo.z - c.z, c.z - hi.z), 0.0f);
-    const float d2 = dx * dx + dy * dy + dz * dz;
-    if (d2 < nearest) nearest = d2, at = b;
+  const int4 m4 = t.walked[i];
+  for (int k = 0; k * kCluster < nboxes; ++k) {
+    if (far_enough(distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2)) continue;
+    for (int b = k * kCluster; b < min(nboxes, (k + 1) * kCluster); ++b)
+      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2))
+        return opening_test<kQuad>(c, m4, boxes[2 * b], boxes[2 * b + 1], theta2, leaf_size);
   }
-  return opening_test<kQuad>(c, t.walked[i], boxes[2 * at], boxes[2 * at + 1], theta2, leaf_size);
+  return opening_test<kQuad>(c, m4, boxes[0], boxes[1], theta2, leaf_size);  // taken whole from every box
 }
 
 // One level of the essential tree's walk, top down: each node of the frontier is taken whole (2i
@@ -156,11 +160,11 @@ __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const floa
 // varies; the host sorts the emits.
 template <bool kQuad>
 __global__ void essential_level(Nodes t, const int* __restrict__ frontier, int count, const float4* __restrict__ boxes,
-                                int nboxes, float theta2, int leaf_size, int* next, int* next_count, int* emits,
+                                int nboxes, const float4* __restrict__ clusters, float theta2, int leaf_size, int* next, int* next_count, int* emits,
                                 int* emit_count) {
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < count; f += gridDim.x * blockDim.x) {
     const int i = frontier[f];
-    const NodeKind k = for_domain<kQuad>(t, i, boxes, nboxes, theta2, leaf_size);
+    const NodeKind k = for_domain<kQuad>(t, i, boxes, nboxes, clusters, theta2, leaf_size);
     if (k == Open) {
       const int2 c = t.child[i];
       const int at = atomicAdd(next_count, 2);

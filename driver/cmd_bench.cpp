@@ -113,6 +113,7 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   if (!row.work.empty()) {
     std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
                 shares_text(row.shares).c_str(), shares_text(row.work).c_str());
+    if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
   } else if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
     if (!row.rates.empty())

@@ -174,6 +174,7 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   for (const double v : ex.all(total)) totals += v;
   for (const double v : ex.all(hidden)) hiddens += v;
   row.overlap = totals > 0 ? hiddens / totals : 0;
+  row.route = x1.route;
   row.shares = block_shares(p, static_cast<std::size_t>(row.n));
   if (row.split != "key ranges") return;
   const auto fractions = [](std::vector<double> v) {

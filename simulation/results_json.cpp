@@ -122,6 +122,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["split"] = row.split;
     j["shares"] = row.shares;
     if (!row.work.empty()) j["work_shares"] = row.work;
+    if (!row.route.empty()) j["exchange_route"] = row.route;
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);
     j["ms_per_step_ideal"] = row.ms_ideal > 0 ? nlohmann::json(row.ms_ideal) : nlohmann::json(nullptr);

@@ -379,6 +379,11 @@ void expect_key_ranges(const std::string& p) {
     ASSERT_EQ(nbody(run + " --save '" + a.string() + "'", mpirun(ranks)).code, 0);
     ASSERT_EQ(nbody(run + " --save '" + b.string() + "'", mpirun(ranks)).code, 0);
     EXPECT_TRUE(slurp(a) == slurp(b)) << p << " -np " << ranks << ": two runs differ";
+    // Whatever carries the essential trees (GPU to GPU where NCCL loads), the same bytes arrive in
+    // the same order: the same bits through the host.
+    EXPECT_NE(row.value("exchange_route", ""), "") << row;
+    ASSERT_EQ(nbody(run + " --save '" + b.string() + "'", "NBODY_EXCHANGE=host " + mpirun(ranks) + "-x NBODY_EXCHANGE ").code, 0);
+    EXPECT_TRUE(slurp(a) == slurp(b)) << p << " -np " << ranks << ": through the host, other bits";
     // Every body, in index order, with its mass; the positions those of one process within the tree's error.
     const std::vector<std::string> x = split_lines(slurp(single)), y = split_lines(slurp(a));
     ASSERT_EQ(x.size(), y.size());

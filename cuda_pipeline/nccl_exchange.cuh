@@ -1,0 +1,40 @@
+// Bytes between the ranks' GPUs without the host: NCCL, loaded at run time. A machine whose loader
+// finds libnccl.so.2 (and every rank on a GPU of its own) moves them over NVLink or PCIe peer to
+// peer; anywhere else the caller stages them through the host (Exchange), as it would without NCCL.
+// NBODY_EXCHANGE=host in the environment keeps the host staging where NCCL loads.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace nbody::cuda {
+
+class DeviceExchange {
+ public:
+  // NCCL over ex's ranks, on the current device, where every rank loads it and has a GPU of its own;
+  // else null. Collective: every rank decides the same.
+  static std::unique_ptr<DeviceExchange> open(Exchange& ex);
+  ~DeviceExchange();
+  DeviceExchange(const DeviceExchange&) = delete;
+  DeviceExchange& operator=(const DeviceExchange&) = delete;
+
+  // Personalised all-to-all on `stream`: send_bytes[q] bytes (in rank order from `send`) go to rank
+  // q, recv_bytes[q] from rank q arrive in rank order at `recv`; this rank's own entries must be 0.
+  void alltoallv(const std::byte* send, const std::vector<std::size_t>& send_bytes, std::byte* recv,
+                 const std::vector<std::size_t>& recv_bytes, cudaStream_t stream);
+  // "NCCL 2.28.9", for the reports.
+  std::string name() const;
+
+ private:
+  struct Library;
+  DeviceExchange() = default;
+  std::unique_ptr<Library> nccl_;
+  int rank_ = 0, ranks_ = 1;
+};
+
+}  // namespace nbody::cuda
