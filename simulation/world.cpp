@@ -32,11 +32,24 @@ bool g_validated = false;
 }
 
 #ifdef NBODY_HAVE_MPI
-// The byte counts of MPI's v-collectives are ints: a larger message is refused, not truncated.
-void within_int_counts(long long bytes) {
-  if (bytes > INT_MAX)
-    throw std::runtime_error("one exchange of " + std::to_string(bytes) +
-                             " bytes between ranks: more than MPI's int counts hold (2 GiB)");
+// The counts and displacements of MPI's v-collectives are ints: a larger exchange goes in rounds, each
+// carrying at most round_bytes() of every message, ranks x that within an int. (A test lowers the
+// limit through the environment's NBODY_TEST_MPI_COUNT_LIMIT, so that small runs take many rounds.)
+std::size_t round_bytes() {
+  static const std::size_t cap = [] {
+    const char* v = std::getenv("NBODY_TEST_MPI_COUNT_LIMIT");
+    const long long limit = v && *v ? std::clamp(std::atoll(v), 1LL, static_cast<long long>(INT_MAX)) : INT_MAX;
+    return static_cast<std::size_t>(std::max(1LL, limit / std::max(g_size, 1)));
+  }();
+  return cap;
+}
+// Of a message of `size` bytes, the count that round k carries (from byte k x cap on).
+int piece(long long size, std::size_t k, std::size_t cap) {
+  const long long from = static_cast<long long>(k * cap);
+  return size > from ? static_cast<int>(std::min<long long>(static_cast<long long>(cap), size - from)) : 0;
+}
+std::size_t rounds_for(long long most, std::size_t cap) {
+  return std::max<std::size_t>(1, (static_cast<std::size_t>(most) + cap - 1) / cap);
 }
 
 // MPI_Allgatherv of one record of `bytes` per body, each rank's block in place.
@@ -63,14 +76,23 @@ class MpiExchange final : public Exchange {
     const long long size = static_cast<long long>(mine.size());
     std::vector<long long> sizes(g_size);
     MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    std::vector<std::size_t> offset(g_size + 1, 0);
+    for (int r = 0; r < g_size; ++r) offset[r + 1] = offset[r] + static_cast<std::size_t>(sizes[r]);
+    std::vector<std::byte> every(offset[g_size]);
+    const std::size_t cap = round_bytes(), rounds = rounds_for(*std::max_element(sizes.begin(), sizes.end()), cap);
     std::vector<int> counts(g_size), displs(g_size);
-    long long total = 0;
-    for (int r = 0; r < g_size; ++r) displs[r] = static_cast<int>(std::min<long long>(total, INT_MAX)), total += sizes[r];
-    within_int_counts(total);
-    for (int r = 0; r < g_size; ++r) counts[r] = static_cast<int>(sizes[r]);
-    std::vector<std::byte> every(static_cast<std::size_t>(total));
-    MPI_Allgatherv(mine.data(), counts[g_rank], MPI_BYTE, every.data(), counts.data(), displs.data(), MPI_BYTE,
-                   MPI_COMM_WORLD);
+    std::vector<std::byte> part;
+    for (std::size_t k = 0; k < rounds; ++k) {
+      int at = 0;
+      for (int r = 0; r < g_size; ++r) counts[r] = piece(sizes[r], k, cap), displs[r] = at, at += counts[r];
+      // One round lands in place; more go through `part`.
+      std::byte* to = rounds == 1 ? every.data() : (part.resize(static_cast<std::size_t>(at)), part.data());
+      MPI_Allgatherv(mine.data() + std::min(k * cap, mine.size()), counts[g_rank], MPI_BYTE, to, counts.data(),
+                     displs.data(), MPI_BYTE, MPI_COMM_WORLD);
+      if (rounds > 1)
+        for (int r = 0; r < g_size; ++r)
+          if (counts[r] > 0) std::copy_n(part.data() + displs[r], counts[r], every.data() + offset[r] + k * cap);
+    }
     return every;
   }
 
@@ -78,23 +100,28 @@ class MpiExchange final : public Exchange {
     std::vector<long long> sizes(g_size), got(g_size);
     for (int r = 0; r < g_size; ++r) sizes[r] = static_cast<long long>(out[r].size());
     MPI_Alltoall(sizes.data(), 1, MPI_LONG_LONG, got.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+    long long most = std::max(*std::max_element(sizes.begin(), sizes.end()), *std::max_element(got.begin(), got.end()));
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);  // the same rounds everywhere
+    const std::size_t cap = round_bytes(), rounds = rounds_for(most, cap);
+    std::vector<std::vector<std::byte>> in(g_size);
+    for (int r = 0; r < g_size; ++r) in[r].resize(static_cast<std::size_t>(got[r]));
     std::vector<int> scount(g_size), sdispl(g_size), rcount(g_size), rdispl(g_size);
     std::vector<std::byte> send, recv;
-    long long s_total = 0, r_total = 0;
-    for (int r = 0; r < g_size; ++r) s_total += sizes[r], r_total += got[r];
-    within_int_counts(std::max(s_total, r_total));
-    send.reserve(static_cast<std::size_t>(s_total));
-    for (int r = 0; r < g_size; ++r) {
-      sdispl[r] = static_cast<int>(send.size()), scount[r] = static_cast<int>(sizes[r]);
-      send.insert(send.end(), out[r].begin(), out[r].end());
+    for (std::size_t k = 0; k < rounds; ++k) {
+      send.clear();
+      int at = 0;
+      for (int r = 0; r < g_size; ++r) {
+        scount[r] = piece(sizes[r], k, cap), sdispl[r] = static_cast<int>(send.size());
+        const std::byte* from = out[r].data() + std::min(k * cap, out[r].size());
+        send.insert(send.end(), from, from + scount[r]);
+        rcount[r] = piece(got[r], k, cap), rdispl[r] = at, at += rcount[r];
+      }
+      recv.resize(static_cast<std::size_t>(at));
+      MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), MPI_BYTE, recv.data(), rcount.data(), rdispl.data(),
+                    MPI_BYTE, MPI_COMM_WORLD);
+      for (int r = 0; r < g_size; ++r)
+        if (rcount[r] > 0) std::copy_n(recv.data() + rdispl[r], rcount[r], in[r].data() + k * cap);
     }
-    int at = 0;
-    for (int r = 0; r < g_size; ++r) rdispl[r] = at, rcount[r] = static_cast<int>(got[r]), at += rcount[r];
-    recv.resize(static_cast<std::size_t>(r_total));
-    MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), MPI_BYTE, recv.data(), rcount.data(), rdispl.data(),
-                  MPI_BYTE, MPI_COMM_WORLD);
-    std::vector<std::vector<std::byte>> in(g_size);
-    for (int r = 0; r < g_size; ++r) in[r].assign(recv.begin() + rdispl[r], recv.begin() + rdispl[r] + rcount[r]);
     return in;
   }
 

@@ -423,6 +423,21 @@ TEST(Mpi, TreeByKeyRanges) {
   for (const std::string& p : trees) expect_key_ranges(p);
 }
 
+// MPI counts bytes in ints: an exchange past 2 GiB (the state of 2^26 bodies gathered) goes in
+// rounds. With the limit lowered to 300 bytes (rounds of 100 from each of 3 ranks), every message of
+// a run moves in hundreds of pieces, uneven ones among them: the same bits as one piece each.
+TEST(Mpi, ExchangesPastIntCountsGoInRounds) {
+  REQUIRE_MPI();
+  const std::string run = "run -p cpu:tree -n 3001 --steps 2 --ic collision --save ";
+  const fs::path whole = scratch() / "whole.csv", pieces = scratch() / "pieces.csv";
+  ASSERT_EQ(nbody(run + "'" + whole.string() + "'", mpirun(3)).code, 0);
+  const Result r = nbody(run + "'" + pieces.string() + "'",
+                         "NBODY_TEST_MPI_COUNT_LIMIT=300 " + mpirun(3) + "-x NBODY_TEST_MPI_COUNT_LIMIT ");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(slurp(whole) == slurp(pieces));
+  EXPECT_EQ(split_lines(slurp(whole)).size(), 3002u);
+}
+
 // Fewer bodies than ranks: a rank holds none, and every command still ends (bench and ladder
 // gather the interactions of every rank); run reports the share of the work each range is cut for.
 TEST(Mpi, TreeWithARankWithoutBodies) {
