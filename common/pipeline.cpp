@@ -3,8 +3,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace nbody {
+
+bool device_exchange_allowed() {
+  const char* v = std::getenv("NBODY_EXCHANGE");
+  if (!v || !*v || std::strcmp(v, "auto") == 0) return true;
+  if (std::strcmp(v, "host") == 0) return false;
+  throw InputError(std::string("NBODY_EXCHANGE=") + v + ": auto (GPU to GPU where the rung can) or host");
+}
 
 Partition::Partition(const std::vector<double>& weights) : ranks_(static_cast<int>(weights.size())) {
   if (weights.empty()) throw InputError("a partition needs at least one rank");

@@ -80,9 +80,13 @@ class Exchange {
 // A distributed pipeline's position exchange, as the bench reports it: `total` seconds from the
 // moment this rank's new positions exist until every rank's are in place, of which `hidden` ran
 // while the rank was computing (the rest kept it waiting).
+// The environment's NBODY_EXCHANGE: auto (or unset: a rung may move its exchange GPU to GPU where it
+// can) or host (always through the host); anything else is an InputError.
+bool device_exchange_allowed();
+
 struct ExchangeTime {
   double total = 0, hidden = 0;
-  std::string route;  // what carries it, where the rung says (e.g. GPU to GPU by NCCL)
+  std::string route;  // what carries it, for the rungs that name it (e.g. GPU to GPU by NCCL)
 };
 
 class Pipeline {

@@ -40,7 +40,7 @@ void CpuTree::load(const Bodies& bodies, const Params& params) {
   for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->clear();
   dt_ = static_cast<float>(params.dt);
   eps2_ = static_cast<float>(params.eps2());
-  exchange_time_.route = "essential trees through the host (MPI all-to-all)";
+  exchange_time_.route = "essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
   const std::size_t n = bodies.size();
   const int ranks = exchange()->ranks(), rank = exchange()->rank();

@@ -1,39 +1,47 @@
-// NCCL by its C interface (nccl.h, where the toolkit has it), resolved with dlopen at run time, so
-// that neither the build nor a machine without NCCL needs the library (nccl_exchange.cuh).
+// NCCL by the part of its C interface used here, declared below and resolved with dlopen at run
+// time (nccl_exchange.cuh).
 #include "nccl_exchange.cuh"
 
 #include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "cuda_check.hpp"
 
-#if __has_include(<nccl.h>)
-#include <nccl.h>
-#define NBODY_HAVE_NCCL_HEADER 1
-#endif
-
 namespace nbody::cuda {
 
-#ifdef NBODY_HAVE_NCCL_HEADER
+namespace {
+
+// nccl.h's types and entry points as far as they are used, unchanged in NCCL's ABI since 2.7:
+// ncclResult_t (0 is success), ncclComm_t, ncclUniqueId, ncclDataType_t's ncclUint8.
+using Result = int;
+using Comm = struct NcclComm*;
+struct UniqueId {
+  char internal[128];
+};
+constexpr int kUint8 = 1;
+
+}  // namespace
 
 struct DeviceExchange::Library {
   void* handle = nullptr;
-  decltype(&ncclGetVersion) get_version = nullptr;
-  decltype(&ncclGetUniqueId) get_unique_id = nullptr;
-  decltype(&ncclCommInitRank) init_rank = nullptr;
-  decltype(&ncclCommDestroy) destroy = nullptr;
-  decltype(&ncclGroupStart) group_start = nullptr;
-  decltype(&ncclGroupEnd) group_end = nullptr;
-  decltype(&ncclSend) send = nullptr;
-  decltype(&ncclRecv) recv = nullptr;
-  decltype(&ncclGetErrorString) error_string = nullptr;
-  ncclComm_t comm = nullptr;
+  Result (*get_version)(int*) = nullptr;
+  Result (*get_unique_id)(UniqueId*) = nullptr;
+  Result (*init_rank)(Comm*, int, UniqueId, int) = nullptr;
+  Result (*group_start)() = nullptr;
+  Result (*group_end)() = nullptr;
+  Result (*send)(const void*, std::size_t, int, int, Comm, cudaStream_t) = nullptr;
+  Result (*recv)(void*, std::size_t, int, int, Comm, cudaStream_t) = nullptr;
+  const char* (*error_string)(Result) = nullptr;
+  Comm comm = nullptr;
 
-  // Every entry point, or false (and nothing held).
+  // Every entry point, or false (and nothing held). The library stays loaded: NCCL starts threads of
+  // its own.
   bool load() {
     handle = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
     if (!handle) return false;
@@ -42,30 +50,32 @@ struct DeviceExchange::Library {
       return f != nullptr;
     };
     if (find(get_version, "ncclGetVersion") && find(get_unique_id, "ncclGetUniqueId") &&
-        find(init_rank, "ncclCommInitRank") && find(destroy, "ncclCommDestroy") &&
-        find(group_start, "ncclGroupStart") && find(group_end, "ncclGroupEnd") && find(send, "ncclSend") &&
-        find(recv, "ncclRecv") && find(error_string, "ncclGetErrorString"))
+        find(init_rank, "ncclCommInitRank") && find(group_start, "ncclGroupStart") &&
+        find(group_end, "ncclGroupEnd") && find(send, "ncclSend") && find(recv, "ncclRecv") &&
+        find(error_string, "ncclGetErrorString"))
       return true;
     dlclose(handle);
     handle = nullptr;
     return false;
   }
-  void check(ncclResult_t r, const char* what) const {
-    if (r != ncclSuccess)
+  void check(Result r, const char* what) const {
+    if (r != 0)
       throw std::runtime_error(std::string("NCCL: ") + what + ": " + error_string(r) +
-                               " (NBODY_EXCHANGE=host stages the exchange through the host instead)");
-  }
-  ~Library() {
-    if (comm) destroy(comm);
-    if (handle) dlclose(handle);
+                               " (NBODY_EXCHANGE=host sends through the host instead)");
   }
 };
 
-std::unique_ptr<DeviceExchange> DeviceExchange::open(Exchange& ex) {
+DeviceExchange* DeviceExchange::open(Exchange& ex) {
+  static std::mutex mutex;
+  static std::vector<std::pair<const Exchange*, std::unique_ptr<DeviceExchange>>> opened;
   if (ex.ranks() < 2) return nullptr;
-  const char* choice = std::getenv("NBODY_EXCHANGE");
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& [e, d] : opened)
+      if (e == &ex) return d.get();  // opened on every rank alike
+  }
   auto nccl = std::make_unique<Library>();
-  const bool loaded = !(choice && std::strcmp(choice, "host") == 0) && nccl->load();
+  const bool loaded = device_exchange_allowed() && nccl->load();
   // A GPU of its own for every rank: NCCL refuses two ranks on one device (ranks as threads in
   // the tests, or more processes than GPUs).
   int device = 0;
@@ -78,7 +88,7 @@ std::unique_ptr<DeviceExchange> DeviceExchange::open(Exchange& ex) {
     for (std::size_t b = a + 1; b < gpus.size(); ++b)
       if (std::memcmp(&gpus[a], &gpus[b], sizeof(cudaUUID_t)) == 0) distinct = false;
   if (ex.agree_min(loaded && distinct ? 1 : 0) == 0) return nullptr;
-  ncclUniqueId id{};
+  UniqueId id{};
   if (ex.rank() == 0) nccl->check(nccl->get_unique_id(&id), "ncclGetUniqueId");
   id = ex.all_of(id)[0];
   std::unique_ptr<DeviceExchange> out(new DeviceExchange());
@@ -86,17 +96,18 @@ std::unique_ptr<DeviceExchange> DeviceExchange::open(Exchange& ex) {
   out->ranks_ = ex.ranks();
   nccl->check(nccl->init_rank(&nccl->comm, ex.ranks(), id, ex.rank()), "ncclCommInitRank");
   out->nccl_ = std::move(nccl);
-  // A byte to and from every rank now: NCCL connects a pair on first use, which takes seconds that
-  // belong to the set-up, not to the first step.
-  const std::vector<std::size_t> one(static_cast<std::size_t>(ex.ranks()), 1);
-  std::vector<std::size_t> each = one;
+  // A byte to and from every other rank now: NCCL connects a pair on first use, which takes
+  // seconds that belong to the set-up, not to the first step.
+  std::vector<std::size_t> each(static_cast<std::size_t>(ex.ranks()), 1);
   each[static_cast<std::size_t>(ex.rank())] = 0;
   std::byte* bytes = nullptr;
-  CUDA_CHECK(cudaMalloc(&bytes, 2 * one.size()));
-  out->alltoallv(bytes, each, bytes + one.size(), each, nullptr);
+  CUDA_CHECK(cudaMalloc(&bytes, 2 * each.size()));
+  out->alltoallv(bytes, each, bytes + each.size(), each, nullptr);
   CUDA_CHECK(cudaStreamSynchronize(nullptr));
   CUDA_CHECK(cudaFree(bytes));
-  return out;
+  const std::lock_guard<std::mutex> lock(mutex);
+  opened.emplace_back(&ex, std::move(out));
+  return opened.back().second.get();
 }
 
 void DeviceExchange::alltoallv(const std::byte* send, const std::vector<std::size_t>& send_bytes, std::byte* recv,
@@ -106,8 +117,8 @@ void DeviceExchange::alltoallv(const std::byte* send, const std::vector<std::siz
   std::size_t out = 0, in = 0;
   for (int q = 0; q < ranks_; ++q) {
     const std::size_t s = send_bytes[static_cast<std::size_t>(q)], r = recv_bytes[static_cast<std::size_t>(q)];
-    if (q != rank_ && s > 0) n.check(n.send(send + out, s, ncclUint8, q, n.comm, stream), "ncclSend");
-    if (q != rank_ && r > 0) n.check(n.recv(recv + in, r, ncclUint8, q, n.comm, stream), "ncclRecv");
+    if (q != rank_ && s > 0) n.check(n.send(send + out, s, kUint8, q, n.comm, stream), "ncclSend");
+    if (q != rank_ && r > 0) n.check(n.recv(recv + in, r, kUint8, q, n.comm, stream), "ncclRecv");
     out += s;
     in += r;
   }
@@ -117,20 +128,13 @@ void DeviceExchange::alltoallv(const std::byte* send, const std::vector<std::siz
 std::string DeviceExchange::name() const {
   int v = 0;
   nccl_->check(nccl_->get_version(&v), "ncclGetVersion");
-  // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9.
+  // major x 10000 + minor x 100 + patch (NCCL 2.9 and later; 2.7 and 2.8, which this needs at
+  // least, counted major x 1000 + minor x 100 + patch)
+  if (v < 20900) return "NCCL " + std::to_string(v / 1000) + "." + std::to_string(v / 100 % 10) + "." + std::to_string(v % 100);
   return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-#else  // a toolkit without nccl.h: the host stages every exchange
-
-struct DeviceExchange::Library {};
-std::unique_ptr<DeviceExchange> DeviceExchange::open(Exchange&) { return nullptr; }
-void DeviceExchange::alltoallv(const std::byte*, const std::vector<std::size_t>&, std::byte*,
-                               const std::vector<std::size_t>&, cudaStream_t) {}
-std::string DeviceExchange::name() const { return "host"; }
-
-#endif
-
+// (At the process's end: the communicator and the library are left open for the process to free.)
 DeviceExchange::~DeviceExchange() = default;
 
 }  // namespace nbody::cuda

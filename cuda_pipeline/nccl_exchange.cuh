@@ -1,7 +1,8 @@
-// Bytes between the ranks' GPUs without the host: NCCL, loaded at run time. A machine whose loader
-// finds libnccl.so.2 (and every rank on a GPU of its own) moves them over NVLink or PCIe peer to
-// peer; anywhere else the caller stages them through the host (Exchange), as it would without NCCL.
-// NBODY_EXCHANGE=host in the environment keeps the host staging where NCCL loads.
+// Bytes between the ranks' GPUs without the host: NCCL, loaded at run time. Where every rank's
+// loader finds libnccl.so.2 and every rank has a GPU of its own, NCCL moves them (over whatever
+// links it finds between the GPUs); anywhere else the caller stages them through the host
+// (Exchange), as it would without NCCL. Neither the build nor a machine without NCCL needs it.
+// NBODY_EXCHANGE in the environment: auto (the default, as above) or host (never NCCL).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,8 +18,10 @@ namespace nbody::cuda {
 class DeviceExchange {
  public:
   // NCCL over ex's ranks, on the current device, where every rank loads it and has a GPU of its own;
-  // else null. Collective: every rank decides the same.
-  static std::unique_ptr<DeviceExchange> open(Exchange& ex);
+  // else null. Collective: every rank decides the same. Opened once for each Exchange and kept for
+  // the life of the process (destroying a communicator can wait on peers that a failing rank has
+  // left behind; the process's end frees it).
+  static DeviceExchange* open(Exchange& ex);
   ~DeviceExchange();
   DeviceExchange(const DeviceExchange&) = delete;
   DeviceExchange& operator=(const DeviceExchange&) = delete;
@@ -27,7 +30,7 @@ class DeviceExchange {
   // q, recv_bytes[q] from rank q arrive in rank order at `recv`; this rank's own entries must be 0.
   void alltoallv(const std::byte* send, const std::vector<std::size_t>& send_bytes, std::byte* recv,
                  const std::vector<std::size_t>& recv_bytes, cudaStream_t stream);
-  // "NCCL 2.28.9", for the reports.
+  // "NCCL 2.28.3", for the reports.
   std::string name() const;
 
  private:

@@ -81,17 +81,22 @@ __device__ __forceinline__ bool far_enough(float d2, const int4& m4, float theta
   return theta2 * d2 > __int_as_float(m4.x);
 }
 
+// What a group does with a node (`m4` as Nodes::walked holds it) that is `far` enough or not.
+template <bool kQuad>
+__device__ __forceinline__ NodeKind opening_of(bool far, const int4& m4, int leaf_size) {
+  // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
+  // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34). (A received
+  // cell is a leaf of one entry with bmax2 > 0: a cell.)
+  if (far) return kQuad && m4.z == 1 && m4.x == 0 ? Bucket : Cell;
+  return m4.z <= leaf_size ? Bucket : Open;
+}
+
 // The opening test against the group's box [glo, ghi] for a node (its centre of mass and mass `c`,
 // `m4` as Nodes::walked holds it).
 template <bool kQuad>
 __device__ __forceinline__ NodeKind opening_test(const float4& c, const int4& m4, const float4& glo, const float4& ghi,
                                                  float theta2, int leaf_size) {
-  // With quadrupoles a far leaf of one body is listed as that body: the same term, exact, and
-  // summed at a body's cost instead of a quadrupole cell's (about 13 slots against 34). (A received
-  // cell is a leaf of one entry with bmax2 > 0: a cell.)
-  if (far_enough(distance2(c, glo, ghi), m4, theta2))
-    return kQuad && m4.z == 1 && m4.x == 0 ? Bucket : Cell;
-  return m4.z <= leaf_size ? Bucket : Open;
+  return opening_of<kQuad>(far_enough(distance2(c, glo, ghi), m4, theta2), m4, leaf_size);
 }
 
 }  // namespace nbody::cuda::tree

@@ -57,7 +57,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 std::size_t cell_bytes(bool quadrupole) { return quadrupole ? sizeof(Received) : offsetof(Received, q0); }
-std::size_t bytes_of(const Wire& w, bool quadrupole) { return w.cells * cell_bytes(quadrupole) + w.bodies * sizeof(Body); }
+// The bytes after an essential tree's counts.
+std::size_t payload_bytes(const Wire& w, bool quadrupole) { return w.cells * cell_bytes(quadrupole) + w.bodies * sizeof(Body); }
 Wire wire_of(const std::vector<std::byte>& message) {
   Wire w;
   std::memcpy(&w, message.data(), sizeof w);
@@ -104,9 +105,9 @@ void TreeRanks::load(const Bodies& b, const Params& params) {
   first_.clear();
   next_.clear();
   exchange_time_ = {};
-  if (!exchange_opened_) nccl_ = DeviceExchange::open(ex_), exchange_opened_ = true;
+  nccl_ = DeviceExchange::open(ex_);
   exchange_time_.route = nccl_ ? "essential trees GPU to GPU by " + nccl_->name()
-                               : "essential trees through the host (MPI all-to-all)";
+                               : "essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
   const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank()),
                     end = block_begin(n, ex_.ranks(), ex_.rank() + 1);
@@ -370,7 +371,7 @@ std::vector<Wire> TreeRanks::essential_trees() {
   for (int q = 0; q < ex_.ranks(); ++q)
     if (q != ex_.rank() && !domains_[static_cast<std::size_t>(q)].boxes.empty()) {  // a rank without bodies needs nothing
       out[static_cast<std::size_t>(q)] = essential_tree(domains_[static_cast<std::size_t>(q)], at);
-      at += bytes_of(out[static_cast<std::size_t>(q)], walk_.quadrupole);
+      at += payload_bytes(out[static_cast<std::size_t>(q)], walk_.quadrupole);
     }
   return out;
 }
@@ -383,8 +384,8 @@ std::vector<Wire> TreeRanks::send_on_device(const std::vector<Wire>& out) {
   std::size_t total = 0;
   for (std::size_t q = 0; q < ranks; ++q) {
     in[q] = every[q * ranks + me];
-    send[q] = bytes_of(out[q], walk_.quadrupole);
-    recv[q] = bytes_of(in[q], walk_.quadrupole);
+    send[q] = payload_bytes(out[q], walk_.quadrupole);
+    recv[q] = payload_bytes(in[q], walk_.quadrupole);
     total += recv[q];
   }
   ensure(inbox_bytes_, total);
@@ -400,7 +401,7 @@ std::vector<std::vector<std::byte>> TreeRanks::stage_on_host(const std::vector<W
   std::vector<std::vector<std::byte>> send(out.size());
   std::size_t at = 0;
   for (std::size_t q = 0; q < out.size(); ++q) {
-    const std::size_t bytes = bytes_of(out[q], walk_.quadrupole);
+    const std::size_t bytes = payload_bytes(out[q], walk_.quadrupole);
     if (bytes == 0) continue;
     send[q].resize(sizeof(Wire) + bytes);
     std::memcpy(send[q].data(), &out[q], sizeof(Wire));
@@ -416,7 +417,7 @@ std::vector<Wire> TreeRanks::deliver_from_host(const std::vector<std::vector<std
   for (std::size_t q = 0; q < got.size(); ++q) {
     if (got[q].empty()) continue;
     in[q] = got[q].size() >= sizeof(Wire) ? wire_of(got[q]) : Wire{};
-    if (got[q].size() != sizeof(Wire) + bytes_of(in[q], walk_.quadrupole))
+    if (got[q].size() != sizeof(Wire) + payload_bytes(in[q], walk_.quadrupole))
       throw std::runtime_error("cuda:tree: an essential tree of " + std::to_string(got[q].size()) +
                                " bytes does not hold the cells and bodies it counts");
     total += got[q].size() - sizeof(Wire);
@@ -483,13 +484,14 @@ void TreeRanks::forces(bool weigh) {
   walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, false, acc_.get(),
                work, false);
   walk_end.record();
-  double travel = 0;
+  double travel = 0;  // seconds
   if (nccl_) {
     CUDA_CHECK(cudaStreamWaitEvent(nullptr, comm_end_));
   } else {
     const auto t1 = std::chrono::steady_clock::now();
-    in = deliver_from_host(ex_.alltoall(staged));
+    const std::vector<std::vector<std::byte>> got = ex_.alltoall(staged);
     travel = seconds_since(t1);
+    in = deliver_from_host(got);  // (its copies wait for the walk)
   }
   const int r = n > 0 ? unpack_received(in) : 0;
   if (r > 0) {
@@ -505,9 +507,16 @@ void TreeRanks::forces(bool weigh) {
                  walk_.quadrupole ? 1 : walk_.leaf_size, false, acc_.get(), work, true);
   }
   check_overflow(local_);
-  if (nccl_) travel = comm_end_.since(comm_start_) * 1e-3;
-  exchange_time_.total += travel;
-  exchange_time_.hidden += std::min(travel, walk_end.since(walk_start) * 1e-3);
+  const double walked = walk_end.since(walk_start) * 1e-3;
+  if (nccl_) {  // the transfer's time, and its overlap with the walk (both from the end of the selection)
+    const double from = comm_start_.since(selected_), to = comm_end_.since(selected_);
+    const double w0 = walk_start.since(selected_), w1 = walk_end.since(selected_);
+    exchange_time_.total += (to - from) * 1e-3;
+    exchange_time_.hidden += std::max(0.0, std::min(to, w1) - std::max(from, w0)) * 1e-3;
+  } else {  // the all-to-all, while the walk runs
+    exchange_time_.total += travel;
+    exchange_time_.hidden += std::min(travel, walked);
+  }
 }
 
 void TreeRanks::step(int count) {

@@ -118,8 +118,7 @@ class TreeRanks {
   std::vector<std::uint64_t> first_, next_;  // the ranges the bodies were moved to last; the next ones
   ExchangeTime exchange_time_;
   DeviceBuffer<std::byte> outbox_, inbox_bytes_;  // the essential trees sent, and received
-  std::unique_ptr<DeviceExchange> nccl_;          // null: staged through the host
-  bool exchange_opened_ = false;
+  DeviceExchange* nccl_ = nullptr;                // null: through the host
   Stream comm_stream_;
   Event selected_, comm_start_, comm_end_;
 };

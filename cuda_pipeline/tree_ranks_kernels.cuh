@@ -136,23 +136,23 @@ __global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) 
 // Boxes a cluster of a domain's boxes holds (consecutive in key order, so near one another).
 constexpr int kCluster = 16;
 
-// What a body anywhere in another rank's domain (`boxes`: lo, hi pairs; `clusters`: the box of each
-// kCluster of them) does with node i, as the walk decides it for a group inside the nearest box
-// (opening_test). The test only tightens as a box nears, so the first box near enough to open the
-// node settles it, and a cluster far enough holds no such box: a node far from the domain is
-// judged against its clusters, not every box.
+// What a body anywhere in another rank's domain (`boxes`: lo, hi pairs, at least one; `clusters`:
+// the box of each kCluster of them) does with node i, as the walk decides it for a group inside the
+// nearest box (opening_test). The test only tightens as a box nears, so the first box near enough
+// to open the node settles it, and a node is taken whole only where every box is far enough. A
+// cluster far enough (with a margin for rounding: its box holds each of its boxes) holds no box near
+// enough, so a node far from the domain is judged against its clusters, not every box.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
                                                const float4* __restrict__ clusters, float theta2, int leaf_size) {
   const float4 c = t.com[i];
   const int4 m4 = t.walked[i];
   for (int k = 0; k * kCluster < nboxes; ++k) {
-    if (far_enough(distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2)) continue;
+    if (far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2)) continue;
     for (int b = k * kCluster; b < min(nboxes, (k + 1) * kCluster); ++b)
-      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2))
-        return opening_test<kQuad>(c, m4, boxes[2 * b], boxes[2 * b + 1], theta2, leaf_size);
+      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2)) return opening_of<kQuad>(false, m4, leaf_size);
   }
-  return opening_test<kQuad>(c, m4, boxes[0], boxes[1], theta2, leaf_size);  // taken whole from every box
+  return opening_of<kQuad>(true, m4, leaf_size);
 }
 
 // One level of the essential tree's walk, top down: each node of the frontier is taken whole (2i

@@ -85,7 +85,7 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
                 "step; tree rungs: key ranges of the Morton curve moved with the bodies, essential trees exchanged); "
                 "rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
                 "waiting for the exchange (the largest over the ranks); overlap %% = the exchange's time hidden "
-                "behind compute; shares = each rank's %% of the bodies\n\n",
+                "behind compute; shares = each rank's %% of the bodies; exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
   std::printf("%-18s %9s %11s %7s %13s %10s %12s %6s %11s", "pipeline", "N", "ms/step", "spread", "interact/s",
               "GFLOP/s", "bound/s", "%bound", "acc rms_rel");

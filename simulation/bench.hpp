@@ -52,7 +52,7 @@ struct BenchRow {
   // rank's share of the interactions of the last step (`shares` then the bodies each held).
   std::string split;
   std::vector<double> work;
-  std::string route;  // the exchange's (ExchangeTime::route), where the rung says
+  std::string route;  // the exchange's (ExchangeTime::route), for the rungs that name it
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
   // the balanced ideal (where rates were measured).

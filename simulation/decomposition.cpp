@@ -19,6 +19,7 @@ Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& par
   if (!entry.distributable())
     throw std::logic_error(p.name() + " was made for " + std::to_string(ex->ranks()) +
                            " ranks, but does not run distributed");
+  device_exchange_allowed();  // a bad NBODY_EXCHANGE refused by every rung alike
   p.distribute(ex);
   d.kind = entry.split == Split::KeyRanges ? "key ranges" : "blocks";
   d.rates = balance_blocks(p, o, params, n);
