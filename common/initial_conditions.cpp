@@ -1,6 +1,7 @@
 #include "initial_conditions.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -16,6 +17,11 @@ std::uint64_t Rng::next() {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+Rng Rng::for_body(std::uint64_t seed, std::uint64_t i) {
+  Rng seeds(seed + 0x9e3779b97f4a7c15ULL * i);
+  return Rng(seeds.next());  // the seed's stream's i-th number
 }
 
 double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -54,15 +60,36 @@ double cube_root(double x) {
   return y * scale;
 }
 
-// Plummer sphere of total mass `mass`, scale a = 1 before the Hénon rescaling, following the
-// sampling of Aarseth, Hénon & Wielen (1974): radius from the inverted cumulative mass, speed by
-// rejection from g(q) = q^2 (1 - q^2)^(7/2), directions isotropic.
-void append_plummer(Bodies& b, std::size_t n, double mass, Rng& rng) {
+// Bodies [first, first + n) of `b` (sized already), body i made by make(its Rng, p_i, v_i) from
+// its own stream: in parallel, the same bodies with any thread count.
+template <typename Make>
+void generate(Bodies& b, std::size_t first, std::size_t n, std::uint64_t seed, Make make) {
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    const std::size_t i = first + static_cast<std::size_t>(k);
+    Rng rng = Rng::for_body(seed, i);
+    make(rng, b.pos[i], b.vel[i]);
+  }
+}
+
+Bodies sized(std::size_t n) {
+  Bodies b;
+  b.pos.resize(n);
+  b.vel.resize(n);
+  return b;
+}
+
+// Plummer sphere of total mass `mass` in bodies [first, first + n) of `b`, scale a = 1 before the
+// Hénon rescaling, following the sampling of Aarseth, Hénon & Wielen (1974): radius from the
+// inverted cumulative mass, speed by rejection from g(q) = q^2 (1 - q^2)^(7/2), directions
+// isotropic.
+void plummer_bodies(Bodies& b, std::size_t first, std::size_t n, double mass, std::uint64_t seed) {
   // Hénon units (G = M = 1, E = -1/4): lengths x 3pi/16, velocities / sqrt(3pi/16); for mass M
   // the same lengths and velocities x sqrt(M).
   const double length = 3.0 * std::numbers::pi / 16.0;
   const double speed = std::sqrt(mass / length);
-  for (std::size_t k = 0; k < n; ++k) {
+  const double each = mass / static_cast<double>(n);
+  generate(b, first, n, seed, [&](Rng& rng, Vec4& pos, Vec3& vel) {
     double r;
     do {  // X^(-2/3) - 1 with X in (0, 1); cut the rare far tail at r = 10 (a)
       const double x = rng.uniform(1e-10, 1.0);
@@ -77,25 +104,16 @@ void append_plummer(Bodies& b, std::size_t n, double mass, Rng& rng) {
     } while (0.1 * rng.uniform() >= g);  // max of g is 0.092 < 0.1
     const double v_escape = std::sqrt(2.0) / std::sqrt(std::sqrt(1.0 + r * r));
     const Vec3 p = scaled(rng.on_unit_sphere(), r * length);
-    const Vec3 v = scaled(rng.on_unit_sphere(), q * v_escape * speed);
-    b.pos.push_back({p.x, p.y, p.z, mass / static_cast<double>(n)});
-    b.vel.push_back(v);
-  }
-}
-
-Bodies reserved(std::size_t n) {
-  Bodies b;
-  b.pos.reserve(n);
-  b.vel.reserve(n);
-  return b;
+    pos = {p.x, p.y, p.z, each};
+    vel = scaled(rng.on_unit_sphere(), q * v_escape * speed);
+  });
 }
 
 }  // namespace
 
 Bodies plummer(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  Bodies b = reserved(n);
-  append_plummer(b, n, 1.0, rng);
+  Bodies b = sized(n);
+  plummer_bodies(b, 0, n, 1.0, seed);
   to_centre_of_mass_frame(b);
   return b;
 }
@@ -103,52 +121,48 @@ Bodies plummer(std::size_t n, std::uint64_t seed) {
 // The next three follow the shapes of the "random", "shell" and "expand" configurations of
 // NVIDIA's nbody sample, scaled to total mass 1 and G = 1 so a dt of 0.01 resolves them.
 Bodies uniform(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  Bodies b = reserved(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  Bodies b = sized(n);
+  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 p = rng.in_unit_ball();
-    const Vec3 v = scaled(rng.in_unit_ball(), 0.1);
-    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
-    b.vel.push_back(v);
-  }
+    pos = {p.x, p.y, p.z, m};
+    vel = scaled(rng.in_unit_ball(), 0.1);
+  });
   return b;
 }
 
 Bodies shell(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  Bodies b = reserved(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  Bodies b = sized(n);
+  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 d = rng.on_unit_sphere();
     const double r = rng.uniform(0.6, 1.0);
     const Vec3 p = scaled(d, r);
-    // Rotation about z: v = omega x r, with omega chosen so the equator moves at 0.5.
-    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
-    b.vel.push_back({-0.5 * p.y, 0.5 * p.x, 0.0});
-  }
+    pos = {p.x, p.y, p.z, m};
+    vel = {-0.5 * p.y, 0.5 * p.x, 0.0};  // rotation about z: v = omega x r, the equator at 0.5
+  });
   return b;
 }
 
 Bodies expand(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  Bodies b = reserved(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  Bodies b = sized(n);
+  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 p = rng.in_unit_ball();
-    b.pos.push_back({p.x, p.y, p.z, 1.0 / static_cast<double>(n)});
-    b.vel.push_back(scaled(p, 0.5));
-  }
+    pos = {p.x, p.y, p.z, m};
+    vel = scaled(p, 0.5);
+  });
   return b;
 }
 
 Bodies collision(std::size_t n, std::uint64_t seed) {
-  Rng rng(seed);
-  Bodies b = reserved(n);
+  Bodies b = sized(n);
   const std::size_t n1 = n / 2, n2 = n - n1;
-  append_plummer(b, n1, 0.5, rng);
-  append_plummer(b, n2, 0.5, rng);
+  plummer_bodies(b, 0, n1, 0.5, seed);
+  plummer_bodies(b, n1, n2, 0.5, seed);
   // Separation d = 6 along x, impact parameter 1 along y, relative speed half the escape speed
   // sqrt(2 M / d) of the pair: a bound orbit that brings them together within a few time units.
   const double d = 6.0, rel = 0.5 * std::sqrt(2.0 * 1.0 / d);
-  for (std::size_t i = 0; i < n; ++i) {
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    const auto i = static_cast<std::size_t>(k);
     const double side = i < n1 ? -0.5 : 0.5;
     b.pos[i].x += side * d;
     b.pos[i].y += side * 1.0;
@@ -280,24 +294,32 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
 }
 
 void to_centre_of_mass_frame(Bodies& b) {
-  double m = 0;
-  Vec3 r, v;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    const double w = b.pos[i].w;
-    m += w;
-    r = {r.x + w * b.pos[i].x, r.y + w * b.pos[i].y, r.z + w * b.pos[i].z};
-    v = {v.x + w * b.vel[i].x, v.y + w * b.vel[i].y, v.z + w * b.vel[i].z};
+  // Each block of 2^16 bodies summed in order, then the blocks in order: the same sums with any
+  // thread count.
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  const std::size_t n = b.size(), blocks = (n + kBlock - 1) / kBlock;
+  std::vector<std::array<double, 7>> part(blocks);  // m, m r, m v
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(blocks); ++k) {
+    std::array<double, 7> s{};
+    for (std::size_t i = static_cast<std::size_t>(k) * kBlock; i < std::min(n, (static_cast<std::size_t>(k) + 1) * kBlock); ++i) {
+      const double w = b.pos[i].w;
+      s = {s[0] + w, s[1] + w * b.pos[i].x, s[2] + w * b.pos[i].y, s[3] + w * b.pos[i].z,
+           s[4] + w * b.vel[i].x, s[5] + w * b.vel[i].y, s[6] + w * b.vel[i].z};
+    }
+    part[static_cast<std::size_t>(k)] = s;
   }
-  if (m <= 0) return;
-  r = scaled(r, 1.0 / m);
-  v = scaled(v, 1.0 / m);
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    b.pos[i].x -= r.x;
-    b.pos[i].y -= r.y;
-    b.pos[i].z -= r.z;
-    b.vel[i].x -= v.x;
-    b.vel[i].y -= v.y;
-    b.vel[i].z -= v.z;
+  std::array<double, 7> s{};
+  for (const auto& p : part)
+    for (std::size_t c = 0; c < s.size(); ++c) s[c] += p[c];
+  if (s[0] <= 0) return;
+  const Vec3 r{s[1] / s[0], s[2] / s[0], s[3] / s[0]}, v{s[4] / s[0], s[5] / s[0], s[6] / s[0]};
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    Vec4& p = b.pos[static_cast<std::size_t>(k)];
+    Vec3& u = b.vel[static_cast<std::size_t>(k)];
+    p.x -= r.x, p.y -= r.y, p.z -= r.z;
+    u.x -= v.x, u.y -= v.y, u.z -= v.z;
   }
 }
 

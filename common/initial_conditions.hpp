@@ -1,7 +1,9 @@
-// Initial conditions: the same bodies for a given seed on every machine and compiler. Random
-// numbers come from our own SplitMix64 and only + - * / and sqrt act on them, all correctly rounded
-// (no std:: distributions, whose algorithms differ between standard libraries, and our own cube
-// root: C libraries' cbrt differ in the last bit).
+// Initial conditions: the same bodies for a given seed on every machine and compiler, with any
+// thread count. Random numbers come from our own SplitMix64 and only + - * / and sqrt act on them,
+// all correctly rounded (no std:: distributions, whose algorithms differ between standard
+// libraries, and our own cube root: C libraries' cbrt differ in the last bit). Each body draws from
+// a stream of its own (Rng::for_body), so the bodies are made in parallel and body i is the same
+// whichever thread, or rank, makes it.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,6 +18,10 @@ namespace nbody {
 class Rng {
  public:
   explicit Rng(std::uint64_t seed) : state_(seed) {}
+  // Body i's stream: seeded by the i-th number of the seed's own stream (SplitMix64's outputs are
+  // a bijection of its counter, so no two bodies start alike). A body takes a few dozen numbers,
+  // so streams starting at 64-bit random points do not overlap in practice.
+  static Rng for_body(std::uint64_t seed, std::uint64_t i);
   std::uint64_t next();
   double uniform();                    // [0, 1), 53 random bits
   double uniform(double lo, double hi);
@@ -60,7 +66,8 @@ struct Species {
 Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
                                Subset subset = Subset::First, std::vector<Species>* species = nullptr);
 
-// Subtract the centre-of-mass position and velocity.
+// Subtract the centre-of-mass position and velocity (summed in fixed blocks: the same bits with
+// any thread count).
 void to_centre_of_mass_frame(Bodies& bodies);
 
 }  // namespace nbody

@@ -1,6 +1,9 @@
 // Physics with known answers, on cpu64 and cpu32.
 #include <cmath>
+#include <cstring>
 #include <numbers>
+
+#include <omp.h>
 
 #include "fp64_engine.hpp"
 #include "helpers.hpp"
@@ -121,6 +124,36 @@ TEST(InitialConditions, SameSeedSameBodiesDifferentSeedDifferentBodies) {
     EXPECT_TRUE(same) << ic;
     EXPECT_TRUE(differ) << ic;
   }
+}
+
+// Each body draws from its own stream: the bodies are the same whatever thread makes them, and a
+// body of a generator without a centre-of-mass shift is the same body at any n (a rank making
+// part of them would make the same ones).
+TEST(InitialConditions, SameBodiesWithAnyThreadCount) {
+  const int threads = omp_get_max_threads();
+  for (const std::string& ic : generator_names()) {
+    omp_set_num_threads(1);
+    const Bodies one = make_initial_conditions(ic, 70001, 3);
+    omp_set_num_threads(3);
+    const Bodies three = make_initial_conditions(ic, 70001, 3);
+    omp_set_num_threads(threads);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < one.size(); ++i)
+      differ += std::memcmp(&one.pos[i], &three.pos[i], sizeof(Vec4)) != 0 ||
+                std::memcmp(&one.vel[i], &three.vel[i], sizeof(Vec3)) != 0;
+    EXPECT_EQ(differ, 0u) << ic;
+  }
+  const Bodies small = uniform(10, 5), large = uniform(1000, 5);
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    EXPECT_EQ(small.pos[i].x, large.pos[i].x) << i;
+    EXPECT_EQ(small.vel[i].z, large.vel[i].z) << i;
+  }
+  EXPECT_NE(small.pos[0].x, small.pos[1].x);  // and no two bodies alike
+  // Body 7 from its own stream alone, as a rank making bodies 7.. would.
+  Rng own = Rng::for_body(5, 7);
+  const Vec3 p = own.in_unit_ball();
+  EXPECT_EQ(large.pos[7].x, p.x);
+  EXPECT_EQ(large.pos[7].z, p.z);
 }
 
 TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
