@@ -325,6 +325,54 @@ void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const 
   }
 }
 
+// The same two sums with the potential beside the acceleration, for the diagnostics' pass: each
+// acceleration term exactly as those add it (the stagger's kick is then the step's), the potential
+// term -m / sqrt(d2) as m inv3 d2 (one multiply more). With kOwn, the bodies are the places first,
+// first + 1, ... of the Morton order, among them the lanes' own (self[l]), each left out of its
+// lane's potential; the mask stops the loop's vectorisation, so only the run holding the lanes'
+// bodies takes it.
+template <int L, bool kOwn>
+void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
+                         std::uint32_t first, const std::uint32_t* self, const float* xi, const float* yi,
+                         const float* zi, float eps2, float* sx, float* sy, float* sz, float* sp) {
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::uint32_t place = first + static_cast<std::uint32_t>(j);
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
+      const float d2 = rx * rx + ry * ry + rz * rz + eps2;
+      const float d6 = d2 * d2 * d2;
+      const float inv3 = 1.0f / std::sqrt(d6);
+      const float s = m[j] * inv3;
+      sx[l] += rx * s;
+      sy[l] += ry * s;
+      sz[l] += rz * s;
+      if constexpr (kOwn)
+        sp[l] -= place == self[l] ? 0.0f : s * d2;
+      else
+        sp[l] -= s * d2;
+    }
+  }
+}
+
+template <int L>
+void sum_quadrupole_lanes_potential(const float* x, const float* y, const float* z, const float* m,
+                                    const std::array<float, 6>* q, std::size_t count, const float* xi,
+                                    const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz,
+                                    float* sp) {
+  for (std::size_t j = 0; j < count; ++j) {
+    const float* qj = q[j].data();
+    const float e2tr = eps2 * qj[5];
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
+      const float d = 1.0f / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
+      quadrupole::add_acceleration(rx, ry, rz, d, m[j], qj, e2tr, sx[l], sy[l], sz[l]);
+      sp[l] += quadrupole::potential(rx, ry, rz, d, m[j], qj, e2tr);
+    }
+  }
+}
+
 }  // namespace
 
 // The leaf's bodies of [begin, end) (index order), kLanes at a time, each summing the whole list.
@@ -383,40 +431,39 @@ double Octree::accelerations(float theta, float eps2, std::size_t begin, std::si
   });
 }
 
-// Each body of the leaf in [begin, end) sums the list in order, in float64.
-void Octree::sum_fp64(const Node& leaf, const List& l, double eps2, std::size_t begin, std::size_t end, Vec3* acc,
-                      double* phi) const {
-  for (std::uint32_t k = leaf.begin; k < leaf.end; ++k) {
-    const std::uint32_t i = order_[k];
-    if (i < begin || i >= end) continue;
-    const double xi = sx_[k], yi = sy_[k], zi = sz_[k];
-    double ax = 0, ay = 0, az = 0, p = 0;
-    const auto add = [&](double x, double y, double z, double m) {
-      const double rx = x - xi, ry = y - yi, rz = z - zi;
-      const double rinv = 1 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
-      const double s = m * rinv * rinv * rinv;
-      ax += rx * s, ay += ry * s, az += rz * s, p -= m * rinv;
-    };
-    if (far_field_ == Multipole::Quadrupole) {
-      for (std::size_t c = 0; c < l.cells; ++c) {
-        const double rx = l.x[c] - xi, ry = l.y[c] - yi, rz = l.z[c] - zi;
-        const double d = 1 / std::sqrt(rx * rx + ry * ry + rz * rz + eps2), e2tr = eps2 * l.q[c][5];
-        quadrupole::add_acceleration(rx, ry, rz, d, static_cast<double>(l.m[c]), l.q[c].data(), e2tr, ax, ay, az);
-        p += quadrupole::potential(rx, ry, rz, d, static_cast<double>(l.m[c]), l.q[c].data(), e2tr);
-      }
-    } else {
-      for (std::size_t c = 0; c < l.cells; ++c) add(l.x[c], l.y[c], l.z[c], l.m[c]);
+// sum() with the potential: the leaf's bodies of [begin, end), kLanes at a time.
+void Octree::sum_potential(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
+                           double* phi) const {
+  for (std::uint32_t k0 = leaf.begin; k0 < leaf.end; k0 += kLanes) {
+    float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {}, sp[kLanes] = {};
+    std::uint32_t self[kLanes];
+    for (std::uint32_t q = 0; q < kLanes; ++q) {
+      const std::uint32_t k = std::min(k0 + q, leaf.end - 1);  // tail lanes repeat the last body
+      xi[q] = sx_[k], yi[q] = sy_[k], zi[q] = sz_[k], self[q] = k;
     }
-    for (const auto& [b, e] : l.runs)
-      for (std::uint32_t j = b; j < e; ++j)
-        if (j != k) add(sx_[j], sy_[j], sz_[j], sm_[j]);
-    if (acc) acc[i] = {ax, ay, az};
-    if (phi) phi[i] = p;
+    if (far_field_ == Multipole::Quadrupole)
+      sum_quadrupole_lanes_potential<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.q.data(), l.cells, xi,
+                                             yi, zi, eps2, sx, sy, sz, sp);
+    else
+      sum_lanes_potential<kLanes, false>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, 0, nullptr, xi, yi,
+                                         zi, eps2, sx, sy, sz, sp);
+    for (const auto& [b, e] : l.runs) {
+      const bool own = b < std::min(k0 + kLanes, leaf.end) && k0 < e;  // holds a lane's body
+      (own ? sum_lanes_potential<kLanes, true> : sum_lanes_potential<kLanes, false>)(
+          sx_.data() + b, sy_.data() + b, sz_.data() + b, sm_.data() + b, e - b, b, self, xi, yi, zi, eps2, sx, sy,
+          sz, sp);
+    }
+    for (std::uint32_t q = 0; q < kLanes && k0 + q < leaf.end; ++q) {
+      const std::uint32_t i = order_[k0 + q];
+      if (i < begin || i >= end) continue;
+      if (acc) acc[i] = {sx[q], sy[q], sz[q]};
+      if (phi) phi[i] = sp[q];
+    }
   }
 }
 
-void Octree::potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const {
-  each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) { sum_fp64(leaf, l, eps2, begin, end, acc, phi); });
+void Octree::potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const {
+  each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) { sum_potential(leaf, l, eps2, begin, end, acc, phi); });
 }
 
 // ---- the rung -------------------------------------------------------------------------------
@@ -439,7 +486,7 @@ class CpuTreeEngine final : public Fp64Engine {
       x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y), z[i] = static_cast<float>(pos[i].z),
       m[i] = static_cast<float>(pos[i].w);
     tree_.build(x, y, z, m, leaf_size_, far_);
-    tree_.potentials(theta_, eps2, begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr);
+    tree_.potentials(theta_, static_cast<float>(eps2), begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr);
     if (on_progress) on_progress(end - begin, end - begin);
   }
   std::string name() const override {

@@ -45,11 +45,12 @@ class Octree {
   // `terms` (when not null): each body's count, terms[i].
   double accelerations(float theta, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
                        float* az, float* terms = nullptr) const;
-  // The same walk summed in float64 for diagnostics: acc[i] (when not null) and the softened
-  // potential phi[i] = -sum m_j / sqrt(|r_ij|^2 + eps^2) over the list (when not null), body i's own
-  // term left out. A cell holding body i is never taken whole for theta <= 1 (the distance from its
-  // centre of mass to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
-  void potentials(float theta, double eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
+  // The same walk with the potential, for diagnostics: acc[i] (when not null; the same bits as
+  // accelerations() gives) and the softened potential phi[i] = -sum m_j / sqrt(|r_ij|^2 + eps^2) over
+  // the list (when not null), summed in float beside the acceleration, body i's own term left out.
+  // A cell holding body i is never taken whole for theta <= 1 (the distance from its centre of mass
+  // to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
+  void potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
 
   // Across ranks (key_ranges.hpp), each rank's tree over its own bodies. essential(): the part of this
   // tree that bodies anywhere in the box [lo, hi] need at `theta` (the locally essential tree of
@@ -103,8 +104,8 @@ class Octree {
   void walk(const Node& target, float theta, List& l) const;
   void sum(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
            float* az) const;
-  void sum_fp64(const Node& target, const List& l, double eps2, std::size_t begin, std::size_t end, Vec3* acc,
-                double* phi) const;
+  void sum_potential(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
+                     double* phi) const;
   // Calls visit(leaf node, list) for each leaf holding a body of [begin, end), in parallel; returns
   // the terms summed for those bodies.
   template <typename Visit>
@@ -162,8 +163,9 @@ class CpuTree final : public Float32Soa {
 
 // cpu:tree's diagnostics engine (--diagnostics tree): the octree built from the positions (rounded
 // to float, as the rung holds them) and walked at the rung's theta and leaf size, each list summed
-// in float64 (Octree::potentials). O(N log N) a pass in place of the all-pairs float64 engine's
-// O(N^2); its error is the opening angle's, measured on a sample by the run (diagnostics.hpp).
+// in float as a step sums it, with the potential beside (Octree::potentials): about a step's cost.
+// O(N log N) a pass in place of the all-pairs float64 engine's O(N^2); its error is the opening
+// angle's (float's rounding is far below it), measured on a sample by the run (diagnostics.hpp).
 std::unique_ptr<Fp64Engine> make_cpu_tree_engine(double theta, int leaf_size, Multipole far);
 
 }  // namespace nbody
