@@ -1,5 +1,6 @@
 // cuda:tuned-fp64 as the float64 engine (fp64_engine.hpp): the host side of
 // fp64_engine_kernels.cuh. Positions in, (acc, phi) out, one kernel per evaluate().
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <string>
@@ -18,6 +19,13 @@ namespace {
 
 // The tuned-fp64 defaults (docs/measurements/, the H100 sweep): B = 128 threads, K = 2 bodies each.
 constexpr int kBlock = 128, kBodies = 2, kPad = kBlock * kBodies;
+// Past kSlice bodies, j is summed in slices of kSlice (fp64_engine_kernels.cuh), so that a call for
+// a few rows fills the GPU (a sampled check: 1024 rows against 2^24 bodies were 4 blocks on 132
+// SMs, now 1024); the slices depend on N alone, so a row's sum is the same whichever rows a call
+// asks for (a rank's block gives one process's bits). The partial sums of a chunk of rows take at
+// most kPartial entries.
+constexpr int kSlice = 65536;
+constexpr std::size_t kPartial = std::size_t{1} << 22;  // 128 MiB
 
 class CudaFp64Engine final : public Fp64Engine {
  public:
@@ -43,13 +51,16 @@ class CudaFp64Engine final : public Fp64Engine {
       out_ = DeviceBuffer<Vec4T<double>>();
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const double need = 2.0 * sizeof(Vec4T<double>) * static_cast<double>(npad);
+      const std::size_t partial = npad > kSlice ? kPartial : 0;
+      partial_ = DeviceBuffer<Vec4T<double>>();
+      const double need = sizeof(Vec4T<double>) * (2.0 * static_cast<double>(npad) + static_cast<double>(partial));
       if (need > static_cast<double>(free_bytes))
         throw InputError(name() + ": " + std::to_string(n) + " bodies need " + std::to_string(need / 1048576.0) +
                          " MiB of GPU memory on device " + std::to_string(device_) + "; " +
                          std::to_string(free_bytes >> 20) + " MiB is free");
       pos_ = DeviceBuffer<Vec4T<double>>(npad);
       out_ = DeviceBuffer<Vec4T<double>>(npad);
+      if (partial > 0) partial_ = DeviceBuffer<Vec4T<double>>(partial);
       n_ = n;
     }
     std::vector<Vec4T<double>> h(n);
@@ -59,7 +70,19 @@ class CudaFp64Engine final : public Fp64Engine {
     // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
     const int row0 = static_cast<int>(begin / kPad * kPad);
     const int blocks = static_cast<int>((end - static_cast<std::size_t>(row0) + kPad - 1) / kPad);
-    fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(pos_.get(), out_.get(), npad, eps2, row0);
+    if (npad <= kSlice) {
+      fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(pos_.get(), out_.get() + row0, npad, eps2, row0, npad, 0);
+    } else {  // j in slices of kSlice, each summed in order, then the slices in order; rows in chunks
+      const int slices = (npad + kSlice - 1) / kSlice;
+      const int chunk = std::max(1, static_cast<int>(kPartial / (static_cast<std::size_t>(slices) * kPad)));  // blocks
+      for (int b0 = 0; b0 < blocks; b0 += chunk) {
+        const int nb = std::min(chunk, blocks - b0), r0 = row0 + b0 * kPad, rows = nb * kPad;
+        fp64_forces_potential<kBlock, kBodies><<<dim3(nb, slices), kBlock>>>(pos_.get(), partial_.get(), npad, eps2,
+                                                                             r0, kSlice, rows);
+        CUDA_CHECK(cudaGetLastError());
+        fp64_sum_slices<<<(rows + 255) / 256, 256>>>(partial_.get(), out_.get() + r0, rows, slices, rows);
+      }
+    }
     CUDA_CHECK(cudaGetLastError());
     out_.download(h, begin, end - begin);  // synchronises; a kernel fault shows here
     for (std::size_t i = begin; i < end; ++i) {
@@ -77,6 +100,7 @@ class CudaFp64Engine final : public Fp64Engine {
   std::string where_;
   std::size_t n_ = 0;  // bodies the buffers were sized for
   DeviceBuffer<Vec4T<double>> pos_, out_;
+  DeviceBuffer<Vec4T<double>> partial_;  // past kSlice bodies: a chunk of rows' sums by slices of j
 };
 
 }  // namespace

@@ -7,9 +7,12 @@
 //     excludes it exactly; its acceleration term is 0 anyway (r_ii = 0). Only the K tiles that
 //     hold the block's own bodies need the select: the others run without it (3.5% faster on
 //     the H100, the same bits).
-//  2. No j split: one block per tile of B*K bodies walks every tile 0..npad/B-1, so each body's
-//     sum runs over j = 0..npad-1 in order and a call repeats bit for bit. The engine runs at
-//     N >= 10^5 where the row blocks fill the SMs many times over.
+//  2. Each body's sum runs over j in order, in slices of the host's kSlice bodies past it (one
+//     slice up to it, as tuned_forces without its j split): one block per tile of B*K bodies and
+//     slice (gridDim.y) walks the slice's tiles in order into a partial, and fp64_sum_slices adds
+//     the partials up in slice order. The slices depend on N alone, so a row's sum is the same
+//     whichever rows a call asks for and a call repeats bit for bit; a call for a few rows (a
+//     sampled check) still fills the GPU with the slices' blocks.
 //
 // Napkin math (H100 SXM: 132 SMs, 1980 MHz boost, 64 DP lanes per SM):
 //   per interaction   3 DADD  (r = x_j - x_i)
@@ -68,13 +71,15 @@ __device__ __forceinline__ void tile_interactions(const Vec4T<double>* tile, int
   }
 }
 
-// Block b, thread t owns bodies b*B*K + t + k*B (k < K), as in tuned_forces. out[i] holds
-// (a_x, a_y, a_z, phi) of body i. npad is a multiple of B*K; padding bodies have zero mass.
-// 1024 threads per SM caps the registers at 64 (104 without the cap: 0.7% slower).
+// Block (b, s), thread t owns bodies b*B*K + t + k*B (k < K), as in tuned_forces, and sums the
+// bodies j of slice s, [s*slice, min(npad, (s+1)*slice)); out + s*stride + (i - row0) holds
+// (a_x, a_y, a_z, phi) of body i (one slice: out[i - row0] is the whole sum). npad is a multiple of
+// B*K and slice of B; padding bodies have zero mass. 1024 threads per SM caps the registers at 64
+// (104 without the cap: 0.7% slower).
 template <int B, int K>
 __global__ void __launch_bounds__(B, 1024 / B)
     fp64_forces_potential(const Vec4T<double>* __restrict__ pos, Vec4T<double>* __restrict__ out,
-                          int npad, double eps2, int row0) {
+                          int npad, double eps2, int row0, int slice, int stride) {
   __shared__ Vec4T<double> tile[B];
   const int t = threadIdx.x, mine = row0 + blockIdx.x * B * K, first = mine + t;  // row0: a rank's rows
   double x[K], y[K], z[K], ax[K], ay[K], az[K], phi[K];
@@ -86,7 +91,8 @@ __global__ void __launch_bounds__(B, 1024 / B)
     z[k] = p.z;
     ax[k] = ay[k] = az[k] = phi[k] = 0;
   }
-  for (int j0 = 0; j0 < npad; j0 += B) {
+  const int j_begin = blockIdx.y * slice, j_end = min(npad, j_begin + slice);
+  for (int j0 = j_begin; j0 < j_end; j0 += B) {
     __syncthreads();  // every thread is done with the previous tile
     tile[t] = pos[j0 + t];
     __syncthreads();
@@ -95,8 +101,22 @@ __global__ void __launch_bounds__(B, 1024 / B)
     else
       tile_interactions<B, K, false>(tile, j0 - first, x, y, z, ax, ay, az, phi, eps2);
   }
+  Vec4T<double>* mine_out = out + static_cast<long long>(blockIdx.y) * stride - row0;
 #pragma unroll
-  for (int k = 0; k < K; ++k) out[first + k * B] = Vec4T<double>{ax[k], ay[k], az[k], phi[k]};
+  for (int k = 0; k < K; ++k) mine_out[first + k * B] = Vec4T<double>{ax[k], ay[k], az[k], phi[k]};
+}
+
+// Row r of `rows`: the sum of its `slices` partials (stride apart), in slice order.
+__global__ void fp64_sum_slices(const Vec4T<double>* __restrict__ partial, Vec4T<double>* __restrict__ out,
+                                int rows, int slices, int stride) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  Vec4T<double> s = partial[r];
+  for (int k = 1; k < slices; ++k) {
+    const Vec4T<double> p = partial[static_cast<long long>(k) * stride + r];
+    s = Vec4T<double>{s.x + p.x, s.y + p.y, s.z + p.z, s.w + p.w};
+  }
+  out[r] = s;
 }
 
 }  // namespace nbody::cuda

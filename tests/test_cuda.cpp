@@ -366,6 +366,32 @@ TEST(CudaFp64Engine, MatchesCpu64AndRepeatsBitForBit) {
   }
 }
 
+// Past 65536 bodies each row's sum runs in slices of j: a few rows (a sampled check) get the bits
+// a pass over every body gives them, and those are cpu64's within rounding.
+TEST(CudaFp64Engine, AFewRowsGetTheWholePasssBits) {
+  REQUIRE_CUDA();
+  auto gpu = cuda::make_fp64_engine(0);
+  const std::size_t n = 140001;  // three slices, the last one partly padding
+  const Bodies b = test::random_bodies(n, 77);
+  std::vector<Vec3> all, few, ref;
+  std::vector<double> phi_all, phi_few, ref_phi;
+  gpu->evaluate(b.pos, kParams.eps2(), &all, &phi_all);
+  few = test::poisoned(n);
+  phi_few.assign(n, NAN);
+  gpu->evaluate_rows(b.pos, kParams.eps2(), 70000, 71024, &few, &phi_few);
+  make_cpu64_engine()->evaluate_rows(b.pos, kParams.eps2(), 70000, 71024, &ref, &ref_phi);
+  std::size_t differ = 0;
+  double worst = 0;
+  for (std::size_t i = 70000; i < 71024; ++i) {
+    differ += std::memcmp(&all[i], &few[i], sizeof(Vec3)) != 0 || std::memcmp(&phi_all[i], &phi_few[i], sizeof(double)) != 0;
+    worst = std::max(worst, norm({few[i].x - ref[i].x, few[i].y - ref[i].y, few[i].z - ref[i].z}) / norm(ref[i]));
+    worst = std::max(worst, std::abs(phi_few[i] - ref_phi[i]) / std::abs(ref_phi[i]));
+  }
+  EXPECT_EQ(differ, 0u) << "rows whose few-rows sums are not the whole pass's";
+  EXPECT_LE(worst, 1e-12);
+  EXPECT_TRUE(std::isnan(phi_few[69999]) && std::isnan(phi_few[71024])) << "rows outside the call are left as they are";
+}
+
 TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
   std::string reason;
   const auto devs = cuda::devices(reason);
