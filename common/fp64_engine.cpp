@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include "parallel.hpp"
+
 namespace nbody {
 
 namespace {
@@ -50,10 +52,12 @@ class Cpu64Engine final : public Fp64Engine {
 };
 
 double kinetic_energy(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel) {
-  double k = 0;
-  for (std::size_t i = 0; i < pos.size(); ++i)
-    k += 0.5 * pos[i].w * (vel[i].x * vel[i].x + vel[i].y * vel[i].y + vel[i].z * vel[i].z);
-  return k;
+  return block_sum(pos.size(), [&](std::size_t b, std::size_t e) {
+    double k = 0;
+    for (std::size_t i = b; i < e; ++i)
+      k += 0.5 * pos[i].w * (vel[i].x * vel[i].x + vel[i].y * vel[i].y + vel[i].z * vel[i].z);
+    return k;
+  });
 }
 
 }  // namespace
@@ -61,9 +65,11 @@ double kinetic_energy(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel
 std::unique_ptr<Fp64Engine> make_cpu64_engine() { return std::make_unique<Cpu64Engine>(); }
 
 double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>& phi) {
-  double w = 0;
-  for (std::size_t i = 0; i < pos.size(); ++i) w += pos[i].w * phi[i];
-  return 0.5 * w;
+  return 0.5 * block_sum(pos.size(), [&](std::size_t b, std::size_t e) {
+    double w = 0;
+    for (std::size_t i = b; i < e; ++i) w += pos[i].w * phi[i];
+    return w;
+  });
 }
 
 Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy, Evaluation* keep) {

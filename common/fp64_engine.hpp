@@ -48,7 +48,8 @@ class Fp64Engine {
 // The float64 CPU engine: OpenMP over bodies, the exact formula (reference.hpp's cpu64).
 std::unique_ptr<Fp64Engine> make_cpu64_engine();
 
-// W = 1/2 sum_i m_i phi_i, summed in index order.
+// W = 1/2 sum_i m_i phi_i, summed in index order in blocks (parallel.hpp's block_sum: the same bits
+// with any thread count).
 double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>& phi);
 
 // One pass's outputs, kept for a caller that checks them (simulation/diagnostics.hpp).

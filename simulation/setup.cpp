@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "hdf5_io.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
+#include "parallel.hpp"
 #include "world.hpp"
 #include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA, option_help() always
 
@@ -324,12 +326,22 @@ Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& 
 }
 
 void check_finite(const Bodies& b, const std::string& what, long long step) {
-  for (std::size_t i = 0; i < b.size(); ++i) {
+  std::atomic<std::size_t> first{b.size()};  // the first body that is not finite, in any chunk
+  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const Vec4& p = b.pos[i];
+      const Vec3& v = b.vel[i];
+      if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
+          std::isfinite(v.y) && std::isfinite(v.z))
+        continue;
+      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  if (const std::size_t i = first.load(); i < b.size()) {
     const Vec4& p = b.pos[i];
     const Vec3& v = b.vel[i];
-    if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
-        std::isfinite(v.y) && std::isfinite(v.z))
-      continue;
     char buf[256];
     std::snprintf(buf, sizeof buf, "at step %lld: body %zu is not finite (x = %g %g %g, v = %g %g %g)",
                   step, i, p.x, p.y, p.z, v.x, v.y, v.z);

@@ -8,6 +8,7 @@
 #include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "initial_conditions.hpp"
+#include "parallel.hpp"
 #include "reference.hpp"
 
 namespace nbody {
@@ -154,6 +155,33 @@ TEST(InitialConditions, SameBodiesWithAnyThreadCount) {
   const Vec3 p = own.in_unit_ball();
   EXPECT_EQ(large.pos[7].x, p.x);
   EXPECT_EQ(large.pos[7].z, p.z);
+}
+
+// The energies' sums run in fixed blocks (parallel.hpp): the same bits with any thread count,
+// and one sequential sum's up to a block.
+TEST(Energy, SumsAreTheSameWithAnyThreadCount) {
+  const Bodies b = plummer(3 * kSumBlock + 17, 4);
+  std::vector<double> phi(b.size());
+  for (std::size_t i = 0; i < phi.size(); ++i) phi[i] = -1.0 / (1.0 + static_cast<double>(i % 977));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double w1 = potential_energy(b.pos, phi);
+  omp_set_num_threads(3);
+  const double w3 = potential_energy(b.pos, phi);
+  omp_set_num_threads(threads);
+  EXPECT_EQ(w1, w3);
+  double blocks = 0;
+  for (std::size_t b0 = 0; b0 < b.size(); b0 += kSumBlock) {
+    double w = 0;
+    for (std::size_t i = b0; i < std::min(b.size(), b0 + kSumBlock); ++i) w += b.pos[i].w * phi[i];
+    blocks += w;
+  }
+  EXPECT_EQ(w1, 0.5 * blocks);
+  const std::vector<Vec4> few(b.pos.begin(), b.pos.begin() + 1000);
+  const std::vector<double> few_phi(phi.begin(), phi.begin() + 1000);
+  double w = 0;
+  for (std::size_t i = 0; i < few.size(); ++i) w += few[i].w * few_phi[i];
+  EXPECT_EQ(potential_energy(few, few_phi), 0.5 * w);
 }
 
 TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {

@@ -22,6 +22,7 @@
 #include "diagnostics.hpp"
 #include "dt_sweep.hpp"
 #include "error.hpp"
+#include "initial_conditions.hpp"
 #include "estimate.hpp"
 #include "helpers.hpp"
 #include "metrics.hpp"
@@ -807,6 +808,28 @@ TEST(Estimate, ProbesNoFurtherThanTheLimitNeeds) {
   ASSERT_EQ(asked.size(), 2u);
   EXPECT_DOUBLE_EQ(asked[0], 3.6e12 / (3600.0 / 20));  // 3600 s over 10 x 2 parts
   EXPECT_DOUBLE_EQ(asked[1], 7.2e12 / (3600.0 / 20));
+}
+
+}  // namespace
+}  // namespace nbody
+
+namespace nbody {
+namespace {
+
+// check_finite looks at the bodies in parallel chunks and still names the first body that is not
+// finite, whichever chunk finds one first.
+TEST(CheckFinite, NamesTheFirstBodyThatIsNotFinite) {
+  Bodies b = plummer(300000, 3);
+  check_finite(b, "the state", 7);  // all finite: nothing thrown
+  b.vel[250001].y = NAN;
+  b.pos[70001].x = INFINITY;
+  b.pos[190000].z = NAN;
+  try {
+    check_finite(b, "the state", 7);
+    FAIL() << "no NonFinite";
+  } catch (const NonFinite& e) {
+    EXPECT_NE(std::string(e.what()).find("at step 7: body 70001 is not finite (x = inf"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

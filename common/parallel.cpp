@@ -1,0 +1,36 @@
+#include "parallel.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace nbody {
+
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 16;  // bodies a thread takes at a time
+
+}  // namespace
+
+void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+  const auto chunks = static_cast<std::ptrdiff_t>((n + kChunk - 1) / kChunk);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = static_cast<std::size_t>(c) * kChunk;
+    body(begin, std::min(n, begin + kChunk));
+  }
+}
+
+double block_sum(std::size_t n, const std::function<double(std::size_t, std::size_t)>& block) {
+  const std::size_t blocks = (n + kSumBlock - 1) / kSumBlock;
+  std::vector<double> part(blocks);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t b = 0; b < static_cast<std::ptrdiff_t>(blocks); ++b) {
+    const std::size_t begin = static_cast<std::size_t>(b) * kSumBlock;
+    part[static_cast<std::size_t>(b)] = block(begin, std::min(n, begin + kSumBlock));
+  }
+  double s = 0;
+  for (const double p : part) s += p;
+  return s;
+}
+
+}  // namespace nbody
