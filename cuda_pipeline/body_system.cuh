@@ -23,6 +23,7 @@
 
 #include "cuda_check.hpp"
 #include "device_buffer.cuh"
+#include "host_copies.cuh"
 #include "integrate_kernels.cuh"
 #include "pipeline.hpp"
 #include "split_plan.hpp"
@@ -34,14 +35,19 @@ class BodySystem : public Pipeline {
  public:
   explicit BodySystem(int device) : device_(device) { CUDA_CHECK(cudaSetDevice(device)); }
 
-  void load(const Bodies& b, const Params& params) override {
+  void load(const Bodies& b, const Params& params) override { load_state(b.pos, &b.vel, params); }
+  // The same with every velocity 0: a diagnostics pass over positions alone.
+  void load_positions(const std::vector<Vec4>& pos, const Params& params) { load_state(pos, nullptr, params); }
+
+ private:
+  void load_state(const std::vector<Vec4>& pos, const std::vector<Vec3>* vel, const Params& params) {
     CUDA_CHECK(cudaSetDevice(device_));
     // Indices are int on the device: the padded count must fit (64-bit arithmetic until checked).
-    const long long m = pad_multiple(), padded = (static_cast<long long>(b.size()) + m - 1) / m * m;
+    const long long m = pad_multiple(), padded = (static_cast<long long>(pos.size()) + m - 1) / m * m;
     if (padded > 2147483647LL)
-      throw InputError(name() + ": " + std::to_string(b.size()) + " bodies pad to " + std::to_string(padded) +
+      throw InputError(name() + ": " + std::to_string(pos.size()) + " bodies pad to " + std::to_string(padded) +
                        ", past the 32-bit body indices of the kernels");
-    n_ = static_cast<int>(b.size());
+    n_ = static_cast<int>(pos.size());
     npad_ = static_cast<int>(padded);
     prepare(npad_);
     // Every buffer grows with N: free the old ones, then refuse, before allocating, what the
@@ -62,23 +68,18 @@ class BodySystem : public Pipeline {
     }
     dt_ = static_cast<T>(params.dt);
     eps2_ = static_cast<T>(params.eps2());
-    std::vector<Vec4T<T>> pos(n_), vel(n_);
-    for (int i = 0; i < n_; ++i) {
-      pos[i] = {static_cast<T>(b.pos[i].x), static_cast<T>(b.pos[i].y), static_cast<T>(b.pos[i].z),
-                static_cast<T>(b.pos[i].w)};
-      vel[i] = {static_cast<T>(b.vel[i].x), static_cast<T>(b.vel[i].y), static_cast<T>(b.vel[i].z), 0};
-    }
-    for (auto& buf : pos_) buf = DeviceBuffer<Vec4T<T>>(npad_);
+    for (auto& buf : pos_) buf = DeviceBuffer<Vec4T<T>>(npad_);  // zero: the padding bodies
     vel_ = DeviceBuffer<Vec4T<T>>(npad_);
     acc_ = DeviceBuffer<Vec4T<T>>(static_cast<std::size_t>(splits()) * npad_);
-    pos_[0].upload(pos);
-    vel_.upload(vel);
+    upload_widened(doubles(pos.data()), 4, pos_[0].get(), n_);
+    if (vel) upload_widened(doubles(vel->data()), 3, vel_.get(), n_);
     cur_ = 0;
     stale_ = false;
     if (overlap_)
       for (auto& x : overlap_->exchanges) x.timed = false;
   }
 
+ public:
   // The partial sums are added on the host in the integrate kernel's order and precision, so
   // these are the accelerations a step uses, bit for bit.
   void accelerations(std::vector<Vec3>& out) override {
@@ -137,20 +138,18 @@ class BodySystem : public Pipeline {
 
   void read(Bodies& b) override {
     if (stale_) exchange_now();
-    std::vector<Vec4T<T>> pos, vel;
-    pos_[cur_].download(pos);
-    vel_.download(vel);
-    if (exchange()) {  // each rank integrated only its own velocities
-      vel.resize(n_);
-      this->gather(vel);
-    }
     b.resize(n_);
-    for (int i = 0; i < n_; ++i) {
-      b.pos[i] = {static_cast<double>(pos[i].x), static_cast<double>(pos[i].y),
-                  static_cast<double>(pos[i].z), static_cast<double>(pos[i].w)};
-      b.vel[i] = {static_cast<double>(vel[i].x), static_cast<double>(vel[i].y),
-                  static_cast<double>(vel[i].z)};
+    download_narrowed(pos_[cur_].get(), doubles(b.pos.data()), 4, n_);
+    if (!exchange()) {
+      download_narrowed(vel_.get(), doubles(b.vel.data()), 3, n_);
+      return;
     }
+    std::vector<Vec4T<T>> vel;  // each rank integrated only its own velocities
+    vel_.download(vel);
+    vel.resize(n_);
+    this->gather(vel);
+    for (int i = 0; i < n_; ++i)
+      b.vel[i] = {static_cast<double>(vel[i].x), static_cast<double>(vel[i].y), static_cast<double>(vel[i].z)};
   }
 
   void finish() override {

@@ -12,6 +12,7 @@
 #include "device_buffer.cuh"
 #include "error.hpp"
 #include "fp64_engine_kernels.cuh"
+#include "parallel.hpp"
 
 namespace nbody::cuda {
 
@@ -63,9 +64,8 @@ class CudaFp64Engine final : public Fp64Engine {
       if (partial > 0) partial_ = DeviceBuffer<Vec4T<double>>(partial);
       n_ = n;
     }
-    std::vector<Vec4T<double>> h(n);
-    for (std::size_t i = 0; i < n; ++i) h[i] = {pos[i].x, pos[i].y, pos[i].z, pos[i].w};
-    pos_.upload(h);
+    static_assert(sizeof(Vec4) == sizeof(Vec4T<double>), "the host's bodies are the device's layout");
+    CUDA_CHECK(cudaMemcpy(pos_.get(), pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
     const int npad = static_cast<int>(pos_.size());
     // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
     const int row0 = static_cast<int>(begin / kPad * kPad);
@@ -84,11 +84,15 @@ class CudaFp64Engine final : public Fp64Engine {
       }
     }
     CUDA_CHECK(cudaGetLastError());
-    out_.download(h, begin, end - begin);  // synchronises; a kernel fault shows here
-    for (std::size_t i = begin; i < end; ++i) {
-      if (acc) (*acc)[i] = {h[i].x, h[i].y, h[i].z};
-      if (phi) (*phi)[i] = h[i].w;
-    }
+    std::vector<Vec4T<double>> h(end - begin);
+    // synchronises; a kernel fault shows here
+    CUDA_CHECK(cudaMemcpy(h.data(), out_.get() + begin, (end - begin) * sizeof(Vec4T<double>), cudaMemcpyDeviceToHost));
+    parallel_chunks(end - begin, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (acc) (*acc)[begin + k] = {h[k].x, h[k].y, h[k].z};
+        if (phi) (*phi)[begin + k] = h[k].w;
+      }
+    });
     if (on_progress) on_progress(end - begin, end - begin);
   }
 

@@ -13,6 +13,7 @@
 #include "error.hpp"
 #include "factories.hpp"
 #include "fp64_engine.hpp"
+#include "parallel.hpp"
 #include "tree_build.cuh"
 #include "tree_ranks.cuh"
 
@@ -41,13 +42,15 @@ class Tree final : public BodySystem<float> {
     potential_ = true;
     compute_accelerations(device_positions(), acceleration_buffer(), 0, n(), {0, 1});
     potential_ = false;
-    std::vector<Body> a(static_cast<std::size_t>(n()));
-    CUDA_CHECK(cudaMemcpy(a.data() + begin, acceleration_buffer() + begin, (end - begin) * sizeof(Body),
+    std::vector<Body> a(end - begin);
+    CUDA_CHECK(cudaMemcpy(a.data(), acceleration_buffer() + begin, (end - begin) * sizeof(Body),
                           cudaMemcpyDeviceToHost));
-    for (std::size_t i = begin; i < end; ++i) {
-      if (acc) (*acc)[i] = {a[i].x, a[i].y, a[i].z};
-      if (phi) (*phi)[i] = a[i].w;
-    }
+    parallel_chunks(end - begin, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        if (acc) (*acc)[begin + k] = {a[k].x, a[k].y, a[k].z};
+        if (phi) (*phi)[begin + k] = a[k].w;
+      }
+    });
   }
 
   // The last force stage's terms on this rank: bodies x (cells + bodies) in their lists.
@@ -139,11 +142,8 @@ class TreeEngine final : public Fp64Engine {
     if (acc) acc->resize(pos.size());
     if (phi) phi->resize(pos.size());
     if (pos.empty() || end <= begin || (!acc && !phi)) return;
-    Bodies b;
-    b.pos = pos;
-    b.vel.assign(pos.size(), Vec3{});
     Tree tree(options_);
-    tree.load(b, {0, std::sqrt(eps2)});
+    tree.load_positions(pos, {0, std::sqrt(eps2)});
     tree.potentials(acc, phi, begin, end);
     if (on_progress) on_progress(end - begin, end - begin);
   }

@@ -9,6 +9,7 @@
 #include "cuda_pipeline.hpp"
 #include "split_plan.hpp"
 #include "error.hpp"
+#include "initial_conditions.hpp"
 #include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "reference.hpp"
@@ -193,6 +194,29 @@ TEST(CudaMixed, KeepsTheStateInDouble) {
   for (std::size_t i = 0; i < b.size(); ++i) {
     ASSERT_EQ(out.pos[i].x, b.pos[i].x) << i;
     ASSERT_EQ(out.vel[i].z, b.vel[i].z) << i;
+  }
+}
+
+// load() and read() convert on the device, a staging chunk at a time: past one chunk (2^20
+// bodies) every body comes back as the host would round it, float for float, with its mass; the
+// double state of cuda:mixed unrounded.
+TEST(CudaRungs, LoadAndReadRoundAsTheHostAcrossChunks) {
+  REQUIRE_CUDA();
+  const Bodies b = plummer((1u << 20) + 5, 9);
+  for (const char* variant : {"tuned", "mixed"}) {
+    auto p = make(variant, {});
+    p->load(b, kParams);
+    Bodies out;
+    p->read(out);
+    ASSERT_EQ(out.size(), b.size()) << variant;
+    const bool single = std::string(variant) == "tuned";
+    const auto as_held = [single](double x) { return single ? static_cast<double>(static_cast<float>(x)) : x; };
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      differ += out.pos[i].x != as_held(b.pos[i].x) || out.pos[i].z != as_held(b.pos[i].z) ||
+                out.pos[i].w != as_held(b.pos[i].w) || out.vel[i].x != as_held(b.vel[i].x) ||
+                out.vel[i].z != as_held(b.vel[i].z);
+    EXPECT_EQ(differ, 0u) << variant;
   }
 }
 
