@@ -10,11 +10,15 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "error.hpp"
 #ifdef NBODY_HAVE_MPI
 #include <mpi.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
 #endif
 
 namespace nbody {
@@ -155,6 +159,23 @@ class MpiExchange final : public Exchange {
   return false;
 }
 
+#ifdef NBODY_HAVE_MPI
+// The ranks on one node share its cores: unless OMP_NUM_THREADS says otherwise, each rank's
+// OpenMP loops take its share of them (and no more than its CPU mask holds). Without it every rank
+// starts a thread per core: 4 ranks on 64 cores ran 256 threads, and each parallel loop waited on
+// threads spinning on cores another rank needed (the estimate's probes of cuda:tree's set-up
+// measured 10 to 100 times too slow).
+void share_the_cores(int ranks_on_node) {
+#ifdef _OPENMP
+  if (std::getenv("OMP_NUM_THREADS") != nullptr || ranks_on_node <= 1) return;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  omp_set_num_threads(std::max(1, std::min(omp_get_max_threads(), cores / ranks_on_node)));
+#else
+  (void)ranks_on_node;
+#endif
+}
+#endif
+
 }  // namespace
 
 void World::init([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
@@ -169,7 +190,10 @@ void World::init([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &local);
   MPI_Comm_rank(local, &g_local);
+  int on_node = 1;
+  MPI_Comm_size(local, &on_node);
   MPI_Comm_free(&local);
+  share_the_cores(on_node);
 #else
   const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", env_int("SLURM_NTASKS", 1)));
   if (size > 1) {
