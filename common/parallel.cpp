@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <vector>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace nbody {
 
 namespace {
@@ -10,6 +14,14 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{1} << 16;  // bodies a thread takes at a time
 
 }  // namespace
+
+int cpu_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
   const auto chunks = static_cast<std::ptrdiff_t>((n + kChunk - 1) / kChunk);

@@ -8,6 +8,9 @@
 
 namespace nbody {
 
+// The threads those loops run on here (OpenMP's count: a rank's share of the cores under mpirun).
+int cpu_threads();
+
 // body(begin, end) for consecutive chunks that cover [0, n), the chunks spread over the threads.
 void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
 

@@ -2,6 +2,7 @@
 
 #include "float_kernel.hpp"
 #include "morton.hpp"
+#include "parallel.hpp"
 #include "quadrupole.hpp"
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 #include <utility>
 
 namespace nbody {
@@ -330,27 +330,39 @@ void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const 
 // term -m / sqrt(d2) as m inv3 d2 (one multiply more). With kOwn, the bodies are the places first,
 // first + 1, ... of the Morton order, among them the lanes' own (self[l]), each left out of its
 // lane's potential; the mask stops the loop's vectorisation, so only the run holding the lanes'
-// bodies takes it.
+// bodies takes it (lane by lane).
+inline void add_term_potential(float x, float y, float z, float m, float xi, float yi, float zi, float eps2,
+                               float& sx, float& sy, float& sz, float& term) {
+  const float rx = x - xi, ry = y - yi, rz = z - zi;
+  const float d2 = rx * rx + ry * ry + rz * rz + eps2;
+  const float d6 = d2 * d2 * d2;
+  const float inv3 = 1.0f / std::sqrt(d6);
+  const float s = m * inv3;
+  sx += rx * s;
+  sy += ry * s;
+  sz += rz * s;
+  term = s * d2;
+}
+
 template <int L, bool kOwn>
 void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
                          std::uint32_t first, const std::uint32_t* self, const float* xi, const float* yi,
                          const float* zi, float eps2, float* sx, float* sy, float* sz, float* sp) {
   for (std::size_t j = 0; j < count; ++j) {
-    const std::uint32_t place = first + static_cast<std::uint32_t>(j);
+    if constexpr (kOwn) {
+      const std::uint32_t place = first + static_cast<std::uint32_t>(j);
+      for (int l = 0; l < L; ++l) {
+        float term;
+        add_term_potential(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l], term);
+        if (place != self[l]) sp[l] -= term;
+      }
+    } else {
 #pragma omp simd
-    for (int l = 0; l < L; ++l) {
-      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
-      const float d2 = rx * rx + ry * ry + rz * rz + eps2;
-      const float d6 = d2 * d2 * d2;
-      const float inv3 = 1.0f / std::sqrt(d6);
-      const float s = m[j] * inv3;
-      sx[l] += rx * s;
-      sy[l] += ry * s;
-      sz[l] += rz * s;
-      if constexpr (kOwn)
-        sp[l] -= place == self[l] ? 0.0f : s * d2;
-      else
-        sp[l] -= s * d2;
+      for (int l = 0; l < L; ++l) {
+        float term;
+        add_term_potential(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l], term);
+        sp[l] -= term;
+      }
     }
   }
 }
@@ -495,7 +507,7 @@ class CpuTreeEngine final : public Fp64Engine {
                   far_ == Multipole::Quadrupole ? ", quadrupole cells" : "");
     return buf;
   }
-  std::string where() const override { return std::to_string(std::thread::hardware_concurrency()) + " CPU threads"; }
+  std::string where() const override { return std::to_string(cpu_threads()) + " CPU threads"; }
   bool all_pairs() const override { return false; }
 
  private:

@@ -56,7 +56,8 @@ class BodySystem : public Pipeline {
     vel_ = DeviceBuffer<Vec4T<T>>();
     acc_ = DeviceBuffer<Vec4T<T>>();
     const double need = static_cast<double>(sizeof(Vec4T<T>)) * static_cast<double>(npad_) *
-                        (3.0 + static_cast<double>(splits()));
+                            (3.0 + static_cast<double>(splits())) +
+                        staging_bytes(n_);  // the copy's own buffer
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > static_cast<double>(free_bytes)) {

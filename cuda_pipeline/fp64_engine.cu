@@ -21,12 +21,13 @@ namespace {
 // The tuned-fp64 defaults (docs/measurements/, the H100 sweep): B = 128 threads, K = 2 bodies each.
 constexpr int kBlock = 128, kBodies = 2, kPad = kBlock * kBodies;
 // Past kSlice bodies, j is summed in slices of kSlice (fp64_engine_kernels.cuh), so that a call for
-// a few rows fills the GPU (a sampled check: 1024 rows against 2^24 bodies were 4 blocks on 132
-// SMs, now 1024); the slices depend on N alone, so a row's sum is the same whichever rows a call
-// asks for (a rank's block gives one process's bits). The partial sums of a chunk of rows take at
-// most kPartial entries.
+// a few rows fills the GPU (a sampled check's 1024 rows are 4 blocks: with the 256 slices of 2^24
+// bodies, 1024 blocks on 132 SMs); the slices depend on N alone, so a row's sum is the same whichever
+// rows a call asks for (a rank's block gives one process's bits). The partial sums of a chunk of rows
+// take kPartial entries, or one block's slices where they are more.
 constexpr int kSlice = 65536;
 constexpr std::size_t kPartial = std::size_t{1} << 22;  // 128 MiB
+std::size_t slices_of(std::size_t npad) { return (npad + kSlice - 1) / kSlice; }
 
 class CudaFp64Engine final : public Fp64Engine {
  public:
@@ -48,12 +49,13 @@ class CudaFp64Engine final : public Fp64Engine {
     CUDA_CHECK(cudaSetDevice(device_));
     if (n != n_) {  // zero-filled: the padding bodies stay zero mass at the origin
       const std::size_t npad = (n + kPad - 1) / kPad * kPad;
+      n_ = 0;  // a refusal below leaves no buffers: the next call allocates anew
       pos_ = DeviceBuffer<Vec4T<double>>();  // free before allocating: 2 x 128 MiB at N = 4M
       out_ = DeviceBuffer<Vec4T<double>>();
+      partial_ = DeviceBuffer<Vec4T<double>>();
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      const std::size_t partial = npad > kSlice ? kPartial : 0;
-      partial_ = DeviceBuffer<Vec4T<double>>();
+      const std::size_t partial = npad > kSlice ? std::max(kPartial, slices_of(npad) * kPad) : 0;
       const double need = sizeof(Vec4T<double>) * (2.0 * static_cast<double>(npad) + static_cast<double>(partial));
       if (need > static_cast<double>(free_bytes))
         throw InputError(name() + ": " + std::to_string(n) + " bodies need " + std::to_string(need / 1048576.0) +
@@ -73,8 +75,8 @@ class CudaFp64Engine final : public Fp64Engine {
     if (npad <= kSlice) {
       fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(pos_.get(), out_.get() + row0, npad, eps2, row0, npad, 0);
     } else {  // j in slices of kSlice, each summed in order, then the slices in order; rows in chunks
-      const int slices = (npad + kSlice - 1) / kSlice;
-      const int chunk = std::max(1, static_cast<int>(kPartial / (static_cast<std::size_t>(slices) * kPad)));  // blocks
+      const int slices = static_cast<int>(slices_of(static_cast<std::size_t>(npad)));
+      const int chunk = static_cast<int>(partial_.size() / (static_cast<std::size_t>(slices) * kPad));  // blocks, >= 1
       for (int b0 = 0; b0 < blocks; b0 += chunk) {
         const int nb = std::min(chunk, blocks - b0), r0 = row0 + b0 * kPad, rows = nb * kPad;
         fp64_forces_potential<kBlock, kBodies><<<dim3(nb, slices), kBlock>>>(pos_.get(), partial_.get(), npad, eps2,

@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(B, 1024 / B)
     z[k] = p.z;
     ax[k] = ay[k] = az[k] = phi[k] = 0;
   }
-  const int j_begin = blockIdx.y * slice, j_end = min(npad, j_begin + slice);
+  const int j_begin = blockIdx.y * slice, j_end = j_begin + min(slice, npad - j_begin);
   for (int j0 = j_begin; j0 < j_end; j0 += B) {
     __syncthreads();  // every thread is done with the previous tile
     tile[t] = pos[j0 + t];
@@ -101,9 +101,9 @@ __global__ void __launch_bounds__(B, 1024 / B)
     else
       tile_interactions<B, K, false>(tile, j0 - first, x, y, z, ax, ay, az, phi, eps2);
   }
-  Vec4T<double>* mine_out = out + static_cast<long long>(blockIdx.y) * stride - row0;
+  const long long at = static_cast<long long>(blockIdx.y) * stride + (first - row0);
 #pragma unroll
-  for (int k = 0; k < K; ++k) mine_out[first + k * B] = Vec4T<double>{ax[k], ay[k], az[k], phi[k]};
+  for (int k = 0; k < K; ++k) out[at + k * B] = Vec4T<double>{ax[k], ay[k], az[k], phi[k]};
 }
 
 // Row r of `rows`: the sum of its `slices` partials (stride apart), in slice order.

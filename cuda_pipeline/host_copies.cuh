@@ -1,9 +1,9 @@
 // The host's float64 bodies (common/bodies.hpp: Vec4 x, y, z, m; Vec3 velocities) to and from a
 // rung's device arrays of Vec4T<T>, converted on the device: the doubles cross the link as they
 // are, through a staging buffer of kStaged bodies, and a kernel rounds or widens them. No host
-// array is made or filled: at 2^24 bodies the host loop and its fresh arrays took 0.4-0.6 s a copy
-// on an H100's host, the link about 0.1 s. static_cast<float> rounds to nearest on the device as
-// on the host, so the bits are the host conversion's.
+// array is made or filled: at 2^24 bodies a host loop over fresh arrays costs 0.4-0.6 s a copy on
+// an H100's host, the link about 0.1 s. static_cast<float> rounds to nearest on the device as on
+// the host, so the bits are the host conversion's.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -43,6 +43,9 @@ __global__ void narrow_from(const Vec4T<T>* __restrict__ in, double* __restrict_
 constexpr int kStaged = 1 << 20;  // bodies a chunk: 32 MiB of doubles
 
 }  // namespace host_copies
+
+// The device memory a copy of n bodies takes beside the rung's own buffers, while it runs.
+inline double staging_bytes(int n) { return 4.0 * sizeof(double) * std::min(n, host_copies::kStaged); }
 
 // n bodies of `width` doubles each (4: Vec4, 3: Vec3) from the host to dst[0..n).
 template <typename T>

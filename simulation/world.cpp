@@ -161,10 +161,9 @@ class MpiExchange final : public Exchange {
 
 #ifdef NBODY_HAVE_MPI
 // The ranks on one node share its cores: unless OMP_NUM_THREADS says otherwise, each rank's
-// OpenMP loops take its share of them (and no more than its CPU mask holds). Without it every rank
-// starts a thread per core: 4 ranks on 64 cores ran 256 threads, and each parallel loop waited on
-// threads spinning on cores another rank needed (the estimate's probes of cuda:tree's set-up
-// measured 10 to 100 times too slow).
+// OpenMP loops take its share of them (and no more than its CPU mask holds). Otherwise every rank
+// starts a thread per core (4 ranks on 64 cores: 256 threads), and each parallel loop waits on
+// threads spinning on cores another rank needs (docs/distributed.md, "Threads").
 void share_the_cores(int ranks_on_node) {
 #ifdef _OPENMP
   if (std::getenv("OMP_NUM_THREADS") != nullptr || ranks_on_node <= 1) return;

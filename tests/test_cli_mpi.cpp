@@ -306,6 +306,21 @@ TEST(Mpi, LateBadInputIsOneMessageAndFramesMatch) {
     EXPECT_EQ(slurp(b / f), slurp(a / f)) << f << " differs under mpirun";
 }
 
+// Each rank's OpenMP loops take its share of the node's cores (cores / ranks on the node) unless
+// OMP_NUM_THREADS says otherwise; the float64 engine's line names the count a rank runs.
+TEST(Mpi, EachRankTakesItsShareOfTheCores) {
+  REQUIRE_MPI();
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const std::string run = "run -p cpu32 -n 300 --steps 1";
+  const Result shared = nbody(run, "env -u OMP_NUM_THREADS " + mpirun(2) + "--bind-to none ");
+  ASSERT_EQ(shared.code, 0) << shared.err;
+  const std::string share = "fp64 engine: cpu64 (" + std::to_string(std::max(1, cores / 2)) + " CPU threads";
+  EXPECT_NE(shared.out.find(share), std::string::npos) << "want '" << share << "' in\n" << shared.out;
+  const Result given = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=3 ");
+  ASSERT_EQ(given.code, 0) << given.err;
+  EXPECT_NE(given.out.find("fp64 engine: cpu64 (3 CPU threads"), std::string::npos) << given.out;
+}
+
 TEST(Mpi, InfoListsEveryRank) {
   REQUIRE_MPI();
   const Result r = nbody("info", mpirun(2));

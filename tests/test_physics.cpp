@@ -223,6 +223,36 @@ TEST(Metrics, DistanceAndAccelErrorNameTheWorstBody) {
 namespace nbody {
 namespace {
 
+// cpu64's rows in lanes give the plain loop's bits: each row sums j = 0..n-1 in order, its own
+// term left out of the potential, coincident bodies without softening skipped; rows that start
+// and end off a lane group, N a multiple of nothing.
+TEST(Fp64Engine, Cpu64LanesAreThePlainLoopsBits) {
+  Bodies b = test::random_bodies(1001, 17);
+  b.pos[500] = b.pos[501];  // coincident: d2 = 0 without softening
+  for (const double eps2 : {0.0025, 0.0}) {
+    std::vector<Vec3> acc(b.size());
+    std::vector<double> phi(b.size());
+    make_cpu64_engine()->evaluate_rows(b.pos, eps2, 3, 998, &acc, &phi);
+    std::size_t differ = 0;
+    for (std::size_t i = 3; i < 998; ++i) {
+      double ax = 0, ay = 0, az = 0, p = 0;
+      for (std::size_t j = 0; j < b.size(); ++j) {
+        const double rx = b.pos[j].x - b.pos[i].x, ry = b.pos[j].y - b.pos[i].y, rz = b.pos[j].z - b.pos[i].z;
+        const double d2 = rx * rx + ry * ry + rz * rz + eps2;
+        if (d2 == 0) continue;
+        const double rinv = 1.0 / std::sqrt(d2);
+        const double s = b.pos[j].w * rinv * rinv * rinv;
+        ax += rx * s, ay += ry * s, az += rz * s;
+        if (j != i) p -= b.pos[j].w * rinv;
+      }
+      differ += std::memcmp(&acc[i].x, &ax, 8) != 0 || std::memcmp(&acc[i].y, &ay, 8) != 0 ||
+                std::memcmp(&acc[i].z, &az, 8) != 0 || std::memcmp(&phi[i], &p, 8) != 0;
+    }
+    EXPECT_EQ(differ, 0u) << "eps2 " << eps2;
+    EXPECT_TRUE(std::isfinite(acc[500].x) && std::isfinite(phi[501])) << "coincident bodies skip each other";
+  }
+}
+
 // The cpu64 float64 engine: one pass gives the reference's accelerations and the potential of
 // metrics.hpp's energy(), and stagger/synchronise with energy agree with the separate functions.
 TEST(Fp64Engine, Cpu64PassMatchesTheReferenceAndTheEnergy) {
