@@ -34,6 +34,20 @@ fs::path dir(const std::string& name) {
   return d;
 }
 
+// Children started and not yet waited for: killed when the test binary ends, so that a failed
+// assertion between spawn() and wait_code() does not leave a run of 10^8 steps loading the machine
+// (and the tests after it) for hours.
+struct Children {
+  std::vector<pid_t> pids;
+  void forget(pid_t pid) { std::erase(pids, pid); }
+  ~Children() {
+    for (const pid_t pid : pids) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+} g_children;
+
 // Starts nbody with SIGINT and SIGTERM at their defaults (a shell's background job would ignore
 // SIGINT), stdout and stderr to `log`. The log is emptied before the child starts, so that what a
 // wait_for_text() finds there is this run's (an earlier run's lines were read as this one's progress,
@@ -55,6 +69,7 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
     ::execv(path.c_str(), argv.data());
     ::_exit(127);
   }
+  g_children.pids.push_back(pid);
   return pid;
 }
 
@@ -76,6 +91,7 @@ bool wait_for_text(const fs::path& file, const std::string& text) {
 int wait_code(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);
+  g_children.forget(pid);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -84,7 +100,10 @@ int wait_code(pid_t pid) {
 int wait_code_bounded(pid_t pid) {
   for (int i = 0; i < 12000; ++i) {
     int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      g_children.forget(pid);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ::kill(pid, SIGKILL);
