@@ -115,6 +115,19 @@ double kinetic_energy(const std::vector<Vec4>& pos, const std::vector<Vec3>& vel
 
 std::unique_ptr<Fp64Engine> make_cpu64_engine() { return std::make_unique<Cpu64Engine>(); }
 
+void Fp64Engine::evaluate_sample(const std::vector<Vec4>& pos, double eps2, const std::vector<std::size_t>& idx,
+                                 std::vector<Vec3>* acc, std::vector<double>* phi) {
+  std::vector<Vec4> front;
+  front.reserve(pos.size());
+  std::vector<char> taken(pos.size(), 0);
+  for (const std::size_t i : idx) front.push_back(pos[i]), taken[i] = 1;
+  for (std::size_t i = 0; i < pos.size(); ++i)
+    if (!taken[i]) front.push_back(pos[i]);
+  evaluate_rows(front, eps2, 0, idx.size(), acc, phi);
+  if (acc) acc->resize(idx.size());
+  if (phi) phi->resize(idx.size());
+}
+
 double potential_energy(const std::vector<Vec4>& pos, const std::vector<double>& phi) {
   return 0.5 * block_sum(pos.size(), [&](std::size_t b, std::size_t e) {
     double w = 0;

@@ -34,6 +34,12 @@ class Fp64Engine {
   // outputs are left as they are.
   virtual void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin,
                              std::size_t end, std::vector<Vec3>* acc, std::vector<double>* phi) = 0;
+  // The rows of the bodies idx (distinct, in increasing order) against all n: one entry each in acc
+  // and phi (either may be null). The bits of evaluate_rows(front, eps2, 0, m) where front is pos
+  // with the sampled bodies moved to the front in idx's order and the others after them in index
+  // order (the same n bodies, j in another order); an engine may build the front where it runs.
+  virtual void evaluate_sample(const std::vector<Vec4>& pos, double eps2, const std::vector<std::size_t>& idx,
+                               std::vector<Vec3>* acc, std::vector<double>* phi);
   // "cpu64" or "cuda:tuned-fp64" (the JSON's "fp64_engine").
   virtual std::string name() const = 0;
   // Where the engine runs, for humans: "NVIDIA H100 80GB HBM3" or the CPU model.

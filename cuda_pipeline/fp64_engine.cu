@@ -41,6 +41,43 @@ class CudaFp64Engine final : public Fp64Engine {
     if (acc) acc->resize(n);
     if (phi) phi->resize(n);
     if (n == 0 || (!acc && !phi) || end <= begin) return;
+    upload(pos, eps2);
+    // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
+    const int row0 = static_cast<int>(begin / kPad * kPad);
+    launch(pos_.get(), eps2, row0, static_cast<int>((end - static_cast<std::size_t>(row0) + kPad - 1) / kPad));
+    read_rows(begin, end, acc, phi, begin);
+    if (on_progress) on_progress(end - begin, end - begin);
+  }
+
+  // The sampled bodies moved to the front on the device (to_front), so that neither the permuted
+  // copy nor outputs of N entries are made on the host; the same kernel on the same front as the
+  // host's way, so the same bits.
+  void evaluate_sample(const std::vector<Vec4>& pos, double eps2, const std::vector<std::size_t>& idx,
+                       std::vector<Vec3>* acc, std::vector<double>* phi) override {
+    const std::size_t m = idx.size();
+    if (acc) acc->resize(m);
+    if (phi) phi->resize(m);
+    if (pos.empty() || m == 0 || (!acc && !phi)) return;
+    upload(pos, eps2);
+    std::vector<unsigned long long> picked(idx.begin(), idx.end());
+    DeviceBuffer<unsigned long long> sampled(m);
+    sampled.upload(picked);
+    const int n = static_cast<int>(pos.size());
+    to_front<<<(n + 255) / 256, 256>>>(pos_.get(), n, sampled.get(), static_cast<int>(m), front_.get());
+    CUDA_CHECK(cudaGetLastError());
+    launch(front_.get(), eps2, 0, static_cast<int>((m + kPad - 1) / kPad));
+    read_rows(0, m, acc, phi, 0);
+    if (on_progress) on_progress(m, m);
+  }
+
+  std::string name() const override { return "cuda:tuned-fp64"; }
+  std::string where() const override { return where_; }
+
+ private:
+  // The positions on the device, after refusing what cannot run: the buffers sized for N (freed
+  // first, refused before allocating what the device cannot hold), pos_ filled.
+  void upload(const std::vector<Vec4>& pos, double eps2) {
+    const std::size_t n = pos.size();
     // The j = i term is 0/0 without softening (the driver requires --softening > 0).
     if (!(eps2 > 0))
       throw InputError("eps^2 = " + std::to_string(eps2) + ": " + name() + " needs softening > 0");
@@ -52,60 +89,64 @@ class CudaFp64Engine final : public Fp64Engine {
       n_ = 0;  // a refusal below leaves no buffers: the next call allocates anew
       pos_ = DeviceBuffer<Vec4T<double>>();  // free before allocating: 2 x 128 MiB at N = 4M
       out_ = DeviceBuffer<Vec4T<double>>();
+      front_ = DeviceBuffer<Vec4T<double>>();
       partial_ = DeviceBuffer<Vec4T<double>>();
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       const std::size_t partial = npad > kSlice ? std::max(kPartial, slices_of(npad) * kPad) : 0;
-      const double need = sizeof(Vec4T<double>) * (2.0 * static_cast<double>(npad) + static_cast<double>(partial));
+      const double need = sizeof(Vec4T<double>) * (3.0 * static_cast<double>(npad) + static_cast<double>(partial));
       if (need > static_cast<double>(free_bytes))
         throw InputError(name() + ": " + std::to_string(n) + " bodies need " + std::to_string(need / 1048576.0) +
                          " MiB of GPU memory on device " + std::to_string(device_) + "; " +
                          std::to_string(free_bytes >> 20) + " MiB is free");
       pos_ = DeviceBuffer<Vec4T<double>>(npad);
       out_ = DeviceBuffer<Vec4T<double>>(npad);
+      front_ = DeviceBuffer<Vec4T<double>>(npad);
       if (partial > 0) partial_ = DeviceBuffer<Vec4T<double>>(partial);
       n_ = n;
     }
     static_assert(sizeof(Vec4) == sizeof(Vec4T<double>), "the host's bodies are the device's layout");
     CUDA_CHECK(cudaMemcpy(pos_.get(), pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
+  }
+
+  // Rows row0 .. row0 + blocks * kPad - 1 of the bodies at `src` (npad of them) into out_.
+  void launch(const Vec4T<double>* src, double eps2, int row0, int blocks) {
     const int npad = static_cast<int>(pos_.size());
-    // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
-    const int row0 = static_cast<int>(begin / kPad * kPad);
-    const int blocks = static_cast<int>((end - static_cast<std::size_t>(row0) + kPad - 1) / kPad);
     if (npad <= kSlice) {
-      fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(pos_.get(), out_.get() + row0, npad, eps2, row0, npad, 0);
+      fp64_forces_potential<kBlock, kBodies><<<blocks, kBlock>>>(src, out_.get() + row0, npad, eps2, row0, npad, 0);
     } else {  // j in slices of kSlice, each summed in order, then the slices in order; rows in chunks
       const int slices = static_cast<int>(slices_of(static_cast<std::size_t>(npad)));
       const int chunk = static_cast<int>(partial_.size() / (static_cast<std::size_t>(slices) * kPad));  // blocks, >= 1
       for (int b0 = 0; b0 < blocks; b0 += chunk) {
         const int nb = std::min(chunk, blocks - b0), r0 = row0 + b0 * kPad, rows = nb * kPad;
-        fp64_forces_potential<kBlock, kBodies><<<dim3(nb, slices), kBlock>>>(pos_.get(), partial_.get(), npad, eps2,
-                                                                             r0, kSlice, rows);
+        fp64_forces_potential<kBlock, kBodies><<<dim3(nb, slices), kBlock>>>(src, partial_.get(), npad, eps2, r0,
+                                                                             kSlice, rows);
         CUDA_CHECK(cudaGetLastError());
         fp64_sum_slices<<<(rows + 255) / 256, 256>>>(partial_.get(), out_.get() + r0, rows, slices, rows);
       }
     }
     CUDA_CHECK(cudaGetLastError());
+  }
+
+  // out_'s rows [begin, end) into acc and phi from entry `to` on (either may be null).
+  void read_rows(std::size_t begin, std::size_t end, std::vector<Vec3>* acc, std::vector<double>* phi,
+                 std::size_t to) const {
     std::vector<Vec4T<double>> h(end - begin);
     // synchronises; a kernel fault shows here
     CUDA_CHECK(cudaMemcpy(h.data(), out_.get() + begin, (end - begin) * sizeof(Vec4T<double>), cudaMemcpyDeviceToHost));
     parallel_chunks(end - begin, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
-        if (acc) (*acc)[begin + k] = {h[k].x, h[k].y, h[k].z};
-        if (phi) (*phi)[begin + k] = h[k].w;
+        if (acc) (*acc)[to + k] = {h[k].x, h[k].y, h[k].z};
+        if (phi) (*phi)[to + k] = h[k].w;
       }
     });
-    if (on_progress) on_progress(end - begin, end - begin);
   }
 
-  std::string name() const override { return "cuda:tuned-fp64"; }
-  std::string where() const override { return where_; }
-
- private:
   int device_;
   std::string where_;
   std::size_t n_ = 0;  // bodies the buffers were sized for
   DeviceBuffer<Vec4T<double>> pos_, out_;
+  DeviceBuffer<Vec4T<double>> front_;    // evaluate_sample's positions, the sampled first
   DeviceBuffer<Vec4T<double>> partial_;  // past kSlice bodies: a chunk of rows' sums by slices of j
 };
 

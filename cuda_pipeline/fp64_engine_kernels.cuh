@@ -106,6 +106,22 @@ __global__ void __launch_bounds__(B, 1024 / B)
   for (int k = 0; k < K; ++k) out[at + k * B] = Vec4T<double>{ax[k], ay[k], az[k], phi[k]};
 }
 
+// front = the n bodies of pos with the sampled ones (`sampled`, m distinct indices in increasing
+// order) first, in their order, and the others after them in index order: body i not sampled goes
+// to m + i - (the sampled indices below i).
+__global__ void to_front(const Vec4T<double>* __restrict__ pos, int n, const unsigned long long* __restrict__ sampled,
+                         int m, Vec4T<double>* __restrict__ front) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int lo = 0, hi = m;  // the first sampled index >= i
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (sampled[mid] < static_cast<unsigned long long>(i)) lo = mid + 1;
+    else hi = mid;
+  }
+  front[lo < m && sampled[lo] == static_cast<unsigned long long>(i) ? lo : m + i - lo] = pos[i];
+}
+
 // Row r of `rows`: the sum of its `slices` partials (stride apart), in slice order.
 __global__ void fp64_sum_slices(const Vec4T<double>* __restrict__ partial, Vec4T<double>* __restrict__ out,
                                 int rows, int slices, int stride) {

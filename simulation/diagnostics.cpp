@@ -44,15 +44,7 @@ std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample) {
 
 void sampled_reference(const std::vector<Vec4>& pos, const std::vector<std::size_t>& idx, double eps2,
                        Fp64Engine& engine, std::vector<Vec3>* acc, std::vector<double>* phi) {
-  std::vector<Vec4> front;
-  front.reserve(pos.size());
-  std::vector<char> taken(pos.size(), 0);
-  for (const std::size_t i : idx) front.push_back(pos[i]), taken[i] = 1;
-  for (std::size_t i = 0; i < pos.size(); ++i)
-    if (!taken[i]) front.push_back(pos[i]);
-  engine.evaluate_rows(front, eps2, 0, idx.size(), acc, phi);
-  if (acc) acc->resize(idx.size());
-  if (phi) phi->resize(idx.size());
+  engine.evaluate_sample(pos, eps2, idx, acc, phi);
 }
 
 Percentiles percentiles(std::vector<double> v) {

@@ -39,7 +39,7 @@ std::unique_ptr<Fp64Engine> make_diagnostics_engine(Diagnostics d, const std::st
 std::vector<std::size_t> sampled_bodies(std::size_t n, std::size_t sample);
 // The float64 accelerations and potentials (either may be null) of the sampled bodies against all
 // n: the sampled bodies moved to the front (the same n bodies, j in another order), the engine's
-// rows 0..m-1. Each output holds one entry per sampled body.
+// rows 0..m-1 (Fp64Engine::evaluate_sample). Each output holds one entry per sampled body.
 void sampled_reference(const std::vector<Vec4>& pos, const std::vector<std::size_t>& idx, double eps2,
                        Fp64Engine& engine, std::vector<Vec3>* acc, std::vector<double>* phi);
 

@@ -8,6 +8,7 @@
 #include "catalogue.hpp"
 #include "cuda_pipeline.hpp"
 #include "split_plan.hpp"
+#include "diagnostics.hpp"
 #include "error.hpp"
 #include "initial_conditions.hpp"
 #include "fp64_engine.hpp"
@@ -414,6 +415,30 @@ TEST(CudaFp64Engine, AFewRowsGetTheWholePasssBits) {
   EXPECT_EQ(differ, 0u) << "rows whose few-rows sums are not the whole pass's";
   EXPECT_LE(worst, 1e-12);
   EXPECT_TRUE(std::isnan(phi_few[69999]) && std::isnan(phi_few[71024])) << "rows outside the call are left as they are";
+}
+
+// A sample's rows with the front built on the device: the bits of the rows of the front built on
+// the host, one entry per sampled body.
+TEST(CudaFp64Engine, ASampleIsTheFrontsRows) {
+  REQUIRE_CUDA();
+  auto gpu = cuda::make_fp64_engine(0);
+  const Bodies b = plummer(140001, 5);
+  const std::vector<std::size_t> idx = sampled_bodies(b.size(), 1024);
+  std::vector<Vec4> front;
+  std::vector<char> taken(b.size(), 0);
+  for (const std::size_t i : idx) front.push_back(b.pos[i]), taken[i] = 1;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (!taken[i]) front.push_back(b.pos[i]);
+  std::vector<Vec3> rows, sample;
+  std::vector<double> rows_phi, sample_phi;
+  gpu->evaluate_rows(front, kParams.eps2(), 0, idx.size(), &rows, &rows_phi);
+  gpu->evaluate_sample(b.pos, kParams.eps2(), idx, &sample, &sample_phi);
+  ASSERT_EQ(sample.size(), idx.size());
+  ASSERT_EQ(sample_phi.size(), idx.size());
+  std::size_t differ = 0;
+  for (std::size_t k = 0; k < idx.size(); ++k)
+    differ += std::memcmp(&rows[k], &sample[k], sizeof(Vec3)) != 0 || std::memcmp(&rows_phi[k], &sample_phi[k], 8) != 0;
+  EXPECT_EQ(differ, 0u);
 }
 
 TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
