@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +42,8 @@ class CudaFp64Engine final : public Fp64Engine {
     if (acc) acc->resize(n);
     if (phi) phi->resize(n);
     if (n == 0 || (!acc && !phi) || end <= begin) return;
-    upload(pos, eps2);
+    prepare(n, eps2);
+    CUDA_CHECK(cudaMemcpy(pos_.get(), pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
     // Rows [begin, end) widened to whole blocks of kPad bodies (within npad).
     const int row0 = static_cast<int>(begin / kPad * kPad);
     launch(pos_.get(), eps2, row0, static_cast<int>((end - static_cast<std::size_t>(row0) + kPad - 1) / kPad));
@@ -49,23 +51,28 @@ class CudaFp64Engine final : public Fp64Engine {
     if (on_progress) on_progress(end - begin, end - begin);
   }
 
-  // The sampled bodies moved to the front on the device (to_front), so that neither the permuted
-  // copy nor outputs of N entries are made on the host; the same kernel on the same front as the
-  // host's way, so the same bits.
+  // The sampled bodies moved to the front on the device (to_front; the positions land in out_
+  // first, which the rows then overwrite), so that neither the permuted copy nor outputs of N
+  // entries are made on the host; the same kernel on the same front as the host's way, so the
+  // same bits.
   void evaluate_sample(const std::vector<Vec4>& pos, double eps2, const std::vector<std::size_t>& idx,
                        std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::size_t m = idx.size();
     if (acc) acc->resize(m);
     if (phi) phi->resize(m);
     if (pos.empty() || m == 0 || (!acc && !phi)) return;
-    upload(pos, eps2);
+    for (std::size_t k = 0; k < m; ++k)
+      if (idx[k] >= pos.size() || (k > 0 && idx[k] <= idx[k - 1]))
+        throw std::logic_error("evaluate_sample: the sampled bodies must be distinct, increasing and below N");
+    prepare(pos.size(), eps2);
+    CUDA_CHECK(cudaMemcpy(out_.get(), pos.data(), pos.size() * sizeof(Vec4), cudaMemcpyHostToDevice));
     std::vector<unsigned long long> picked(idx.begin(), idx.end());
     DeviceBuffer<unsigned long long> sampled(m);
     sampled.upload(picked);
     const int n = static_cast<int>(pos.size());
-    to_front<<<(n + 255) / 256, 256>>>(pos_.get(), n, sampled.get(), static_cast<int>(m), front_.get());
+    to_front<<<(n + 255) / 256, 256>>>(out_.get(), n, sampled.get(), static_cast<int>(m), pos_.get());
     CUDA_CHECK(cudaGetLastError());
-    launch(front_.get(), eps2, 0, static_cast<int>((m + kPad - 1) / kPad));
+    launch(pos_.get(), eps2, 0, static_cast<int>((m + kPad - 1) / kPad));
     read_rows(0, m, acc, phi, 0);
     if (on_progress) on_progress(m, m);
   }
@@ -74,10 +81,9 @@ class CudaFp64Engine final : public Fp64Engine {
   std::string where() const override { return where_; }
 
  private:
-  // The positions on the device, after refusing what cannot run: the buffers sized for N (freed
-  // first, refused before allocating what the device cannot hold), pos_ filled.
-  void upload(const std::vector<Vec4>& pos, double eps2) {
-    const std::size_t n = pos.size();
+  // The buffers sized for n bodies, after refusing what cannot run (freed first, refused before
+  // allocating what the device cannot hold).
+  void prepare(std::size_t n, double eps2) {
     // The j = i term is 0/0 without softening (the driver requires --softening > 0).
     if (!(eps2 > 0))
       throw InputError("eps^2 = " + std::to_string(eps2) + ": " + name() + " needs softening > 0");
@@ -87,27 +93,24 @@ class CudaFp64Engine final : public Fp64Engine {
     if (n != n_) {  // zero-filled: the padding bodies stay zero mass at the origin
       const std::size_t npad = (n + kPad - 1) / kPad * kPad;
       n_ = 0;  // a refusal below leaves no buffers: the next call allocates anew
-      pos_ = DeviceBuffer<Vec4T<double>>();  // free before allocating: 2 x 128 MiB at N = 4M
+      pos_ = DeviceBuffer<Vec4T<double>>();  // free before allocating: the old N's are counted as used
       out_ = DeviceBuffer<Vec4T<double>>();
-      front_ = DeviceBuffer<Vec4T<double>>();
       partial_ = DeviceBuffer<Vec4T<double>>();
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       const std::size_t partial = npad > kSlice ? std::max(kPartial, slices_of(npad) * kPad) : 0;
-      const double need = sizeof(Vec4T<double>) * (3.0 * static_cast<double>(npad) + static_cast<double>(partial));
+      const double need = sizeof(Vec4T<double>) * (2.0 * static_cast<double>(npad) + static_cast<double>(partial));
       if (need > static_cast<double>(free_bytes))
         throw InputError(name() + ": " + std::to_string(n) + " bodies need " + std::to_string(need / 1048576.0) +
                          " MiB of GPU memory on device " + std::to_string(device_) + "; " +
                          std::to_string(free_bytes >> 20) + " MiB is free");
       pos_ = DeviceBuffer<Vec4T<double>>(npad);
       out_ = DeviceBuffer<Vec4T<double>>(npad);
-      front_ = DeviceBuffer<Vec4T<double>>(npad);
       if (partial > 0) partial_ = DeviceBuffer<Vec4T<double>>(partial);
       n_ = n;
     }
-    static_assert(sizeof(Vec4) == sizeof(Vec4T<double>), "the host's bodies are the device's layout");
-    CUDA_CHECK(cudaMemcpy(pos_.get(), pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));
   }
+  static_assert(sizeof(Vec4) == sizeof(Vec4T<double>), "the host's bodies are the device's layout");
 
   // Rows row0 .. row0 + blocks * kPad - 1 of the bodies at `src` (npad of them) into out_.
   void launch(const Vec4T<double>* src, double eps2, int row0, int blocks) {
@@ -146,7 +149,6 @@ class CudaFp64Engine final : public Fp64Engine {
   std::string where_;
   std::size_t n_ = 0;  // bodies the buffers were sized for
   DeviceBuffer<Vec4T<double>> pos_, out_;
-  DeviceBuffer<Vec4T<double>> front_;    // evaluate_sample's positions, the sampled first
   DeviceBuffer<Vec4T<double>> partial_;  // past kSlice bodies: a chunk of rows' sums by slices of j
 };
 

@@ -115,11 +115,11 @@ __global__ void to_front(const Vec4T<double>* __restrict__ pos, int n, const uns
   if (i >= n) return;
   int lo = 0, hi = m;  // the first sampled index >= i
   while (lo < hi) {
-    const int mid = (lo + hi) / 2;
+    const int mid = lo + (hi - lo) / 2;
     if (sampled[mid] < static_cast<unsigned long long>(i)) lo = mid + 1;
     else hi = mid;
   }
-  front[lo < m && sampled[lo] == static_cast<unsigned long long>(i) ? lo : m + i - lo] = pos[i];
+  front[lo < m && sampled[lo] == static_cast<unsigned long long>(i) ? lo : m + (i - lo)] = pos[i];
 }
 
 // Row r of `rows`: the sum of its `slices` partials (stride apart), in slice order.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include "checkpoint.hpp"
@@ -42,6 +43,7 @@ struct Children {
   void forget(pid_t pid) { std::erase(pids, pid); }
   ~Children() {
     for (const pid_t pid : pids) {
+      if (pid <= 0) continue;
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
     }
@@ -69,6 +71,7 @@ pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
     ::execv(path.c_str(), argv.data());
     ::_exit(127);
   }
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   g_children.pids.push_back(pid);
   return pid;
 }

@@ -422,23 +422,30 @@ TEST(CudaFp64Engine, AFewRowsGetTheWholePasssBits) {
 TEST(CudaFp64Engine, ASampleIsTheFrontsRows) {
   REQUIRE_CUDA();
   auto gpu = cuda::make_fp64_engine(0);
-  const Bodies b = plummer(140001, 5);
-  const std::vector<std::size_t> idx = sampled_bodies(b.size(), 1024);
-  std::vector<Vec4> front;
-  std::vector<char> taken(b.size(), 0);
-  for (const std::size_t i : idx) front.push_back(b.pos[i]), taken[i] = 1;
-  for (std::size_t i = 0; i < b.size(); ++i)
-    if (!taken[i]) front.push_back(b.pos[i]);
-  std::vector<Vec3> rows, sample;
-  std::vector<double> rows_phi, sample_phi;
-  gpu->evaluate_rows(front, kParams.eps2(), 0, idx.size(), &rows, &rows_phi);
-  gpu->evaluate_sample(b.pos, kParams.eps2(), idx, &sample, &sample_phi);
-  ASSERT_EQ(sample.size(), idx.size());
-  ASSERT_EQ(sample_phi.size(), idx.size());
-  std::size_t differ = 0;
-  for (std::size_t k = 0; k < idx.size(); ++k)
-    differ += std::memcmp(&rows[k], &sample[k], sizeof(Vec3)) != 0 || std::memcmp(&rows_phi[k], &sample_phi[k], 8) != 0;
-  EXPECT_EQ(differ, 0u);
+  // One slice of j and three; a sample that fills its blocks and one that does not.
+  for (const auto& [n, sample] : {std::pair<std::size_t, std::size_t>{40001, 1000}, {140001, 1024}}) {
+    const Bodies b = plummer(n, 5);
+    const std::vector<std::size_t> idx = sampled_bodies(b.size(), sample);
+    std::vector<Vec4> front;
+    std::vector<char> taken(b.size(), 0);
+    for (const std::size_t i : idx) front.push_back(b.pos[i]), taken[i] = 1;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      if (!taken[i]) front.push_back(b.pos[i]);
+    std::vector<Vec3> rows, got;
+    std::vector<double> rows_phi, got_phi;
+    gpu->evaluate_rows(front, kParams.eps2(), 0, idx.size(), &rows, &rows_phi);
+    gpu->evaluate_sample(b.pos, kParams.eps2(), idx, &got, &got_phi);
+    ASSERT_EQ(got.size(), idx.size()) << n;
+    ASSERT_EQ(got_phi.size(), idx.size()) << n;
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      differ += std::memcmp(&rows[k], &got[k], sizeof(Vec3)) != 0 || std::memcmp(&rows_phi[k], &got_phi[k], 8) != 0;
+    EXPECT_EQ(differ, 0u) << n;
+  }
+  const Bodies b = plummer(1000, 5);
+  std::vector<Vec3> a;
+  EXPECT_THROW(gpu->evaluate_sample(b.pos, kParams.eps2(), {5, 3}, &a, nullptr), std::logic_error) << "not increasing";
+  EXPECT_THROW(gpu->evaluate_sample(b.pos, kParams.eps2(), {5, 1000}, &a, nullptr), std::logic_error) << "past N";
 }
 
 TEST(CudaFp64Engine, NoDeviceThrowsUnavailable) {
