@@ -308,11 +308,12 @@ namespace {
 // lane of cpu32 sums j = 0..n-1 (float_kernel.hpp: the same kernel).
 constexpr std::uint32_t kLanes = 8;
 
-// The cells of the list, with their quadrupoles (quadrupole.hpp), added to L lanes' sums in order.
-template <int L>
+// The cells of the list, with their quadrupoles (quadrupole.hpp), added to L lanes' sums in order;
+// with kPotential, each cell's potential added to sp beside (the diagnostics' pass).
+template <int L, bool kPotential = false>
 void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const float* m,
                           const std::array<float, 6>* q, std::size_t count, const float* xi, const float* yi,
-                          const float* zi, float eps2, float* sx, float* sy, float* sz) {
+                          const float* zi, float eps2, float* sx, float* sy, float* sz, float* sp = nullptr) {
   for (std::size_t j = 0; j < count; ++j) {
     const float* qj = q[j].data();
     const float e2tr = eps2 * qj[5];
@@ -321,29 +322,16 @@ void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const 
       const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
       const float d = 1.0f / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
       quadrupole::add_acceleration(rx, ry, rz, d, m[j], qj, e2tr, sx[l], sy[l], sz[l]);
+      if constexpr (kPotential) sp[l] += quadrupole::potential(rx, ry, rz, d, m[j], qj, e2tr);
     }
   }
 }
 
-// The same two sums with the potential beside the acceleration, for the diagnostics' pass: each
-// acceleration term exactly as those add it (the stagger's kick is then the step's), the potential
-// term -m / sqrt(d2) as m inv3 d2 (one multiply more). With kOwn, the bodies are the places first,
-// first + 1, ... of the Morton order, among them the lanes' own (self[l]), each left out of its
-// lane's potential; the mask stops the loop's vectorisation, so only the run holding the lanes'
-// bodies takes it (lane by lane).
-inline void add_term_potential(float x, float y, float z, float m, float xi, float yi, float zi, float eps2,
-                               float& sx, float& sy, float& sz, float& term) {
-  const float rx = x - xi, ry = y - yi, rz = z - zi;
-  const float d2 = rx * rx + ry * ry + rz * rz + eps2;
-  const float d6 = d2 * d2 * d2;
-  const float inv3 = 1.0f / std::sqrt(d6);
-  const float s = m * inv3;
-  sx += rx * s;
-  sy += ry * s;
-  sz += rz * s;
-  term = s * d2;
-}
-
+// sum_lanes (float_kernel.hpp) with the potential beside the acceleration, for the diagnostics'
+// pass: each acceleration term exactly as a step adds it (the stagger's kick is then the step's).
+// With kOwn, the bodies are the places first, first + 1, ... of the Morton order, among them the
+// lanes' own (self[l]), each left out of its lane's potential; the mask stops the loop's
+// vectorisation, so only the run holding the lanes' bodies takes it (lane by lane).
 template <int L, bool kOwn>
 void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
                          std::uint32_t first, const std::uint32_t* self, const float* xi, const float* yi,
@@ -352,35 +340,13 @@ void sum_lanes_potential(const float* x, const float* y, const float* z, const f
     if constexpr (kOwn) {
       const std::uint32_t place = first + static_cast<std::uint32_t>(j);
       for (int l = 0; l < L; ++l) {
-        float term;
-        add_term_potential(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l], term);
+        const float term = add_term(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l]);
         if (place != self[l]) sp[l] -= term;
       }
     } else {
 #pragma omp simd
-      for (int l = 0; l < L; ++l) {
-        float term;
-        add_term_potential(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l], term);
-        sp[l] -= term;
-      }
-    }
-  }
-}
-
-template <int L>
-void sum_quadrupole_lanes_potential(const float* x, const float* y, const float* z, const float* m,
-                                    const std::array<float, 6>* q, std::size_t count, const float* xi,
-                                    const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz,
-                                    float* sp) {
-  for (std::size_t j = 0; j < count; ++j) {
-    const float* qj = q[j].data();
-    const float e2tr = eps2 * qj[5];
-#pragma omp simd
-    for (int l = 0; l < L; ++l) {
-      const float rx = x[j] - xi[l], ry = y[j] - yi[l], rz = z[j] - zi[l];
-      const float d = 1.0f / std::sqrt(rx * rx + ry * ry + rz * rz + eps2);
-      quadrupole::add_acceleration(rx, ry, rz, d, m[j], qj, e2tr, sx[l], sy[l], sz[l]);
-      sp[l] += quadrupole::potential(rx, ry, rz, d, m[j], qj, e2tr);
+      for (int l = 0; l < L; ++l)
+        sp[l] -= add_term(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l]);
     }
   }
 }
@@ -454,7 +420,7 @@ void Octree::sum_potential(const Node& leaf, const List& l, float eps2, std::siz
       xi[q] = sx_[k], yi[q] = sy_[k], zi[q] = sz_[k], self[q] = k;
     }
     if (far_field_ == Multipole::Quadrupole)
-      sum_quadrupole_lanes_potential<kLanes>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.q.data(), l.cells, xi,
+      sum_quadrupole_lanes<kLanes, true>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.q.data(), l.cells, xi,
                                              yi, zi, eps2, sx, sy, sz, sp);
     else
       sum_lanes_potential<kLanes, false>(l.x.data(), l.y.data(), l.z.data(), l.m.data(), l.cells, 0, nullptr, xi, yi,
