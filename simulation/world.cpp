@@ -166,7 +166,8 @@ class MpiExchange final : public Exchange {
 // threads spinning on cores another rank needs (docs/distributed.md, "Threads").
 void share_the_cores(int ranks_on_node) {
 #ifdef _OPENMP
-  if (std::getenv("OMP_NUM_THREADS") != nullptr || ranks_on_node <= 1) return;
+  const char* given = std::getenv("OMP_NUM_THREADS");  // a value libgomp cannot read (it says so) counts as none
+  if ((given != nullptr && std::atoi(given) > 0) || ranks_on_node <= 1) return;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   omp_set_num_threads(std::max(1, std::min(omp_get_max_threads(), cores / ranks_on_node)));
 #else

@@ -316,6 +316,10 @@ TEST(Mpi, EachRankTakesItsShareOfTheCores) {
   ASSERT_EQ(shared.code, 0) << shared.err;
   const std::string share = "fp64 engine: cpu64 (" + std::to_string(std::max(1, cores / 2)) + " CPU threads";
   EXPECT_NE(shared.out.find(share), std::string::npos) << "want '" << share << "' in\n" << shared.out;
+  // A value OpenMP cannot read (its runtime says so) is no choice: the share again.
+  const Result unread = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=many ");
+  ASSERT_EQ(unread.code, 0) << unread.err;
+  EXPECT_NE(unread.out.find(share), std::string::npos) << "want '" << share << "' in\n" << unread.out;
   const Result given = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=3 ");
   ASSERT_EQ(given.code, 0) << given.err;
   EXPECT_NE(given.out.find("fp64 engine: cpu64 (3 CPU threads"), std::string::npos) << given.out;
