@@ -330,25 +330,29 @@ void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const 
 // sum_lanes (float_kernel.hpp) with the potential beside the acceleration, for the diagnostics'
 // pass: each acceleration term exactly as a step adds it (the stagger's kick is then the step's).
 // With kOwn, the bodies are the places first, first + 1, ... of the Morton order, among them the
-// lanes' own (self[l]), each left out of its lane's potential; the mask stops the loop's
-// vectorisation, so only the run holding the lanes' bodies takes it (lane by lane).
+// lanes' own (self[l]), each left out of its lane's potential (its term times 0: the same bits as
+// skipping it, and the loop stays vectorised). The sums are held in locals: through the pointers
+// the compiler must store and reload them for every j, as they might alias the list.
 template <int L, bool kOwn>
 void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
-                         std::uint32_t first, const std::uint32_t* self, const float* xi, const float* yi,
-                         const float* zi, float eps2, float* sx, float* sy, float* sz, float* sp) {
+                         std::uint32_t first, const std::uint32_t* self, const float* xi_in, const float* yi_in,
+                         const float* zi_in, float eps2, float* sx_io, float* sy_io, float* sz_io, float* sp_io) {
+  float xi[L], yi[L], zi[L], sx[L], sy[L], sz[L], sp[L];
+  std::uint32_t own[L] = {};
+  for (int l = 0; l < L; ++l) {
+    xi[l] = xi_in[l], yi[l] = yi_in[l], zi[l] = zi_in[l];
+    sx[l] = sx_io[l], sy[l] = sy_io[l], sz[l] = sz_io[l], sp[l] = sp_io[l];
+    if constexpr (kOwn) own[l] = self[l] - first;  // the lane's body's j (wraps past count where it is not here)
+  }
   for (std::size_t j = 0; j < count; ++j) {
-    if constexpr (kOwn) {
-      const std::uint32_t place = first + static_cast<std::uint32_t>(j);
-      for (int l = 0; l < L; ++l) {
-        const float term = add_term(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l]);
-        if (place != self[l]) sp[l] -= term;
-      }
-    } else {
 #pragma omp simd
-      for (int l = 0; l < L; ++l)
-        sp[l] -= add_term(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l]);
+    for (int l = 0; l < L; ++l) {
+      const float term = add_term(x[j], y[j], z[j], m[j], xi[l], yi[l], zi[l], eps2, sx[l], sy[l], sz[l]);
+      if constexpr (kOwn) sp[l] -= term * (own[l] != static_cast<std::uint32_t>(j) ? 1.0f : 0.0f);
+      else sp[l] -= term;
     }
   }
+  for (int l = 0; l < L; ++l) sx_io[l] = sx[l], sy_io[l] = sy[l], sz_io[l] = sz[l], sp_io[l] = sp[l];
 }
 
 }  // namespace
