@@ -15,7 +15,7 @@ using V = OptionValue;
 // key, CLI flag, Python keyword, page field, default, range, help.
 const std::vector<OptionRow> kOptions{
     {"n", "--bodies", "n", "n", V{d::n}, "1..2147483647",
-     "Number of bodies (for a file --ic: n of its bodies by --subset; default all)"},
+     "Number of bodies (for a file --ic: n of its bodies by --subset; default all)", "-n"},
     {"steps", "--steps", "steps", "steps", V{d::steps}, "0..100000000", "Leapfrog steps"},
     {"dt", "--dt", "dt", "dt", V{d::dt}, "> 0, finite", "Time step"},
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
@@ -67,13 +67,14 @@ const std::vector<OptionRow> kOptions{
      "all-pairs rungs every choice gives the same bits; only the speed differs. cpu:tree cuts its key ranges "
      "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
      "run to run). One process has no blocks: the value is checked and changes nothing"},
-    {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view("")}, "", "Pipeline"},
-    {"pipelines", "--pipelines", "pipelines", "pipeline", V{std::string_view("")}, "", "Pipelines"},
-    {"reference", "--reference", "reference", "", V{std::string_view("cpu64")}, "a float64 pipeline",
-     "The pipeline the others are measured against"},
-    {"every", "--every", "every", "", V{1LL}, ">= 1", "Compare every K steps"},
-    {"energy_every", "--energy-every", "energy_every", "", V{0LL}, ">= 0", "Measure the energy every K steps"},
-    {"no_energy", "--no-energy", "", "", V{0LL}, "", 
+    {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "", "Pipeline", "-p"},
+    {"reference", "--reference", "reference", "", V{std::string_view(d::reference)}, "a float64 pipeline",
+     "The float64 pipeline every other is measured against"},
+    {"every", "--every", "every", "", V{d::every}, ">= 1",
+     "Read back and compare every K steps (and at the --energy-every steps, the --fail-above step and the last)"},
+    {"energy_every", "--energy-every", "energy_every", "", V{d::energy_every}, ">= 0",
+     "Also measure the energy every K steps (0: at the start and the end only)"},
+    {"no_energy", "--no-energy", "", "", V{0LL}, "",
      "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it comes with the "
      "stagger's pass, which every run makes)"},
     {"diagnostics", "--diagnostics", "diagnostics", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
@@ -81,11 +82,117 @@ const std::vector<OptionRow> kOptions{
      "all-pairs (float64, O(N^2) a pass) | "
      "tree (a tree rung's own tree: O(N log N) a pass, its error measured against float64 all pairs on sampled "
      "bodies and reported) | auto (tree for a tree rung from a size on, else all-pairs)"},
-    {"validate_n", "--validate-n", "validate_n", "", V{1000LL}, ">= 1", "Bodies checked against float64"},
-    {"reps", "--reps", "reps", "reps", V{5LL}, ">= 1", "Timed repetitions"},
+    {"validate_n", "--validate-n", "validate_n", "", V{d::validate_n}, ">= 1",
+     "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative acceleration error <= "
+     "1e-12, else exit 3)"},
     {"force", "--force", "force", "", V{0LL}, "", "Start even when the estimated time is above the limit (1 hour)"},
-    {"snapshot_format", "--snapshot-format", "format", "", V{std::string_view("hdf5")}, "hdf5 | tipsy | csv",
-     "Snapshot format"},
+    {"json", "--json", "", "", V{std::string_view("")}, "", "Write the results as JSON to FILE (- for stdout)"},
+
+    // run's outputs
+    {"out", "--out", "", "", V{std::string_view("")}, "",
+     "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is left by a run "
+     "that wrote nothing), refused when it cannot be written or holds another run's files (a --resume goes on in "
+     "its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP writes a checkpoint there before the run exits "
+     "130, 143 or 129 (signals within a second of the first are the same interrupt; a later one stops at once, "
+     "exit 4, without it)"},
+    {"frames", "--frames", "", "", V{0LL}, ">= 0",
+     "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
+     "from its textures, any other read back first; 0: none)"},
+    {"colour", "--colour", "", "", V{std::string_view(d::colour)}, "plain | speed | species",
+     "Frames: plain | speed | species (a file's gas, dark, star)", "--color"},
+    {"view_radius", "--view-radius", "", "", V{0.0}, ">= 0",
+     "Half the picture's height in world units (0: fit 90% of the luminous bodies)"},
+    {"view_tilt", "--view-tilt", "", "", V{d::view_tilt}, "", "Camera tilt about x in degrees (0: looking down z)"},
+    {"view_yaw", "--view-yaw", "", "", V{0.0}, "", "Camera turn about z in degrees"},
+    {"tree_cells", "--tree-cells", "", "", V{0LL}, "",
+     "the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size where it is a tree, else "
+     "cpu:tree's), down to D levels below the root"},
+    {"snapshot_every", "--snapshot-every", "", "", V{0LL}, ">= 0",
+     "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last (synchronised velocities: "
+     "one diagnostics pass each; 0: none)"},
+    {"snapshot_format", "--snapshot-format", "format", "", V{std::string_view(d::snapshot_format)},
+     "hdf5 | tipsy | csv", "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv"},
+    {"checkpoint_every", "--checkpoint-every", "", "", V{0LL}, ">= 0",
+     "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as .prev; 0: only on Ctrl-C, "
+     "SIGTERM or SIGHUP)"},
+    {"resume", "--resume", "", "", V{std::string_view("")}, "",
+     "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what remains of its --steps); "
+     "outputs, --device and --balance are asked for again, the rest comes from the file"},
+    {"save", "--save", "", "", V{std::string_view("")}, "",
+     "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)"},
+
+    // compare's own
+    {"pipelines", "--pipelines", "pipelines", "pipeline", V{std::string_view("")}, "",
+     "Comma-separated pipelines; each must be able to run here (exit 3 otherwise). Default: every pipeline, those "
+     "that cannot run here reported as skipped. The reference is always added"},
+    {"csv", "--csv", "", "", V{std::string_view("")}, "", "Write step,pair,max,rms rows to FILE (- for stdout)"},
+    {"plot", "--plot", "", "", V{std::string_view("")}, "",
+     "Draw the divergence (the pairs with the reference) and the energy (the reference's drift, each rung's "
+     "difference from it) vs step to FILE.png (gnuplot; without --energy-every, the energy is sampled at most 40 "
+     "times, every ceil(steps/40) steps, which are then compared steps too); FILE.gp writes the gnuplot script "
+     "instead, data included (gnuplot -c FILE.gp [OUT.png]). With --preset, that preset's figure"},
+    {"plot_all_pairs", "--plot-all-pairs", "", "", V{0LL}, "", "--plot: draw every pair, not only those with the reference"},
+    {"fail_above", "--fail-above", "", "", V{std::string_view("")}, "DISTANCE@STEP",
+     "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than DISTANCE at STEP; exit 3 if no "
+     "such pair ran (the hook for a CI regression test)"},
+    {"junit", "--junit", "", "", V{std::string_view("")}, "",
+     "With --fail-above: write its checks to FILE as JUnit XML (one test case per pair with the reference, or per "
+     "pipeline with --against; failure text = the FAIL line) for CI test reporters"},
+    {"preset", "--preset", "", "", V{std::string_view("")}, "tr04-fig9 | dt-sweep | theta-sweep",
+     "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 (-n, --steps override), max "
+     "distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to T = --steps x --dt "
+     "(default 50 x 0.02) at dt = --dt and 5 halvings, each against the reference at a quarter of the smallest "
+     "dt, and each float rung against the reference at its own dt (its rounding alone, the floor of its V) "
+     "(default n 256; --plot draws both against dt)."},
+    {"thetas", "--thetas", "", "", V{std::string_view("")}, "",
+     "With --preset theta-sweep: the thetas to sweep, comma-separated and rising, each in 0..1 (at large N leave "
+     "out the small ones: theta 0 is all pairs)"},
+    {"against", "--against", "", "", V{std::string_view("")}, "",
+     "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines (default: the "
+     "snapshot's) and measure the distance to its positions; with --fail-above DISTANCE, exit 1 past it (a stored "
+     "CI baseline)"},
+    {"explain", "--explain", "", "", V{0LL}, "",
+     "Explain the divergence: CPU float32 variants that differ in one factor each (summation order, rsqrt, FMA, "
+     "storage precision), the time step's own error (cpu64 at dt, dt/2, dt/4: the measured order and the "
+     "Richardson estimate) beside float32 rounding, the e-folding time, and for each tree rung among the "
+     "pipelines its opening angle (its force error against float64 over every body, and its distance to cpu64 "
+     "beside the baseline's); the last line says which of float32 rounding, the time step, theta or chaos limits "
+     "accuracy"},
+
+    // bench's and ladder's own
+    {"bench_pipelines", "--pipelines", "pipelines", "", V{std::string_view(d::bench_pipelines)}, "",
+     "Comma-separated pipelines"},
+    {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n"},
+    {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n"},
+    {"bench_steps", "--steps", "steps", "", V{d::bench_steps}, ">= 1", "Steps per timed repetition"},
+    {"ladder_steps", "--steps", "steps", "", V{d::ladder_steps}, ">= 1", "Steps per timed repetition"},
+    {"reps", "--reps", "reps", "reps", V{d::reps}, ">= 1", "Timed repetitions (the median is reported, and the spread)"},
+    {"ladder_reps", "--reps", "reps", "", V{d::ladder_reps}, ">= 1",
+     "Timed repetitions (the median is reported, and the spread)"},
+    {"bench_validate_n", "--validate-n", "validate_n", "", V{d::validate_n}, ">= 1",
+     "Bodies whose accelerations are checked against the float64 engine before timing, at the timed N and launch "
+     "plan (four runs spread over the N)"},
+
+    // view's own
+    {"view_pipelines", "--pipelines", "", "", V{std::string_view("")}, "",
+     "One or two pipelines, left and right (default: gl:forcequad beside cuda:tuned; cpu32 where there is no CUDA "
+     "device)", "-p"},
+    {"steps_per_frame", "--steps-per-frame", "", "", V{d::steps_per_frame}, ">= 1", "Leapfrog steps between frames"},
+    {"view_colour", "--colour", "", "", V{std::string_view(d::view_colour)}, "auto | plain | speed | species | divergence",
+     "auto | plain | speed | species | divergence (each body's distance to its twin, log scale); auto: species "
+     "for a file with several, else speed", "--color"},
+    {"frame_count", "--frame-count", "", "", V{0LL}, ">= 0",
+     "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)"},
+    {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "The earlier name of --frame-count (taken as it, with a warning)"},
+    {"screenshot", "--screenshot", "", "", V{std::string_view("")}, "",
+     "PNG file for --frame-count's last frame and for the p key"},
+    {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels"},
+    {"no_interop", "--no-interop", "", "", V{0LL}, "",
+     "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)"},
+    {"offscreen", "--offscreen", "", "", V{0LL}, "",
+     "With --frame-count: no window; draw the same frames in the headless EGL context (no display needed; frames/s "
+     "then counts drawing finished by glFinish, no presentation)"},
+    {"vsync", "--vsync", "", "", V{0LL}, "", "Wait for the display's refresh between frames (off: as fast as it steps)"},
 };
 
 FrontEnd g_front_end = FrontEnd::Cli;

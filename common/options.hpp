@@ -36,6 +36,23 @@ inline constexpr int webgpu_k = 4;    // bodies per invocation (webgpu:tuned)
 inline constexpr int device = 0;
 inline constexpr const char* balance = "equal";
 inline constexpr const char* diagnostics = "auto";
+inline constexpr const char* pipeline = "gl";  // run's rung: gl's canonical rung
+inline constexpr long long energy_every = 0;   // 0: the energy at the start and the end only
+inline constexpr const char* reference = "cpu64";
+inline constexpr long long every = 1;
+inline constexpr long long validate_n = 1000;
+inline constexpr long long reps = 5;
+inline constexpr const char* bench_pipelines = "cpu32";
+inline constexpr const char* bench_n = "1024,4096";
+inline constexpr long long bench_steps = 10;
+inline constexpr long long ladder_steps = 5;
+inline constexpr long long ladder_reps = 3;
+inline constexpr const char* snapshot_format = "hdf5";
+inline constexpr const char* colour = "speed";      // run's frames
+inline constexpr const char* view_colour = "auto";  // view: species for a file with several, else speed
+inline constexpr double view_tilt = 30;
+inline constexpr const char* view_size = "1280x640";
+inline constexpr long long steps_per_frame = 1;
 }  // namespace defaults
 
 using OptionValue = std::variant<long long, double, std::uint64_t, std::string_view>;
@@ -47,10 +64,13 @@ struct OptionRow {
   std::string_view page;    // the page's form field and URL parameter ("" : not on the page)
   OptionValue fallback;     // the default
   std::string_view range;   // what it accepts, in words ("" : anything of its type)
-  std::string_view help;    // one line
+  std::string_view help;    // one line (a command may add what only the code knows: the rungs' names)
+  std::string_view also = "";  // the CLI's other spellings: "-n", "--color"
 };
 
-// Every row, in the order --help lists them.
+// Every row: the configuration's and the rungs' options, then each command's own (the order --help
+// lists them in is each command's registration's). A flag (a CLI option without a value) has the
+// default 0.
 const std::vector<OptionRow>& option_table();
 // The row of `key`; throws std::logic_error for a key the table does not hold (a library bug).
 const OptionRow& option_row(std::string_view key);

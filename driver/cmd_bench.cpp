@@ -22,8 +22,8 @@ namespace {
 
 struct BenchArgs {
   BenchSpec spec;
-  std::string pipelines = "cpu32";
-  std::string sizes = "1024,4096";
+  std::string pipelines = defaults::bench_pipelines;
+  std::string sizes = defaults::bench_n;  // the ladder's: one
   std::string json;
 };
 
@@ -166,19 +166,16 @@ int run_bench(BenchArgs& a, bool ladder) {
   return 0;
 }
 
-// Options bench and ladder share.
-void add_bench_options(CLI::App& sub, BenchArgs& a) {
-  sub.add_option("--steps", a.spec.cfg.steps, "Steps per timed repetition")->capture_default_str();
-  sub.add_option("--reps", a.spec.reps, "Timed repetitions (the median is reported, and the spread)")->capture_default_str();
-  sub.add_option("--validate-n", a.spec.validate_n,
-                 "Bodies whose accelerations are checked against the float64 engine before timing, at "
-                 "the timed N and launch plan (four runs spread over the N)")
-      ->capture_default_str();
-  sub.add_option("--dt", a.spec.cfg.dt, "Time step")->capture_default_str();
-  sub.add_option("--softening", a.spec.cfg.softening, softening_help())->capture_default_str();
+// Options bench and ladder share; their steps and reps are each command's own rows.
+void add_bench_options(CLI::App& sub, BenchArgs& a, bool ladder) {
+  add_row(sub, ladder ? "ladder_steps" : "bench_steps", a.spec.cfg.steps);
+  add_row(sub, ladder ? "ladder_reps" : "reps", a.spec.reps);
+  add_row(sub, "bench_validate_n", a.spec.validate_n);
+  add_row(sub, "dt", a.spec.cfg.dt);
+  add_row(sub, "softening", a.spec.cfg.softening, softening_help());
   add_seed_option(sub, a.spec.cfg, "Random seed for the Plummer spheres");
-  sub.add_option("--json", a.json, "Write the results as JSON to FILE (- for stdout)");
-  sub.add_flag("--force", a.spec.cfg.force, "Start even when the estimated time is above the limit (1 hour)");
+  add_row(sub, "json", a.json);
+  add_row(sub, "force", a.spec.cfg.force);
   add_pipeline_options(sub, a.spec.cfg.pipeline);
 }
 
@@ -208,10 +205,9 @@ Command add_bench(CLI::App& app) {
               "pipeline at each N (median of --reps, with the spread); each row shows its fraction of a "
               "hardware bound where one applies (SM issue rate, GL fill or fetch rate)");
   auto a = std::make_shared<BenchArgs>();
-  a->spec.cfg.steps = 10;
-  sub->add_option("--pipelines", a->pipelines, "Comma-separated pipelines")->capture_default_str();
-  sub->add_option("-n,--bodies", a->sizes, "Comma-separated body counts")->capture_default_str();
-  add_bench_options(*sub, *a);
+  add_row(*sub, "bench_pipelines", a->pipelines);
+  add_row(*sub, "bench_n", a->sizes);
+  add_bench_options(*sub, *a, false);
   return [a] { return run_bench(*a, false); };
 }
 
@@ -222,11 +218,8 @@ Command add_ladder(CLI::App& app) {
                     "speed-up over the rung below, accuracy against float64. The rungs that cannot run are listed "
                     "with why");
   auto a = std::make_shared<BenchArgs>();
-  a->spec.cfg.steps = 5;
-  a->spec.reps = 3;
-  a->sizes = "4096";
-  sub->add_option("-n,--bodies", a->sizes, "Body count")->capture_default_str();
-  add_bench_options(*sub, *a);
+  add_row(*sub, "ladder_n", a->sizes);
+  add_bench_options(*sub, *a, true);
   return [a] { return run_bench(*a, true); };
 }
 

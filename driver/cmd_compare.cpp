@@ -337,63 +337,25 @@ Command add_compare(CLI::App& app) {
       "compare", "Run pipelines in lock-step from identical initial conditions and measure how far "
                  "they diverge from each other and from a float64 reference (cpu64 by default)");
   auto a = std::make_shared<CompareArgs>();
-  sub->add_option("--pipelines", a->pipelines,
-                  "Comma-separated pipelines; each must be able to run here (exit 3 otherwise). "
-                  "Default: every pipeline, those that cannot run here reported as skipped. The "
-                  "reference is always added");
-  sub->add_option("--reference", a->reference,
-                  "The float64 pipeline every other is measured against: " + reference_names() +
-                      " (cpu64/K: K substeps per step, the time step's error K^2 smaller; a GPU one is first "
-                      "checked against cpu64)")
-      ->capture_default_str();
-  sub->add_option("--validate-n", a->validate_n,
-                  "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative "
-                  "acceleration error <= 1e-12, else exit 3)")
-      ->capture_default_str();
+  add_row(*sub, "pipelines", a->pipelines);
+  add_row(*sub, "reference", a->reference,
+          std::string(option_row("reference").help) + ": " + reference_names() +
+              " (cpu64/K: K substeps per step, the time step's error K^2 smaller; a GPU one is first checked against "
+              "cpu64)");
+  add_row(*sub, "validate_n", a->validate_n);
   add_common_options(*sub, a->cfg, a->json);
   add_pipeline_options(*sub, a->cfg.pipeline);
-  sub->add_option("--every", a->every,
-                  "Read back and compare every K steps (and at the --energy-every steps, the "
-                  "--fail-above step and the last)")
-      ->capture_default_str();
-  sub->add_option("--energy-every", a->energy_every,
-                  "Also record each pipeline's energy every K steps (0: first and last only)")
-      ->capture_default_str();
-  sub->add_option("--csv", a->csv, "Write step,pair,max,rms rows to FILE (- for stdout)");
-  sub->add_option("--plot", a->plot,
-                  "Draw the divergence (the pairs with the reference) and the energy (the reference's drift, each "
-                  "rung's difference from it) vs step to FILE.png (gnuplot; without --energy-every, the energy is "
-                  "sampled at most 40 times, every ceil(steps/40) steps, which are then compared steps too); "
-                  "FILE.gp writes the gnuplot script instead, data included (gnuplot -c FILE.gp [OUT.png]). "
-                  "With --preset, that preset's figure");
-  sub->add_flag("--plot-all-pairs", a->plot_all_pairs, "--plot: draw every pair, not only those with the reference");
-  sub->add_option("--fail-above", a->fail_above,
-                  "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than "
-                  "DISTANCE at STEP; exit 3 if no such pair ran (the hook for a CI regression test)");
-  sub->add_option("--junit", a->junit,
-                  "With --fail-above: write its checks to FILE as JUnit XML (one test case per pair with the "
-                  "reference, or per pipeline with --against; failure text = the FAIL line) for CI test reporters");
-  sub->add_option("--preset", a->preset,
-                  "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 "
-                  "(-n, --steps override), max distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to "
-                  "T = --steps x --dt (default 50 x 0.02) at dt = --dt and 5 halvings, each against the "
-                  "reference at a quarter of the smallest dt, and each float rung against the reference at its own dt "
-                  "(its rounding alone, the floor of its V) (default n 256; --plot draws both against dt). " +
-                      theta_sweep_help());
-  sub->add_option("--thetas", a->thetas,
-                  "With --preset theta-sweep: the thetas to sweep, comma-separated and rising, each in 0..1 (at large "
-                  "N leave out the small ones: theta 0 is all pairs)");
-  sub->add_option("--against", a->against,
-                  "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines "
-                  "(default: the snapshot's) and measure the distance to its positions; with "
-                  "--fail-above DISTANCE, exit 1 past it (a stored CI baseline)");
-  sub->add_flag("--explain", a->explain,
-                "Explain the divergence: CPU float32 variants that differ in one factor each "
-                "(summation order, rsqrt, FMA, storage precision), the time step's own error (cpu64 at dt, "
-                "dt/2, dt/4: the measured order and the Richardson estimate) beside float32 rounding, the "
-                "e-folding time, and for each tree rung among the pipelines its opening angle (its force error "
-                "against float64 over every body, and its distance to cpu64 beside the baseline's); the last line "
-                "says which of float32 rounding, the time step, theta or chaos limits accuracy");
+  add_row(*sub, "every", a->every);
+  add_row(*sub, "energy_every", a->energy_every);
+  add_row(*sub, "csv", a->csv);
+  add_row(*sub, "plot", a->plot);
+  add_row(*sub, "plot_all_pairs", a->plot_all_pairs);
+  add_row(*sub, "fail_above", a->fail_above);
+  add_row(*sub, "junit", a->junit);
+  add_row(*sub, "preset", a->preset, std::string(option_row("preset").help) + " " + theta_sweep_help());
+  add_row(*sub, "thetas", a->thetas);
+  add_row(*sub, "against", a->against);
+  add_row(*sub, "explain", a->explain);
   a->app = sub;
   return [a] { return run_compare(*a); };
 }

@@ -80,9 +80,10 @@ int run_info(const std::string& json) {
 Command add_info(CLI::App& app) {
   auto* sub = app.add_subcommand("info", "List devices, the GL renderer and which pipelines can run here");
   auto json = std::make_shared<std::string>();
-  sub->add_option("--json", *json,
-                  "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered "
-                  "facts (family, method, distributable, split, deterministic, options) with whether it runs here");
+  add_row(*sub, "json", *json,
+          "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered facts (family, "
+          "method, distributable, split, deterministic, options) with whether it runs here, and every option of "
+          "every command (flag, Python keyword, page field, default, range, help)");
   return [json, sub] {
     if (sub->get_option("--json")->count() > 0 && json->empty())
       throw InputError("--json '': name a file (- for stdout)");

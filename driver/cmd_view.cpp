@@ -89,38 +89,25 @@ Command add_view(CLI::App& app) {
   add_common_options(*sub, a->cfg, a->json);
   for (const char* name : {"--steps", "--json"}) sub->remove_option(sub->get_option(name));
   add_pipeline_options(*sub, a->cfg.pipeline);
-  sub->add_option("-p,--pipelines", a->pipelines,
-                  "One or two pipelines, left and right (default: gl:forcequad beside cuda:tuned; cpu32 "
-                  "where there is no CUDA device)");
-  sub->add_option("--steps-per-frame", a->steps_per_frame, "Leapfrog steps between frames")->capture_default_str();
-  sub->add_option("--colour,--color", a->colour,
-                  "auto | plain | speed | species | divergence (each body's distance to its twin, log "
-                  "scale); auto: species for a file with several, else speed")
-      ->capture_default_str();
-  sub->add_option("--frame-count", a->frames,
-                  "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)")
-      ->capture_default_str();
-  sub->add_option("--frames", a->old_frames, "The earlier name of --frame-count (taken as it, with a warning)")
+  add_row(*sub, "view_pipelines", a->pipelines);
+  add_row(*sub, "steps_per_frame", a->steps_per_frame);
+  add_row(*sub, "view_colour", a->colour);
+  add_row(*sub, "frame_count", a->frames);
+  add_row(*sub, "view_frames", a->old_frames)
       ->excludes(sub->get_option("--frame-count"))
       ->each([a](const std::string&) { a->old_frames_given = true; });
-  sub->add_option("--screenshot", a->screenshot, "PNG file for --frame-count's last frame and for the p key");
-  sub->add_option("--size", a->size, "Window size WxH in pixels")->capture_default_str();
-  sub->add_option("--view-radius", a->radius,
-                  "Half the view's height in world units (0: fit 90% of the luminous bodies)")
-      ->capture_default_str();
-  sub->add_option("--view-tilt", a->tilt, "Camera tilt about x in degrees (0: looking down z)")->capture_default_str();
-  sub->add_option("--view-yaw", a->yaw, "Camera turn about z in degrees")->capture_default_str();
-  sub->add_option("--tree-cells", a->tree_cells,
-                  tree_cells_help("Draw") + " over each pane; the t key turns them on (at D, or " +
-                      std::to_string(kTreeCellsOnKey) + " when D is 0) and off")
-      ->type_name("D")
-      ->capture_default_str();
-  sub->add_flag("--no-interop", a->no_interop,
-                "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)");
-  sub->add_flag("--offscreen", a->offscreen,
-                "With --frame-count: no window; draw the same frames in the headless EGL context (no display "
-                "needed; frames/s then counts drawing finished by glFinish, no presentation)");
-  sub->add_flag("--vsync", a->vsync, "Wait for the display's refresh between frames (off: as fast as it steps)");
+  add_row(*sub, "screenshot", a->screenshot);
+  add_row(*sub, "size", a->size);
+  add_row(*sub, "view_radius", a->radius);
+  add_row(*sub, "view_tilt", a->tilt);
+  add_row(*sub, "view_yaw", a->yaw);
+  add_row(*sub, "tree_cells", a->tree_cells,
+          tree_cells_help("Draw") + " over each pane; the t key turns them on (at D, or " +
+              std::to_string(kTreeCellsOnKey) + " when D is 0) and off")
+      ->type_name("D");
+  add_row(*sub, "no_interop", a->no_interop);
+  add_row(*sub, "offscreen", a->offscreen);
+  add_row(*sub, "vsync", a->vsync);
   sub->footer(
       "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, "
       "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`--frame-count K "

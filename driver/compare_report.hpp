@@ -12,16 +12,17 @@
 #include "comparison.hpp"
 #include "dt_sweep.hpp"
 #include "explain.hpp"
+#include "options.hpp"
 
 namespace nbody {
 
 struct CompareArgs {
   Config cfg;
   std::string pipelines;  // "" = every available one
-  std::string reference = "cpu64";
-  long long validate_n = 1000;
-  long long every = 1;
-  long long energy_every = 0;  // 0 = first and last step only
+  std::string reference = defaults::reference;
+  long long validate_n = defaults::validate_n;
+  long long every = defaults::every;
+  long long energy_every = defaults::energy_every;  // 0 = first and last step only
   std::string json, csv, plot, fail_above, junit;
   std::string preset;
   std::string against;  // a stored snapshot (run --snapshot-every) to compare with

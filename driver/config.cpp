@@ -44,20 +44,39 @@ long long parse_count(const std::string& s, const std::string& flag, const std::
 
 }  // namespace
 
+std::string cli_names(const OptionRow& row) {
+  if (row.also.empty()) return std::string(row.cli);
+  const bool letter = !row.also.starts_with("--");  // "-n,--bodies", "--colour,--color"
+  return letter ? std::string(row.also) + "," + std::string(row.cli) : std::string(row.cli) + "," + std::string(row.also);
+}
+
 void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
+  const OptionRow& row = option_row("seed");
+  c.seed = row_default<std::uint64_t>(row);
   app.add_option_function<std::string>(
-         "--seed", [&c](const std::string& s) { c.seed = parse_seed(s); }, help + " (0..2^64-1)")
+         cli_names(row), [&c](const std::string& s) { c.seed = parse_seed(s); },
+         (help.empty() ? std::string(row.help) : help) + " (" + std::string(row.range) + ")")
       ->type_name("UINT64")
       ->default_str(std::to_string(c.seed));
 }
 
 namespace {
 
-// An option registered from its row of the table: flag, help and default (options.hpp).
-template <typename T>
-CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::string& help = "") {
+// --bodies and --steps: counts as typed (parse_count), the range the library's check.
+CLI::Option* add_count(CLI::App& app, std::string_view key, long long& field, const std::function<void()>& given = {}) {
   const OptionRow& row = option_row(key);
-  return app.add_option(std::string(row.cli), field, help.empty() ? std::string(row.help) : help)->capture_default_str();
+  field = row_default<long long>(row);
+  const std::string flag(row.cli), range(row.range);
+  return app
+      .add_option_function<std::string>(
+          cli_names(row),
+          [&field, flag, range, given](const std::string& s) {
+            field = parse_count(s, flag, range);
+            if (given) given();
+          },
+          std::string(row.help) + " (" + range + ")")
+      ->type_name("INT")
+      ->default_str(std::to_string(field));
 }
 
 }  // namespace
@@ -86,26 +105,15 @@ std::string diagnostics_help() {
 }
 
 void add_common_options(CLI::App& app, Config& c, std::string& json) {
-  app.add_option_function<std::string>(
-         "-n,--bodies", [&c](const std::string& s) {
-           c.n = parse_count(s, "--bodies", std::string(option_row("n").range));
-           c.n_given = true;
-         },
-         std::string(option_row("n").help) + " (" + std::string(option_row("n").range) + ")")
-      ->type_name("INT")
-      ->default_str(std::to_string(c.n));
-  app.add_option_function<std::string>(
-         "--steps", [&c](const std::string& s) { c.steps = parse_count(s, "--steps", std::string(option_row("steps").range)); },
-         std::string(option_row("steps").help) + " (" + std::string(option_row("steps").range) + ")")
-      ->type_name("INT")
-      ->default_str(std::to_string(c.steps));
+  add_count(app, "n", c.n, [&c] { c.n_given = true; });
+  add_count(app, "steps", c.steps);
   add_row(app, "dt", c.dt);
   add_row(app, "softening", c.softening, softening_help());
   add_row(app, "ic", c.ic);
-  add_seed_option(app, c, std::string(option_row("seed").help));
+  add_seed_option(app, c);
   add_row(app, "subset", c.subset);
-  app.add_option("--json", json, "Write the results as JSON to FILE (- for stdout)");
-  app.add_flag("--force", c.force, std::string(option_row("force").help));
+  add_row(app, "json", json);
+  add_row(app, "force", c.force);
 }
 
 void add_pipeline_options(CLI::App& app, PipelineOptions& o) {

@@ -4,11 +4,45 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 
+#include "options.hpp"
 #include "results_json.hpp"
 #include "setup.hpp"
 
 namespace nbody {
+
+// The CLI's names of a row (options.hpp): its other spellings and its flag, "-n,--bodies".
+std::string cli_names(const OptionRow& row);
+
+// The row's default as a field of type T takes it (a flag's 0: false; a text field's: as --help
+// prints it, "4096" for the ladder's one N, which its parser reads as it reads -n).
+template <typename T>
+T row_default(const OptionRow& row) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return default_text(row);
+  } else {
+    return std::visit(
+        [](auto v) -> T {
+          if constexpr (std::is_same_v<decltype(v), std::string_view>) throw std::logic_error("a text default for a number's field");
+          else return static_cast<T>(v);
+        },
+        row.fallback);
+  }
+}
+
+// An option registered from its row of the table: its names, its help (`help`, where given,
+// instead: what only the command knows, the rungs' names) and its default, which `field` takes
+// here. A bool field is a flag. Every option of every command is registered through this (or,
+// where the value needs its own parser, from the row's names and help: --bodies, --steps, --seed).
+template <typename T>
+CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::string& help = "") {
+  const OptionRow& row = option_row(key);
+  field = row_default<T>(row);
+  const std::string text = help.empty() ? std::string(row.help) : help;
+  if constexpr (std::is_same_v<T, bool>) return app.add_flag(cli_names(row), field, text);
+  else return app.add_option(cli_names(row), field, text)->capture_default_str();
+}
 
 // --softening's help: the table's line and the float rungs' smallest eps.
 std::string softening_help();
@@ -19,9 +53,10 @@ void check_tree_cells(long long levels);
 // Its help, after `what` ("Frames: draw" or "Draw").
 std::string tree_cells_help(const std::string& what);
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json (into `json`), --force.
+// Only run, compare and view take them all.
 void add_common_options(CLI::App& app, Config& c, std::string& json);
 // --seed alone (bench has no other initial-condition options).
-void add_seed_option(CLI::App& app, Config& c, const std::string& help);
+void add_seed_option(CLI::App& app, Config& c, const std::string& help = "");
 // --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --cuda-bodies, --cuda-split,
 // --device.
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);

@@ -1,5 +1,6 @@
 // `nbody run`'s arguments: the options, their checks before any work, and the checkpoint a
 // resumed run reads them from.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -178,55 +179,31 @@ std::string resume_outputs(const RunArgs& a) {
 Command add_run(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Run one pipeline and report its energy drift");
   auto a = std::make_shared<RunArgs>();
-  sub->add_option("-p,--pipeline", a->spec.rung,
-                  "Pipeline: " + joined_names(pipeline_names(), " | ") + " | cpu64/K (gl: " +
-                      canonical_name("gl") + ", cuda: " + canonical_name("cuda") + ")")
-      ->capture_default_str();
+  add_row(*sub, "pipeline", a->spec.rung,
+          "Pipeline: " + joined_names(pipeline_names(), " | ") + " | cpu64/K (gl: " + canonical_name("gl") +
+              ", cuda: " + canonical_name("cuda") + ")");
   add_common_options(*sub, a->spec.cfg, a->json);
   add_pipeline_options(*sub, a->spec.cfg.pipeline);
-  sub->add_option("--out", a->out,
-                  "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is "
-                  "left by a run that wrote nothing), refused when it cannot be written or holds another run's "
-                  "files (a --resume goes on in its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP "
-                  "writes a checkpoint there before the run exits 130, 143 or 129 (signals within a second "
-                  "of the first are the same interrupt; a later one stops at once, exit 4, without it)");
-  sub->add_option("--frames", a->frames,
-                  "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a "
-                  "gl:* pipeline is drawn from its textures, any other read back first; 0: none)")
-      ->capture_default_str();
-  sub->add_option("--colour,--color", a->colour, "Frames: plain | speed | species (a file's gas, dark, star)")
-      ->capture_default_str();
-  sub->add_option("--view-radius", a->view_radius,
-                  "Frames: half the picture's height in world units (0: fit 90% of the luminous bodies)")
-      ->capture_default_str();
-  sub->add_option("--view-tilt", a->view_tilt, "Frames: camera tilt about x in degrees (0: looking down z)")
-      ->capture_default_str();
-  sub->add_option("--view-yaw", a->view_yaw, "Frames: camera turn about z in degrees")->capture_default_str();
-  sub->add_option("--tree-cells", a->tree_cells, tree_cells_help("Frames: draw"))
-      ->type_name("D")
-      ->capture_default_str();
-  sub->add_option("--snapshot-every", a->snapshot_every,
-                  "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last "
-                  "(synchronised velocities: one diagnostics pass each; 0: none)")
-      ->capture_default_str();
-  sub->add_option("--snapshot-format", a->snapshot_format,
-                  "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv")
-      ->capture_default_str();
-  sub->add_option("--checkpoint-every", a->checkpoint_every,
-                  "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as "
-                  ".prev; 0: only on Ctrl-C, SIGTERM or SIGHUP)")
-      ->capture_default_str();
-  sub->add_option("--resume", a->resume,
-                  "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what "
-                  "remains of its --steps); outputs, --device and --balance are asked for again, the rest comes "
-                  "from the file");
-  sub->add_option("--save", a->save, "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)");
-  sub->add_option("--energy-every", a->spec.energy_every,
-                  "Also measure the energy every K steps (one diagnostics pass each: see --diagnostics; 0: start "
-                  "and end only)")
-      ->capture_default_str();
-  sub->add_option("--diagnostics", a->spec.cfg.diagnostics, diagnostics_help())->capture_default_str();
-  sub->add_flag(std::string(option_row("no_energy").cli), a->spec.no_energy, std::string(option_row("no_energy").help));
+  add_row(*sub, "out", a->out);
+  add_row(*sub, "frames", a->frames);
+  add_row(*sub, "colour", a->colour);
+  const auto frames = [](const char* key) {  // "Frames: camera tilt ..."
+    std::string help(option_row(key).help);
+    help[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(help[0])));
+    return "Frames: " + help;
+  };
+  add_row(*sub, "view_radius", a->view_radius, frames("view_radius"));
+  add_row(*sub, "view_tilt", a->view_tilt, frames("view_tilt"));
+  add_row(*sub, "view_yaw", a->view_yaw, frames("view_yaw"));
+  add_row(*sub, "tree_cells", a->tree_cells, tree_cells_help("Frames: draw"))->type_name("D");
+  add_row(*sub, "snapshot_every", a->snapshot_every);
+  add_row(*sub, "snapshot_format", a->snapshot_format);
+  add_row(*sub, "checkpoint_every", a->checkpoint_every);
+  add_row(*sub, "resume", a->resume);
+  add_row(*sub, "save", a->save);
+  add_row(*sub, "energy_every", a->spec.energy_every);
+  add_row(*sub, "diagnostics", a->spec.cfg.diagnostics, diagnostics_help());
+  add_row(*sub, "no_energy", a->spec.no_energy);
   a->app = sub;
   return [a] { return run(*a); };
 }

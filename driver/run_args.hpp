@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "options.hpp"
 #include "run.hpp"
 
 namespace nbody {
@@ -13,13 +14,13 @@ namespace nbody {
 struct RunArgs {
   RunSpec spec;  // the run: rung, configuration, energy cadence
   long long frames = 0;
-  std::string colour = "speed";  // frames: plain | speed | species
-  double view_radius = 0, view_tilt = 30, view_yaw = 0;
+  std::string colour = defaults::colour;  // frames: plain | speed | species
+  double view_radius = 0, view_tilt = defaults::view_tilt, view_yaw = 0;
   long long tree_cells = 0;  // frames: the octree's cells drawn down to this many levels (0: none)
   std::string out;
   std::string save;
   long long snapshot_every = 0;
-  std::string snapshot_format = "hdf5";
+  std::string snapshot_format = defaults::snapshot_format;
   long long checkpoint_every = 0;
   std::string resume;
   std::string json;

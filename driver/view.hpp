@@ -15,14 +15,14 @@ struct ViewArgs {
   Config cfg;
   std::string json;  // not an option of view (add_common_options registers it; view removes it)
   std::string pipelines;
-  int steps_per_frame = 1;
+  int steps_per_frame = defaults::steps_per_frame;
   long long frames = 0;  // --frame-count: draw this many frames, save the last (--screenshot), exit
   long long old_frames = 0;  // --frames, its earlier name
   bool old_frames_given = false;
   std::string screenshot;
-  std::string colour = "auto";  // auto: species where the file has several, else speed
-  std::string size = "1280x640";
-  double radius = 0, tilt = 30, yaw = 0;
+  std::string colour = defaults::view_colour;  // auto: species where the file has several, else speed
+  std::string size = defaults::view_size;
+  double radius = 0, tilt = defaults::view_tilt, yaw = 0;
   int tree_cells = 0;  // the octree's cells drawn down to this many levels at the start (0: none; t toggles)
   bool vsync = false;
   bool no_interop = false;  // copy CUDA rungs through the host even where interop works

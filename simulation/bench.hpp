@@ -16,6 +16,7 @@
 
 #include "bounds.hpp"
 #include "fp64_engine.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "setup.hpp"
 
@@ -23,8 +24,8 @@ namespace nbody {
 
 struct BenchSpec {
   Config cfg;            // steps per timed repetition, dt, softening, seed, force, pipeline options
-  long long reps = 5;
-  long long validate_n = 1000;
+  long long reps = defaults::reps;
+  long long validate_n = defaults::validate_n;
 };
 
 struct BenchRow {

@@ -10,6 +10,7 @@
 
 #include "fp64_engine.hpp"
 #include "metrics.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "setup.hpp"
 
@@ -50,7 +51,7 @@ struct Comparison {
   Config cfg;
   std::vector<std::string> names;  // the reference first
   IfUnavailable policy = IfUnavailable::Skip;  // Fail: every name must run (the reference always must)
-  long long validate_n = 1000;     // bodies for checking a reference other than cpu64
+  long long validate_n = defaults::validate_n;  // bodies for checking a reference other than cpu64
   std::vector<long long> stops;    // compared steps, sorted (compared_steps())
   long long energy_every = 0;      // also record energies every K steps (0: first and last only)
   bool need_pair = false;          // a check follows: at least one rung besides the reference must run

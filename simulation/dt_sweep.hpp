@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fp64_engine.hpp"
+#include "options.hpp"
 #include "report.hpp"
 #include "setup.hpp"
 
@@ -17,7 +18,7 @@ namespace nbody {
 struct DtSweep {
   Config cfg;                      // n, ic, seed, softening, options; cfg.dt and cfg.steps unused
   std::vector<std::string> names;  // the rungs; the reference's plain self among them
-  std::string reference = "cpu64"; // a float64 rung: the truth is it at `truth_dt`
+  std::string reference = defaults::reference;  // a float64 rung: the truth is it at `truth_dt`
   IfUnavailable policy = IfUnavailable::Skip;
   double time = 1.0;               // T
   std::vector<double> dts;         // largest first

@@ -5,6 +5,7 @@
 #include "catalogue.hpp"
 #include "device_names.hpp"
 #include "hdf5_io.hpp"
+#include "options.hpp"
 #include "setup.hpp"
 #include "world.hpp"
 
@@ -75,6 +76,13 @@ nlohmann::json info_json() {
     if (!why.empty()) row["reason"] = why;
     j["rungs"].push_back(row);
     j["pipelines"][r.name] = {{"available", why.empty()}, {"reason", why.empty() ? nlohmann::json() : nlohmann::json(why)}};
+  }
+  j["options"] = nlohmann::json::array();
+  for (const OptionRow& row : option_table()) {
+    nlohmann::json o{{"key", row.key}, {"cli", row.cli}, {"also", row.also}, {"python", row.python},
+                     {"page", row.page}, {"range", row.range}, {"help", row.help}};
+    std::visit([&](auto v) { o["default"] = v; }, row.fallback);
+    j["options"].push_back(o);
   }
   return j;
 }

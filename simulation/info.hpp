@@ -14,7 +14,8 @@ namespace nbody {
 // (the option keys it takes)}.
 nlohmann::json rung_json(const Rung& r);
 // {"version", "cpu", "gl", "cuda", "cuda_unavailable", "fp64_engine", "hdf5", "mpi", "rungs": [rung_json
-// with "available" and, where not, "reason"], "pipelines": {name: {"available", "reason"}}}.
+// with "available" and, where not, "reason"], "pipelines": {name: {"available", "reason"}}, "options":
+// [every row of the option table: "key", "cli", "also", "python", "page", "default", "range", "help"]}.
 nlohmann::json info_json();
 
 }  // namespace nbody

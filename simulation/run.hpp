@@ -21,6 +21,7 @@
 
 #include "decomposition.hpp"
 #include "diagnostics.hpp"
+#include "options.hpp"
 #include "pipeline.hpp"
 #include "report.hpp"
 #include "run_record.hpp"
@@ -30,9 +31,9 @@
 namespace nbody {
 
 struct RunSpec {
-  std::string rung = "gl";  // any name canonical_name() takes
+  std::string rung = defaults::pipeline;  // any name canonical_name() takes
   Config cfg;               // bodies or initial conditions, dt, softening, steps, diagnostics, rung options
-  long long energy_every = 0;  // 0: E at the start and the end only
+  long long energy_every = defaults::energy_every;  // 0: E at the start and the end only
   bool no_energy = false;
 };
 

@@ -5,8 +5,10 @@
 // test_cli_run.cpp (run).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
-
+#include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +102,39 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const Result parse = nbody("compare --steps many");
   EXPECT_EQ(parse.code, 2);
   EXPECT_EQ(lines(parse.err), 1) << parse.err;
+}
+
+// Every option of every command is a row of the library's option table (info --json gives it), and
+// --help prints the row's default: a new option cannot bypass the table.
+TEST(Cli, EveryOptionIsARowOfTheTableWithItsDefault) {
+  const fs::path json = scratch() / "options.json";
+  ASSERT_EQ(nbody("info --json '" + json.string() + "'").code, 0);
+  std::map<std::string, std::vector<nlohmann::json>> rows;  // flag -> the rows that spell it
+  const nlohmann::json info = nlohmann::json::parse(slurp(json));
+  for (const auto& row : info.at("options")) {
+    rows[row.at("cli").get<std::string>()].push_back(row);
+    if (const std::string also = row.at("also"); !also.empty()) rows[also].push_back(row);
+  }
+  const std::regex line(R"(^  (-\w,)?(--[\w-]+)(,--[\w-]+)?( \w+)?(=(\S+))?)");
+  int options = 0;
+  for (const char* sub : {"run", "compare", "bench", "ladder", "info", "view"}) {
+    std::istringstream help(nbody(std::string(sub) + " --help").out);
+    for (std::string text; std::getline(help, text);) {
+      std::smatch m;
+      if (!std::regex_search(text, m, line) || m[2] == "--help") continue;
+      ++options;
+      ASSERT_TRUE(rows.count(m[2].str())) << sub << " " << m[2] << " is not a row of the option table";
+      if (!m[6].matched) continue;
+      bool found = false;  // one of the rows that spell the flag has the default --help shows
+      for (const auto& row : rows[m[2]]) {
+        const nlohmann::json& d = row.at("default");
+        found = found || (d.is_string() ? d.get<std::string>() == m[6].str()
+                                        : std::abs(d.get<double>() - std::stod(m[6].str())) <= 1e-12 * std::abs(d.get<double>()));
+      }
+      EXPECT_TRUE(found) << sub << " " << m[2] << " shows the default " << m[6] << ", which no row of it has";
+    }
+  }
+  EXPECT_GT(options, 100);
 }
 
 TEST(Cli, InfoNamesEveryPipeline) {

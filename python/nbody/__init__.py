@@ -351,15 +351,16 @@ def explain(n: Optional[int] = None, steps: int = _D["steps"], dt: float = _D["d
     precision) contributes to the divergence from cpu64; the time step's own error in the same
     units (cpu64 at dt against dt/2 and dt/4, the measured order, the Richardson estimate) and a
     verdict row saying which limits accuracy; then the chaos row (e-folding time). ``n``: a
-    generator's count (default 2048), or a file's bodies (default all)."""
+    generator's count (default ``nbody compare``'s), or a file's bodies (default all)."""
     n = None if n is None else _int("n", n, 1)
-    rows = _json.loads(_core.explain(2048 if n is None else n, n is not None, _int("steps", steps, 0),
+    rows = _json.loads(_core.explain(_D["n"] if n is None else n, n is not None, _int("steps", steps, 0),
                                      _float("dt", dt), _float("softening", softening), _str("ic", ic),
                                      _int("seed", seed, 0), _str("subset", subset), _bool("force", force)))
     return Table(rows)
 
 
-def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096), steps: int = 10,
+def bench(pipelines: Sequence[str] = tuple(_D["bench_pipelines"].split(",")),
+          n: Sequence[int] = tuple(int(k) for k in _D["bench_n"].split(",")), steps: int = _D["bench_steps"],
           reps: int = _D["reps"], validate_n: int = _D["validate_n"], seed: int = _D["seed"], dt: float = _D["dt"],
           softening: float = _D["softening"], force: bool = False, **rung_options) -> Table:
     """``nbody bench``: each pipeline validated against float64 at the timed N, then timed; the rows
@@ -378,7 +379,8 @@ def bench(pipelines: Sequence[str] = ("cpu32",), n: Sequence[int] = (1024, 4096)
     return Table(doc["results"], doc)
 
 
-def ladder(n: int = _D["n"], steps: int = 5, reps: int = 3, validate_n: int = _D["validate_n"], seed: int = _D["seed"],
+def ladder(n: int = _D["ladder_n"], steps: int = _D["ladder_steps"], reps: int = _D["ladder_reps"],
+           validate_n: int = _D["validate_n"], seed: int = _D["seed"],
            force: bool = False, **rung_options) -> Table:
     """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below,
     then the tree rungs beside it, each against its family's fastest float32 all-pairs rung;

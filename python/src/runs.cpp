@@ -125,13 +125,13 @@ void register_runs(nb::module_& m) {
   m.def("pipeline_names", [] { return pipeline_names(); });
   m.def("ladder_names", [] { return ladder_names(); });
   m.def("ladder_table_names", [] { return ladder_table_names(); });
-  m.def("option_defaults", [] {  // Python's keyword -> default, from the option table
+  m.def("option_defaults", [] {  // each option offered in Python: its key -> its default, from the option table
     nb::dict d;
     for (const OptionRow& row : option_table()) {
       if (row.python.empty()) continue;
       std::visit([&](auto v) {
-        if constexpr (std::is_same_v<decltype(v), std::string_view>) d[std::string(row.python).c_str()] = std::string(v);
-        else d[std::string(row.python).c_str()] = v;
+        if constexpr (std::is_same_v<decltype(v), std::string_view>) d[std::string(row.key).c_str()] = std::string(v);
+        else d[std::string(row.key).c_str()] = v;
       }, row.fallback);
     }
     return d;
