@@ -4,6 +4,27 @@
 
 namespace nbody {
 
+const std::vector<PipelineField>& pipeline_fields() {
+  using P = PipelineOptions;
+  static const std::vector<PipelineField> fields{
+      {"gl_chunk", &P::gl_chunk},
+      {"gl_precision", &P::gl_precision},
+      {"cuda_block", &P::cuda_block},
+      {"cuda_unroll", &P::cuda_unroll},
+      {"cuda_q", &P::cuda_q},
+      {"cuda_bodies", &P::cuda_bodies},
+      {"cuda_split", &P::cuda_split},
+      {"theta", &P::theta},
+      {"leaf_size", &P::leaf_size},
+      {"multipole", &P::multipole, true, true},  // trees took quadrupoles later: older files hold monopole cells
+      {"webgpu_p", &P::webgpu_p, false},
+      {"webgpu_k", &P::webgpu_k, false},
+      {"device", &P::device, false},
+      {"balance", &P::balance, false},
+  };
+  return fields;
+}
+
 bool Accepts::contains(int v) const {
   if (v < lo || v > hi) return false;
   switch (kind) {

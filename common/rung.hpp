@@ -37,6 +37,17 @@ struct PipelineOptions {
   std::string balance = defaults::balance;  // under mpirun, each rank's block (placement.hpp)
 };
 
+// Each field of PipelineOptions by its row's key (options.hpp), listed once: the CLI registers them,
+// Python's keyword arguments set them, and the files (checkpoints, snapshots, results) write and
+// read those that define a run, each by walking this list.
+struct PipelineField {
+  std::string_view key;
+  std::variant<int PipelineOptions::*, double PipelineOptions::*, std::string PipelineOptions::*> field;
+  bool in_files = true;   // defines the run (not where it runs: device, balance; nor the page's own)
+  bool since = false;     // in files, but absent from older ones, whose value was the default
+};
+const std::vector<PipelineField>& pipeline_fields();
+
 enum class Family { Cpu, Gl, Cuda, WebGpu };
 
 // How a rung sums the forces: all N^2 pairs (the ladder's rungs, DESIGN.md's numerical contract), or

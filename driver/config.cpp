@@ -117,18 +117,13 @@ void add_common_options(CLI::App& app, Config& c, std::string& json) {
 }
 
 void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
-  add_row(app, "gl_chunk", o.gl_chunk, rung_option_help("gl_chunk"));
-  add_row(app, "gl_precision", o.gl_precision);
-  add_row(app, "cuda_block", o.cuda_block, rung_option_help("cuda_block"));
-  add_row(app, "cuda_unroll", o.cuda_unroll, rung_option_help("cuda_unroll"));
-  add_row(app, "cuda_q", o.cuda_q, rung_option_help("cuda_q") + " (block x q <= 1024)");
-  add_row(app, "cuda_bodies", o.cuda_bodies, rung_option_help("cuda_bodies"));
-  add_row(app, "cuda_split", o.cuda_split, rung_option_help("cuda_split"));
-  add_row(app, "theta", o.theta, rung_option_help("theta"));
-  add_row(app, "leaf_size", o.leaf_size, rung_option_help("leaf_size"));
-  add_row(app, "multipole", o.multipole);
-  add_row(app, "device", o.device)->each([&o](const std::string&) { o.device_given = true; });
-  add_row(app, "balance", o.balance);
+  for (const PipelineField& f : pipeline_fields()) {
+    if (option_row(f.key).cli.empty()) continue;  // the page's own
+    std::string help = rung_option_help(f.key);  // the row's, and what each rung that takes it accepts
+    if (f.key == "cuda_q") help += " (block x q <= 1024)";
+    CLI::Option* added = std::visit([&](auto member) { return add_row(app, f.key, o.*member, help); }, f.field);
+    if (f.key == "device") added->each([&o](const std::string&) { o.device_given = true; });
+  }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

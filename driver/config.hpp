@@ -57,8 +57,8 @@ std::string tree_cells_help(const std::string& what);
 void add_common_options(CLI::App& app, Config& c, std::string& json);
 // --seed alone (bench has no other initial-condition options).
 void add_seed_option(CLI::App& app, Config& c, const std::string& help = "");
-// --gl-chunk, --gl-precision, --cuda-block, --cuda-unroll, --cuda-q, --cuda-bodies, --cuda-split,
-// --device.
+// Every rung option the CLI offers (pipeline_fields(): --gl-chunk ... --device, --balance), each
+// from its row, its help naming what each rung that takes it accepts.
 void add_pipeline_options(CLI::App& app, PipelineOptions& o);
 
 void write_json(const std::string& path, const nlohmann::json& j);

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 #include "cuda_pipeline.hpp"  // plain C++: cuda::rungs() in every build
 #include "error.hpp"
@@ -385,40 +386,37 @@ nlohmann::json tree_settings_json(const std::string& name, const PipelineOptions
 }
 
 nlohmann::json options_json(const PipelineOptions& o) {
-  return {{"gl_chunk", o.gl_chunk},       {"gl_precision", o.gl_precision}, {"cuda_block", o.cuda_block},
-          {"cuda_unroll", o.cuda_unroll}, {"cuda_q", o.cuda_q},             {"cuda_bodies", o.cuda_bodies},
-          {"cuda_split", o.cuda_split},   {"theta", o.theta},               {"leaf_size", o.leaf_size},
-          {"multipole", o.multipole}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const PipelineField& f : pipeline_fields())
+    if (f.in_files) std::visit([&](auto member) { j[std::string(f.key)] = o.*member; }, f.field);
+  return j;
 }
-
 
 PipelineOptions options_from_json(const nlohmann::json& j, const std::string& where) {
   PipelineOptions o;
   if (!j.is_object()) throw InputError(where + ": the pipeline options are not an object");
-  auto integer = [&](const char* key, int& out) {
-    if (!j.contains(key) || !j[key].is_number_integer())
-      throw InputError(where + ": pipeline option " + key + " is missing or not an integer");
-    const long long v = j[key].get<long long>();
-    if (v < -2147483647LL || v > 2147483647LL) throw InputError(where + ": pipeline option " + key + " is out of range");
-    out = static_cast<int>(v);
-  };
-  integer("gl_chunk", o.gl_chunk);
-  integer("cuda_block", o.cuda_block);
-  integer("cuda_unroll", o.cuda_unroll);
-  integer("cuda_q", o.cuda_q);
-  integer("cuda_bodies", o.cuda_bodies);
-  integer("cuda_split", o.cuda_split);
-  integer("leaf_size", o.leaf_size);
-  if (!j.contains("theta") || !j["theta"].is_number())
-    throw InputError(where + ": pipeline option theta is missing or not a number");
-  o.theta = j["theta"].get<double>();
-  if (!j.contains("gl_precision") || !j["gl_precision"].is_string())
-    throw InputError(where + ": pipeline option gl_precision is missing or not a string");
-  o.gl_precision = j["gl_precision"].get<std::string>();
-  // Written since trees took a quadrupole; a file without it holds monopole cells.
-  if (j.contains("multipole")) {
-    if (!j["multipole"].is_string()) throw InputError(where + ": pipeline option multipole is not a string");
-    o.multipole = j["multipole"].get<std::string>();
+  for (const PipelineField& f : pipeline_fields()) {
+    if (!f.in_files) continue;
+    const std::string key(f.key), what = where + ": pipeline option " + key;
+    if (f.since && !j.contains(key)) continue;  // an older file: the default
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(o.*member)>;
+          const nlohmann::json* v = j.contains(key) ? &j[key] : nullptr;
+          if constexpr (std::is_same_v<T, int>) {
+            if (!v || !v->is_number_integer()) throw InputError(what + " is missing or not an integer");
+            const long long x = v->get<long long>();
+            if (x < -2147483647LL || x > 2147483647LL) throw InputError(what + " is out of range");
+            o.*member = static_cast<int>(x);
+          } else if constexpr (std::is_same_v<T, double>) {
+            if (!v || !v->is_number()) throw InputError(what + " is missing or not a number");
+            o.*member = v->get<double>();
+          } else {
+            if (!v || !v->is_string()) throw InputError(what + " is missing or not a string");
+            o.*member = v->get<std::string>();
+          }
+        },
+        f.field);
   }
   return o;
 }

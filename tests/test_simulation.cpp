@@ -397,6 +397,37 @@ TEST(Catalogue, RungOptionsAreCheckedByTheRungsThatTakeThem) {
   EXPECT_EQ(options_from_json(older, "test").multipole, "monopole");
 }
 
+// Each PipelineOptions field is a row of the option table, listed once; the files keep those that
+// define the run, every one of them through a round trip, and refuse one missing or of the wrong type.
+TEST(Options, EveryRungOptionIsAFieldAndARow) {
+  std::set<std::string_view> keys;
+  PipelineOptions o;
+  int k = 1;
+  for (const PipelineField& f : pipeline_fields()) {
+    EXPECT_NO_THROW(option_row(f.key)) << f.key;
+    EXPECT_TRUE(keys.insert(f.key).second) << f.key << " twice";
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(o.*member)>;
+          if constexpr (std::is_same_v<T, std::string>) o.*member = "v" + std::to_string(k++);
+          else o.*member = static_cast<T>(100 + k++);
+        },
+        f.field);
+  }
+  const nlohmann::json j = options_json(o);
+  const PipelineOptions back = options_from_json(j, "test");
+  for (const PipelineField& f : pipeline_fields()) {
+    EXPECT_EQ(j.contains(std::string(f.key)), f.in_files) << f.key;
+    std::visit([&](auto member) { EXPECT_EQ(back.*member == o.*member, f.in_files) << f.key; }, f.field);
+    if (!f.in_files || f.since) continue;
+    nlohmann::json missing = j, wrong = j;
+    missing.erase(std::string(f.key));
+    wrong[std::string(f.key)] = nlohmann::json::array();
+    EXPECT_THROW(options_from_json(missing, "test"), InputError) << f.key;
+    EXPECT_THROW(options_from_json(wrong, "test"), InputError) << f.key;
+  }
+}
+
 // What the catalogue says of a rung is what the rung made from it does: its name, and whether it
 // runs distributed. Rungs that cannot run here say why.
 TEST(Catalogue, MadeRungsAgreeWithTheirEntries) {

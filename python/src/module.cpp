@@ -1,13 +1,16 @@
 // nbody._core: the module, its exceptions and what the files share.
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <csignal>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 #include "core.hpp"
 #include "error.hpp"
+#include "options.hpp"
 #include "output.hpp"
 
 namespace nbody::python {
@@ -38,42 +41,36 @@ Bodies bodies_from(const In2& x, const In2& v, const In1& m) {
 
 PipelineOptions options_from(const nb::dict& options) {
   PipelineOptions o;
-  const std::pair<const char*, int*> integers[] = {{"gl_chunk", &o.gl_chunk},       {"cuda_block", &o.cuda_block},
-                                                  {"cuda_unroll", &o.cuda_unroll}, {"cuda_q", &o.cuda_q},
-                                                  {"cuda_bodies", &o.cuda_bodies}, {"cuda_split", &o.cuda_split},
-                                                  {"leaf_size", &o.leaf_size},     {"device", &o.device}};
   for (const auto& [key, value] : options) {
     const std::string k = nb::cast<std::string>(key);
-    bool known = false;
-    for (const auto& [name, field] : integers) {
-      if (k != name) continue;
-      if (!PyIndex_Check(value.ptr()) || PyBool_Check(value.ptr())) throw InputError(k + " must be an integer");
-      int overflow = 0;
-      const long long v = PyLong_AsLongLongAndOverflow(nb::steal(PyNumber_Index(value.ptr())).ptr(), &overflow);
-      if (overflow || v < -2147483647LL || v > 2147483647LL)
-        throw InputError(k + " = " + nb::cast<std::string>(nb::str(value)) + " is out of range");
-      *field = static_cast<int>(v);
-      if (k == "device") o.device_given = true;
-      known = true;
+    const auto f = std::find_if(pipeline_fields().begin(), pipeline_fields().end(),
+                                [&](const PipelineField& p) { return p.key == k && !option_row(p.key).python.empty(); });
+    if (f == pipeline_fields().end()) {
+      std::string known;
+      for (const PipelineField& p : pipeline_fields())
+        if (!option_row(p.key).python.empty()) known += (known.empty() ? "" : ", ") + std::string(p.key);
+      throw InputError("unknown rung option '" + k + "' (known: " + known + ")");
     }
-    if (k == "theta") {
-      if (PyBool_Check(value.ptr()) || !PyNumber_Check(value.ptr())) throw InputError("theta must be a number");
-      o.theta = nb::cast<double>(nb::float_(value));
-      known = true;
-    }
-    if (k == "multipole") {
-      if (!nb::isinstance<nb::str>(value)) throw InputError("multipole must be 'monopole' or 'quadrupole'");
-      o.multipole = nb::cast<std::string>(value);
-      known = true;
-    }
-    if (k == "gl_precision") {
-      if (!nb::isinstance<nb::str>(value)) throw InputError("gl_precision must be 'float' or 'half'");
-      o.gl_precision = nb::cast<std::string>(value);
-      known = true;
-    }
-    if (!known)
-      throw InputError("unknown rung option '" + k + "' (known: gl_chunk, gl_precision, cuda_block, cuda_unroll, "
-                       "cuda_q, cuda_bodies, cuda_split, theta, leaf_size, multipole, device)");  // the keys of PipelineOptions' rows
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(o.*member)>;
+          if constexpr (std::is_same_v<T, int>) {
+            if (!PyIndex_Check(value.ptr()) || PyBool_Check(value.ptr())) throw InputError(k + " must be an integer");
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(nb::steal(PyNumber_Index(value.ptr())).ptr(), &overflow);
+            if (overflow || v < -2147483647LL || v > 2147483647LL)
+              throw InputError(k + " = " + nb::cast<std::string>(nb::str(value)) + " is out of range");
+            o.*member = static_cast<int>(v);
+          } else if constexpr (std::is_same_v<T, double>) {
+            if (PyBool_Check(value.ptr()) || !PyNumber_Check(value.ptr())) throw InputError(k + " must be a number");
+            o.*member = nb::cast<double>(nb::float_(value));
+          } else {
+            if (!nb::isinstance<nb::str>(value)) throw InputError(k + " must be one of " + std::string(option_row(k).range));
+            o.*member = nb::cast<std::string>(value);
+          }
+        },
+        f->field);
+    if (k == "device") o.device_given = true;
   }
   return o;
 }

@@ -271,6 +271,20 @@ def test_bad_input_raises_input_error_a_value_error():
         assert str(e.value)
 
 
+def test_rung_options_are_the_tables_python_keywords():
+    b = nbody.initial_conditions(n=20)
+    with pytest.raises(nbody.InputError, match=r"unknown rung option 'cuda_blocks' \(known: gl_chunk, gl_precision, "
+                       r"cuda_block, cuda_unroll, cuda_q, cuda_bodies, cuda_split, theta, leaf_size, multipole, device\)"):
+        nbody.Simulation("cpu32", b, cuda_blocks=64)
+    for page_or_cli_only in ("webgpu_p", "balance"):
+        with pytest.raises(nbody.InputError, match=f"unknown rung option '{page_or_cli_only}'"):
+            nbody.Simulation("cpu32", b, **{page_or_cli_only: 1})
+    with pytest.raises(nbody.InputError, match="theta must be a number"):
+        nbody.Simulation("cpu:tree", b, theta="0.5")
+    with pytest.raises(nbody.InputError, match="cuda_q must be an integer"):
+        nbody.Simulation("cpu32", b, cuda_q=1.5)
+
+
 def test_an_option_no_named_rung_takes_is_refused_as_the_cli_does():
     b = nbody.initial_conditions(n=20)
     for theta in (0.3, 2):  # every value alike: the rung named would ignore it

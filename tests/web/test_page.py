@@ -387,6 +387,21 @@ class Page(unittest.TestCase):
             else:
                 self.assertEqual(float(form[field]), float(shown[flag]), field)
 
+    def test_the_forms_ranges_and_help_are_the_rungs(self):
+        tab = open_page()
+        form = tab.evaluate("Object.fromEntries(['gl_chunk', 'webgpu_p', 'webgpu_k', 'theta', 'leaf_size'].map(k => "
+                            "[k, [document.getElementById(k).min, document.getElementById(k).max, "
+                            "document.getElementById(k).parentElement.title]]))")
+        # What the registries accept (gl_pipeline/, webgpu_pipeline/ and common/ registry.cpp), as the
+        # command line's --help says it for the options it has.
+        self.assertEqual(form["webgpu_p"][:2], ["16", "256"])
+        self.assertEqual(form["webgpu_k"][:2], ["1", "8"])
+        self.assertEqual(form["theta"][:2], ["0", "1"])
+        self.assertEqual(form["leaf_size"][:2], ["0", "4096"])
+        help_text = " ".join(native("run", "--help").stdout.split())
+        for field in ("gl_chunk", "theta", "leaf_size"):
+            self.assertIn(form[field][2], help_text, field)
+
     def test_a_refused_url_value_stays_in_the_form(self):
         tab = open_page("?run=0&n=0&ic=shell&dt=0.02")
         self.assertIn("n 0", tab.evaluate("document.getElementById('status').textContent"))

@@ -393,6 +393,10 @@ function fillForm(info) {
   for (const g of info.generators) $('ic').add(new Option(g, g));
   // Every default from the library's option table (the command line's), n the page's own.
   for (const k of FIELDS.filter(k => k !== 'pipeline')) $(k).value = info.defaults[k];
+  for (const [k, f] of Object.entries(info.fields)) {  // the values the rungs take, and --help's words
+    Object.assign($(k), {min: f.min, max: f.max});
+    $(k).parentElement.title = f.help;
+  }
   $('n').max = info.max_bodies_alone;  // (info.max_bodies with cpu64 beside the rung)
 }
 

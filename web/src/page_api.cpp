@@ -37,6 +37,23 @@ nlohmann::json page_defaults() {
   return d;
 }
 
+// Each rung option's form field: the values some rung takes (the lowest and highest of every rung's
+// range, 0 where a rung chooses for it) and the help --help prints, naming what each rung accepts.
+nlohmann::json page_fields() {
+  nlohmann::json fields = nlohmann::json::object();
+  for (const Rung& r : rungs())
+    for (const RungOption& o : r.options) {
+      if (option_row(o.key).page.empty()) continue;
+      const double lo = o.is_real() ? o.reals.lo : (o.zero_is != 0 || !o.zero_note.empty()) ? 0 : o.accepts.lo;
+      const double hi = o.is_real() ? o.reals.hi : o.accepts.hi;
+      nlohmann::json& f = fields[std::string(o.key)];
+      if (f.is_null()) f = {{"min", lo}, {"max", hi}, {"help", rung_option_help(o.key)}};
+      f["min"] = std::min(f["min"].get<double>(), lo);
+      f["max"] = std::max(f["max"].get<double>(), hi);
+    }
+  return fields;
+}
+
 // Every rung of the catalogue, the page's fields it takes (gl_chunk, theta, ...), and whether it
 // runs here (and if not, why), as `nbody info` says.
 std::string info() {
@@ -47,6 +64,7 @@ std::string info() {
   j["max_stage_bodies"] = kMaxStageBodies;
   j["generators"] = generator_names();
   j["defaults"] = page_defaults();
+  j["fields"] = page_fields();
   auto bounds = [](const auto& steps) {
     nlohmann::json out = nlohmann::json::array();
     for (const Fig9Bound& b : steps) out.push_back({b.until_step, b.distance});
