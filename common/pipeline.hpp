@@ -87,6 +87,12 @@ bool device_exchange_allowed();
 struct ExchangeTime {
   double total = 0, hidden = 0;
   std::string route;  // what carries it, for the rungs that name it (e.g. GPU to GPU by NCCL)
+  // Seconds in each part of the steps so far, in a step's order, for the rungs that time them
+  // (cuda:tree across ranks: tree_ranks.cuh), over `steps` steps in which `moved` bodies left this
+  // rank for another.
+  std::vector<std::pair<std::string, double>> parts;
+  long long steps = 0;
+  double moved = 0;
 };
 
 class Pipeline {

@@ -105,9 +105,11 @@ void TreeRanks::load(const Bodies& b, const Params& params) {
   first_.clear();
   next_.clear();
   exchange_time_ = {};
+  for (double& s : part_s_) s = 0;
+  steps_ = 0, moved_ = 0;
   nccl_ = DeviceExchange::open(ex_);
-  exchange_time_.route = nccl_ ? "essential trees GPU to GPU by " + nccl_->name()
-                               : "essential trees through the host by MPI all-to-all";
+  exchange_time_.route = nccl_ ? "bodies and essential trees GPU to GPU by " + nccl_->name()
+                               : "bodies and essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
   const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank()),
                     end = block_begin(n, ex_.ranks(), ex_.rank() + 1);
@@ -191,9 +193,11 @@ void TreeRanks::move() {
   const auto t0 = std::chrono::steady_clock::now();
   const int ranks = ex_.ranks(), me = ex_.rank();
   sort_in_common_cube();
+  mark(1);
   if (next_.empty()) next_ = ranges_now();
   first_ = next_;
   next_.clear();
+  mark(2);
   // Where each rank's range starts among this rank's sorted keys.
   std::vector<int> at(static_cast<std::size_t>(ranks) + 1, 0);
   if (n_ > 0) {
@@ -212,6 +216,56 @@ void TreeRanks::move() {
                                  travel_[0].get());
   CUDA_CHECK(cudaGetLastError());
   const kr::Census before = kr::census(ex_, census_of(travel_[0].get(), n_, census_));
+  leaving_ = n_ - (at[me + 1] - at[me]);
+  mark(3);
+  const std::size_t total = nccl_ ? trade_on_device(at) : trade_on_host(at);
+  mark(4);
+  n_ = static_cast<int>(total);
+  grow(n_);
+  if (n_ > 0)
+    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[cur_].get(), vel_.get(), id_.get(), work_.get());
+  CUDA_CHECK(cudaGetLastError());
+  kr::kept(before, kr::census(ex_, census_of(travel_[1].get(), n_, census_)));
+  exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
+}
+
+namespace {
+
+void check_held(std::size_t total) {
+  if (total > static_cast<std::size_t>(INT_MAX) / 4)
+    throw std::runtime_error("cuda:tree: " + std::to_string(total) + " bodies on one rank, past the kernels' 32-bit indices");
+}
+
+}  // namespace
+
+std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
+  const std::size_t ranks = at.size() - 1, me = static_cast<std::size_t>(ex_.rank());
+  std::vector<long long> count(ranks);
+  for (std::size_t q = 0; q < ranks; ++q) count[q] = at[q + 1] - at[q];
+  const std::vector<long long> every = kr::records_of<long long>(ex_.allgatherv(kr::bytes_of(count)));  // ranks x ranks
+  std::vector<std::size_t> send(ranks), recv(ranks);
+  std::size_t total = 0, own_at = 0;
+  for (std::size_t q = 0; q < ranks; ++q) {
+    send[q] = static_cast<std::size_t>(count[q]) * sizeof(Traveller);
+    recv[q] = static_cast<std::size_t>(every[q * ranks + me]) * sizeof(Traveller);
+    if (q < me) own_at += static_cast<std::size_t>(every[q * ranks + me]);
+    total += static_cast<std::size_t>(every[q * ranks + me]);
+  }
+  check_held(total);
+  ensure(travel_[1], total);
+  if (count[me] > 0)  // this rank's own, at its place in rank order (NCCL skips a rank's own entry)
+    CUDA_CHECK(cudaMemcpyAsync(travel_[1].get() + own_at, travel_[0].get() + at[me], send[me], cudaMemcpyDeviceToDevice));
+  packed_.record();
+  CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, packed_));
+  nccl_->alltoallv(reinterpret_cast<const std::byte*>(travel_[0].get()), send,
+                   reinterpret_cast<std::byte*>(travel_[1].get()), recv, comm_stream_);
+  traded_.record(comm_stream_);
+  CUDA_CHECK(cudaStreamWaitEvent(nullptr, traded_));
+  return total;
+}
+
+std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
+  const int ranks = static_cast<int>(at.size()) - 1, me = ex_.rank();
   std::vector<std::vector<std::byte>> send(static_cast<std::size_t>(ranks));
   for (int q = 0; q < ranks; ++q)
     if (q != me) send[q] = bytes_from(travel_[0].get() + at[q], static_cast<std::size_t>(at[q + 1] - at[q]));
@@ -219,8 +273,7 @@ void TreeRanks::move() {
   std::size_t total = 0;
   for (int q = 0; q < ranks; ++q)
     total += q == me ? static_cast<std::size_t>(at[q + 1] - at[q]) : got[q].size() / sizeof(Traveller);
-  if (total > static_cast<std::size_t>(INT_MAX) / 4)
-    throw std::runtime_error("cuda:tree: " + std::to_string(total) + " bodies on one rank, past the kernels' 32-bit indices");
+  check_held(total);
   ensure(travel_[1], total);
   std::size_t offset = 0;
   for (int q = 0; q < ranks; ++q) {  // in rank order
@@ -235,13 +288,7 @@ void TreeRanks::move() {
       offset += got[q].size() / sizeof(Traveller);
     }
   }
-  n_ = static_cast<int>(total);
-  grow(n_);
-  if (n_ > 0)
-    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[cur_].get(), vel_.get(), id_.get(), work_.get());
-  CUDA_CHECK(cudaGetLastError());
-  kr::kept(before, kr::census(ex_, census_of(travel_[1].get(), n_, census_)));
-  exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
+  return total;
 }
 
 void TreeRanks::exchange_domains() {
@@ -365,6 +412,7 @@ Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
 
 std::vector<Wire> TreeRanks::essential_trees() {
   exchange_domains();
+  mark(7);
   std::vector<Wire> out(static_cast<std::size_t>(ex_.ranks()), Wire{0, 0});
   if (n_ == 0) return out;
   std::size_t at = 0;
@@ -471,6 +519,7 @@ void TreeRanks::forces(bool weigh) {
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
+  mark(6);
   const std::vector<Wire> out = essential_trees();
   // The essential trees travel while this rank walks its own tree: GPU to GPU on a stream of their
   // own, or through the host while the walk runs.
@@ -478,12 +527,14 @@ void TreeRanks::forces(bool weigh) {
   std::vector<std::vector<std::byte>> staged;
   if (nccl_) in = send_on_device(out);
   else staged = stage_on_host(out);
+  mark(8);
   float* work = weigh ? work_.get() : nullptr;
   Event walk_start, walk_end;
   walk_start.record();
   walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, false, acc_.get(),
                work, false);
   walk_end.record();
+  mark(9);
   double travel = 0;  // seconds
   if (nccl_) {
     CUDA_CHECK(cudaStreamWaitEvent(nullptr, comm_end_));
@@ -494,6 +545,7 @@ void TreeRanks::forces(bool weigh) {
     in = deliver_from_host(got);  // (its copies wait for the walk)
   }
   const int r = n > 0 ? unpack_received(in) : 0;
+  mark(10);
   if (r > 0) {
     if (r > remote_.capacity()) remote_.reserve(r + r / 4, walk_.quadrupole);
     remote_.set_box(cube_);  // keyed in the common cube, as this rank's own tree
@@ -506,6 +558,7 @@ void TreeRanks::forces(bool weigh) {
     walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
                  walk_.quadrupole ? 1 : walk_.leaf_size, false, acc_.get(), work, true);
   }
+  mark(11);
   check_overflow(local_);
   const double walked = walk_end.since(walk_start) * 1e-3;
   if (nccl_) {  // the transfer's time, and its overlap with the walk (both from the end of the selection)
@@ -521,14 +574,28 @@ void TreeRanks::forces(bool weigh) {
 
 void TreeRanks::step(int count) {
   for (int s = 0; s < count; ++s) {
+    mark(0);
     move();
+    moved_ += leaving_;
+    mark(5);
     forces(true);
     if (n_ > 0)  // cpu32's kick-drift (integrate_kernels.cuh), one split
       integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(), 0, n_,
                                                1, n_, dt_);
     CUDA_CHECK(cudaGetLastError());
+    mark(kPartCount);
+    CUDA_CHECK(cudaEventSynchronize(marks_[kPartCount]));
+    for (int k = 0; k < kPartCount; ++k) part_s_[k] += 1e-3 * marks_[k + 1].since(marks_[k]);
+    ++steps_;
     cur_ = 1 - cur_;
   }
+}
+
+ExchangeTime TreeRanks::exchange_time() const {
+  ExchangeTime x = exchange_time_;
+  for (int k = 0; k < kPartCount; ++k) x.parts.emplace_back(kParts[k], part_s_[k]);
+  x.steps = steps_, x.moved = moved_;
+  return x;
 }
 
 void TreeRanks::accelerations(std::vector<Vec3>& out) {

@@ -5,8 +5,9 @@
 //  1. move     the boxes of every rank's bodies (one allgather) give the cube; the keys are
 //              sorted; the ranges are cut from a sample of the sorted keys and the work below
 //              them (each body's terms of the last step), one allgather a round of bisection; the
-//              bodies of other ranks' ranges leave in one all-to-all (staged through the host:
-//              the MPI here is not CUDA-aware), every body counted and fingerprinted before and after
+//              bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
+//              every rank loads it, else staged through the host: the MPI here is not
+//              CUDA-aware), every body counted and fingerprinted before and after
 //  2. build    this rank's tree, its bodies keyed in the common cube; a cell whose key prefix
 //              reaches past the range is always opened (one process's cell there holds other
 //              ranks' bodies too)
@@ -61,11 +62,17 @@ class TreeRanks {
   std::vector<std::uint64_t> split_state();
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
-  ExchangeTime exchange_time() const { return exchange_time_; }
+  ExchangeTime exchange_time() const;
 
  private:
   void move();                 // 1
+  // The move's bodies (travel_[0] in key order; at[q]: where rank q's range starts) to their ranks,
+  // into travel_[1] in rank order, this rank's own kept: GPU to GPU by NCCL, or through the host.
+  // Returns the bodies this rank then holds.
+  std::size_t trade_on_device(const std::vector<int>& at);
+  std::size_t trade_on_host(const std::vector<int>& at);
   void forces(bool weigh);     // 2-4, with `weigh` each body's terms into its work
+  void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
   void sort_in_common_cube();  // the cube of every rank's bodies, and this rank's keys in it, sorted
   std::vector<std::uint64_t> ranges_now();
   void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
@@ -120,7 +127,17 @@ class TreeRanks {
   DeviceBuffer<std::byte> outbox_, inbox_bytes_;  // the essential trees sent, and received
   DeviceExchange* nccl_ = nullptr;                // null: through the host
   Stream comm_stream_;
-  Event selected_, comm_start_, comm_end_;
+  Event selected_, comm_start_, comm_end_, packed_, traded_;
+  // The parts of a step (kParts), timed on the default stream: each the time between the events at
+  // its ends, the host's waits between them included (an all-gather leaves the GPU idle).
+  static constexpr const char* kParts[] = {"sort",    "ranges", "pack", "trade", "unpack", "build",
+                                           "domains", "select", "walk", "wait",  "remote", "kick"};
+  static constexpr int kPartCount = 12;
+  Event marks_[kPartCount + 1];
+  double part_s_[kPartCount] = {};
+  long long steps_ = 0;
+  double moved_ = 0;  // bodies that left this rank in the steps' moves
+  int leaving_ = 0;   // in the last move
 };
 
 }  // namespace nbody::cuda::tree

@@ -114,6 +114,12 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
     std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
                 shares_text(row.shares).c_str(), shares_text(row.work).c_str());
     if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
+    if (!row.parts.empty()) {
+      std::printf("%-18s   parts of a step (each on the rank where it took longest):", "");
+      for (std::size_t k = 0; k < row.parts.size(); ++k)
+        std::printf("%s %s %.1f%%", k ? "," : "", row.parts[k].first.c_str(), 100 * row.parts[k].second);
+      std::printf("; bodies that changed rank a step: %.3g%%\n", 100 * row.moved);
+    }
   } else if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
     if (!row.rates.empty())

@@ -175,6 +175,15 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   for (const double v : ex.all(hidden)) hiddens += v;
   row.overlap = totals > 0 ? hiddens / totals : 0;
   row.route = x1.route;
+  for (std::size_t k = 0; k < x1.parts.size(); ++k) {
+    const double before = k < x0.parts.size() ? x0.parts[k].second : 0;
+    row.parts.emplace_back(x1.parts[k].first, World::max((x1.parts[k].second - before) / seconds));
+  }
+  if (x1.steps > x0.steps) {
+    double moved = 0;
+    for (const double v : ex.all(x1.moved - x0.moved)) moved += v;
+    row.moved = moved / static_cast<double>(x1.steps - x0.steps) / static_cast<double>(row.n);
+  }
   row.shares = block_shares(p, static_cast<std::size_t>(row.n));
   if (row.split != "key ranges") return;
   const auto fractions = [](std::vector<double> v) {

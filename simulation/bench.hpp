@@ -54,6 +54,10 @@ struct BenchRow {
   std::string split;
   std::vector<double> work;
   std::string route;  // the exchange's (ExchangeTime::route), for the rungs that name it
+  // For the rungs that time the parts of a step (ExchangeTime::parts): each part's share of the
+  // timed steps on the rank where it took longest.
+  std::vector<std::pair<std::string, double>> parts;
+  double moved = 0;  // the share of the bodies that changed rank in a timed step
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
   // the balanced ideal (where rates were measured).

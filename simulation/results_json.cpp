@@ -123,6 +123,8 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["shares"] = row.shares;
     if (!row.work.empty()) j["work_shares"] = row.work;
     if (!row.route.empty()) j["exchange_route"] = row.route;
+    for (const auto& [part, share] : row.parts) j["step_parts"][part] = share;
+    if (!row.parts.empty()) j["moved_share_per_step"] = row.moved;
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);
     j["ms_per_step_ideal"] = row.ms_ideal > 0 ? nlohmann::json(row.ms_ideal) : nlohmann::json(nullptr);

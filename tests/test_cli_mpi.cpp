@@ -394,6 +394,21 @@ void expect_key_ranges(const std::string& p) {
       ASSERT_EQ(row[key].size(), static_cast<std::size_t>(ranks)) << key;
       for (const auto& share : row[key]) EXPECT_NEAR(share.get<double>(), 1.0 / ranks, 0.1 / ranks) << key << "\n" << row;
     }
+    // cuda:tree times the parts of its steps, each a share of the timed steps on its slowest rank:
+    // together about the whole (the slowest rank of each part need not be the same one).
+    ASSERT_EQ(row.contains("step_parts"), p == "cuda:tree") << row;
+    if (row.contains("step_parts")) {
+      double whole = 0;
+      for (const char* part :
+           {"sort", "ranges", "pack", "trade", "unpack", "build", "domains", "select", "walk", "wait", "remote", "kick"}) {
+        const double share = row["step_parts"].value(part, -1.0);
+        EXPECT_TRUE(share >= 0 && share <= 1) << part << " " << share;
+        whole += share;
+      }
+      EXPECT_TRUE(whole > 0.5 && whole < 1.5) << row["step_parts"];
+      const double moved = row.value("moved_share_per_step", -1.0);
+      EXPECT_TRUE(moved >= 0 && moved < 0.5) << moved;
+    }
     const fs::path a = scratch() / "a.csv", b = scratch() / "b.csv";
     ASSERT_EQ(nbody(run + " --save '" + a.string() + "'", mpirun(ranks)).code, 0);
     ASSERT_EQ(nbody(run + " --save '" + b.string() + "'", mpirun(ranks)).code, 0);
