@@ -1,8 +1,14 @@
 // Progress on stderr once the work has taken over a second: a one-line bar on a terminal, and
-// otherwise (a log, a CI job) one line every few seconds, so that long work is never silent.
+// otherwise (a log, a CI job) a line after two seconds and then every four, so that long work is
+// never silent for more than five. A thread of its own keeps the lines coming while one unit of the
+// work (a timed repetition, a long pass) takes longer than that.
 #pragma once
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "report.hpp"
 
@@ -17,11 +23,18 @@ class Progress final : public Task {
   void update(long long done) override;
 
  private:
+  void show(std::chrono::steady_clock::time_point now);  // with m_ held
+  void beat();                                          // the thread's loop
+
   std::string label_;
   long long total_;
   bool tty_;
-  bool shown_ = false;
   std::chrono::steady_clock::time_point start_, last_line_;
+  long long done_ = 0;
+  bool shown_ = false, stop_ = false;
+  std::mutex m_;
+  std::condition_variable wake_;
+  std::thread heartbeat_;
 };
 
 // The command line's reporter: progress as above (rank 0 only), warnings as "warning: ..." lines on

@@ -369,6 +369,8 @@ int View::loop() {
   const Clock::time_point began = Clock::now();
   Clock::time_point first_shown = began;
   const bool scripted = a_.frames > 0;
+  // Scripted: the frames drawn so far, on stderr (a window's own frames need no report).
+  std::unique_ptr<Task> task = scripted ? terminal_.begin("view (frames)", a_.frames) : nullptr;
   while (!window_.closing() && keys()) {
     step(running_ ? a_.steps_per_frame : one_ ? 1 : 0);
     const bool last = scripted && frame_ + 1 == a_.frames;
@@ -380,8 +382,10 @@ int View::loop() {
     window_.show();
     if (frame_ == 0) first_shown = Clock::now();
     ++frame_;
+    if (task) task->update(frame_);
     if (scripted && frame_ >= a_.frames) break;
   }
+  task.reset();  // its line ended before the summary's
   summary(seconds_since(began), seconds_since(first_shown));
   return 0;
 }

@@ -23,13 +23,17 @@ namespace {
 struct Timing {
   double median = 0, min = 0, max = 0;
 };
-Timing ms_per_step(Pipeline& p, long long reps, long long steps, Reporter& report, bool all_ranks = true) {
+// `task`, where given, counts the warm-up and each repetition as done (after the units before them).
+Timing ms_per_step(Pipeline& p, long long reps, long long steps, Reporter& report, bool all_ranks = true,
+                   Task* task = nullptr, long long before = 0) {
   time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
+  if (task) task->update(before + 1);
   std::vector<double> ms;
   for (long long r = 0; r < reps; ++r) {
     // every rank asks alike (all_ranks); rank 0 alone does not ask the others
     if (const int signal = all_ranks ? static_cast<int>(World::max(report.interrupted())) : 0) throw Interrupted(signal);
     ms.push_back(time_steps(p, static_cast<int>(steps), all_ranks) / static_cast<double>(steps));
+    if (task) task->update(before + 2 + r);
   }
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front(), ms.back()};
@@ -201,6 +205,11 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
 BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine, Reporter& report) {
   BenchRow row;
   row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
+  // The set-up and validation, the warm-up and each timed repetition (a line every few seconds
+  // while one runs).
+  const auto task = report.begin("bench " + name + " at N = " + std::to_string(n) + " (set-up and validation, warm-up, " +
+                                     std::to_string(a.reps) + " timed repetitions)",
+                                 a.reps + 2);
   const Params params = a.cfg.params();
   // Realistic positions, not the exact leapfrog start: no O(N^2) stagger here.
   const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);
@@ -220,6 +229,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.failure = mismatch;
     return row;
   }
+  task->update(1);
   if (World::size() > 1) time_baselines(a, name, bodies, *p, report, row);
   p->load(bodies, params);  // the timed run starts from the validated state
   row.bound = bound_for(name, *p, n, a.cfg.pipeline);
@@ -233,7 +243,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   const ExchangeTime x0 = p->exchange_time();
   World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
-  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report);
+  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report, true, task.get(), 1);
   row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max;
   row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
   if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate

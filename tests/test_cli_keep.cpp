@@ -263,7 +263,7 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
         << "signal " << sig << ": stopped at step " << s << ", resumed to " << to;
   }
   // Without --out there is nowhere to keep it: the run says so. Its first progress line (after
-  // 5 s of steps) shows that it is stepping.
+  // 2 s of steps) shows that it is stepping.
   const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "100000000", "--force", "--no-energy"}, scratch() / "spawn.log");
   ASSERT_TRUE(wait_for_text(scratch() / "spawn.log", "run cpu32: ")) << slurp(scratch() / "spawn.log");
   ::kill(pid, SIGTERM);

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 #include "catalogue.hpp"
@@ -12,6 +14,7 @@
 #include "error.hpp"
 #include "helpers.hpp"
 #include "options.hpp"
+#include "progress.hpp"
 #include "run.hpp"
 #include "run_record.hpp"
 
@@ -206,6 +209,29 @@ TEST(RunRecord, NamesWhatIsWrong) {
   j["split"] = {0, -1, 9};
   EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split'"), std::string::npos);
   EXPECT_EQ(read_error(without("split")), "(read)");  // a run not split by key ranges has none
+}
+
+// The command line's progress is never silent for long: while one unit of the work runs past the
+// first line's two seconds with no update, a line says how far it got and for how long.
+TEST(Progress, ALongUnitWithoutUpdatesIsNotSilent) {
+  const std::filesystem::path log = std::filesystem::temp_directory_path() / ("nbody-progress-" + std::to_string(::getpid()));
+  std::fflush(stderr);
+  const int saved = ::dup(STDERR_FILENO);
+  FILE* f = std::fopen(log.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  ::dup2(::fileno(f), STDERR_FILENO);
+  {
+    Progress p("one long unit", 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2800));
+  }
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  std::fclose(f);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(log);
+  EXPECT_NE(text.find("one long unit: 0/3 after 2."), std::string::npos) << text;
 }
 
 }  // namespace
