@@ -67,7 +67,8 @@ const std::vector<OptionRow> kOptions{
      "all-pairs rungs every choice gives the same bits; only the speed differs. cpu:tree cuts its key ranges "
      "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
      "run to run). One process has no blocks: the value is checked and changes nothing"},
-    {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "", "Pipeline", "-p"},
+    {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "",
+     "The rung to run (nbody info lists them)", "-p"},
     {"reference", "--reference", "reference", "", V{std::string_view(d::reference)}, "a float64 pipeline",
      "The float64 pipeline every other is measured against"},
     {"every", "--every", "every", "", V{d::every}, ">= 1",
@@ -183,7 +184,7 @@ const std::vector<OptionRow> kOptions{
      "for a file with several, else speed", "--color"},
     {"frame_count", "--frame-count", "", "", V{0LL}, ">= 0",
      "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)"},
-    {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "The earlier name of --frame-count (taken as it, with a warning)"},
+    {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "Another name of --frame-count (taken as it, with a warning)"},
     {"screenshot", "--screenshot", "", "", V{std::string_view("")}, "",
      "PNG file for --frame-count's last frame and for the p key"},
     {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels"},

@@ -16,7 +16,7 @@ const std::vector<PipelineField>& pipeline_fields() {
       {"cuda_split", &P::cuda_split},
       {"theta", &P::theta},
       {"leaf_size", &P::leaf_size},
-      {"multipole", &P::multipole, true, true},  // trees took quadrupoles later: older files hold monopole cells
+      {"multipole", &P::multipole, true, "monopole"},  // a file without it holds monopole cells
       {"webgpu_p", &P::webgpu_p, false},
       {"webgpu_k", &P::webgpu_k, false},
       {"device", &P::device, false},

@@ -44,7 +44,7 @@ struct PipelineField {
   std::string_view key;
   std::variant<int PipelineOptions::*, double PipelineOptions::*, std::string PipelineOptions::*> field;
   bool in_files = true;   // defines the run (not where it runs: device, balance; nor the page's own)
-  bool since = false;     // in files, but absent from older ones, whose value was the default
+  std::string_view if_absent{};  // a text field a file may lack: its value there ("" : it may not)
 };
 const std::vector<PipelineField>& pipeline_fields();
 

@@ -27,7 +27,9 @@ class DeviceExchange {
   DeviceExchange& operator=(const DeviceExchange&) = delete;
 
   // Personalised all-to-all on `stream`: send_bytes[q] bytes (in rank order from `send`) go to rank
-  // q, recv_bytes[q] from rank q arrive in rank order at `recv`; this rank's own entries must be 0.
+  // q, recv_bytes[q] from rank q arrive in rank order at `recv`. This rank's own entries are not
+  // sent: they may be 0, or the size of a part the caller moves itself (the offsets of the others
+  // count them either way).
   void alltoallv(const std::byte* send, const std::vector<std::size_t>& send_bytes, std::byte* recv,
                  const std::vector<std::size_t>& recv_bytes, cudaStream_t stream);
   // "NCCL 2.28.3", for the reports.

@@ -253,7 +253,7 @@ std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
   }
   check_held(total);
   ensure(travel_[1], total);
-  if (count[me] > 0)  // this rank's own, at its place in rank order (NCCL skips a rank's own entry)
+  if (count[me] > 0)  // this rank's own, at its place in rank order (alltoallv leaves a rank's own entry)
     CUDA_CHECK(cudaMemcpyAsync(travel_[1].get() + own_at, travel_[0].get() + at[me], send[me], cudaMemcpyDeviceToDevice));
   packed_.record();
   CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, packed_));

@@ -1,8 +1,11 @@
 #include "progress.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "interrupts.hpp"
 #include "world.hpp"
@@ -15,9 +18,21 @@ namespace {
 constexpr double kFirstLine = 2.0, kLineEvery = 4.0;
 }
 
+namespace {
+Progress* g_innermost = nullptr;  // the task begun last and still open (with g_tasks held)
+std::mutex g_tasks;
+}  // namespace
+
 Progress::Progress(std::string label, long long total)
     : label_(std::move(label)), total_(total), tty_(isatty(STDERR_FILENO) != 0),
-      start_(std::chrono::steady_clock::now()), last_line_(start_) {
+      start_(std::chrono::steady_clock::now()), last_line_(start_), updated_(start_) {
+  winsize w{};
+  if (tty_ && ::ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0) width_ = w.ws_col;
+  {
+    const std::lock_guard<std::mutex> lock(g_tasks);
+    outer_ = g_innermost;
+    g_innermost = this;
+  }
   if (total_ > 0 && World::writer()) heartbeat_ = std::thread([this] { beat(); });
 }
 
@@ -28,17 +43,22 @@ Progress::~Progress() {
   }
   wake_.notify_all();
   if (heartbeat_.joinable()) heartbeat_.join();
+  const std::lock_guard<std::mutex> lock(g_tasks);
+  if (g_innermost == this) g_innermost = outer_;
   if (shown_ && tty_) std::fputc('\n', stderr);
 }
 
 void Progress::update(long long done) {
   if (total_ <= 0 || !World::writer()) return;
   const std::lock_guard<std::mutex> lock(m_);
-  done_ = done;
-  show(std::chrono::steady_clock::now());
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  done_ = done, updated_ = now;
+  left_ = done > 0 ? elapsed * static_cast<double>(total_ - done) / static_cast<double>(done) : 0.0;
+  show(now);
 }
 
-// Between updates: the line again (a terminal's bar redrawn, its time left counting down).
+// Between updates: the line again, its time left counting down from the last update's estimate.
 void Progress::beat() {
   std::unique_lock<std::mutex> lock(m_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; }))
@@ -49,25 +69,27 @@ void Progress::show(std::chrono::steady_clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < 1.0) return;
   const long long done = done_;
-  const double eta = done > 0 ? elapsed * static_cast<double>(total_ - done) / done : 0.0;
+  const double left = std::max(0.0, left_ - std::chrono::duration<double>(now - updated_).count());
+  char tail[96];
+  if (done > 0) std::snprintf(tail, sizeof tail, "%lld/%lld (%.0f%%) after %.1f s, about %.1f s left", done, total_,
+                              100.0 * done / total_, elapsed, left);
+  else std::snprintf(tail, sizeof tail, "0/%lld after %.1f s", total_, elapsed);
   if (!tty_) {
     if (std::chrono::duration<double>(now - last_line_).count() < (shown_ ? kLineEvery : kFirstLine)) return;
     last_line_ = now;
     shown_ = true;
-    if (done > 0)
-      std::fprintf(stderr, "%s: %lld/%lld (%.0f%%) after %.1f s, about %.1f s left\n", label_.c_str(), done, total_,
-                   100.0 * done / total_, elapsed, eta);
-    else
-      std::fprintf(stderr, "%s: 0/%lld after %.1f s\n", label_.c_str(), total_, elapsed);
+    std::fprintf(stderr, "%s: %s\n", label_.c_str(), tail);
     return;
   }
+  const std::lock_guard<std::mutex> lock(g_tasks);
+  if (g_innermost != this) return;  // a terminal's one line is the innermost task's
   shown_ = true;
-  constexpr int kWidth = 40;
-  const int filled = static_cast<int>(kWidth * done / total_);
-  std::fprintf(stderr, "\r%s [%.*s%*s] %lld/%lld  ", label_.c_str(), filled, "########################################",
-               kWidth - filled, "", done, total_);
-  if (done > 0) std::fprintf(stderr, "%.1fs left ", eta);
-  else std::fprintf(stderr, "%.1fs ", elapsed);
+  // One line however narrow the terminal (a wrapped line would scroll at every redraw): the label
+  // cut to what is left beside the numbers, then the line cleared to its end.
+  std::string label = label_;
+  const std::size_t room = width_ > 0 ? static_cast<std::size_t>(width_) : 200, need = std::strlen(tail) + 3;
+  if (label.size() + need > room) label = room > need + 4 ? label.substr(0, room - need - 4) + "..." : "";
+  std::fprintf(stderr, "\r%s: %s\x1b[K", label.c_str(), tail);
   std::fflush(stderr);
 }
 

@@ -1,9 +1,9 @@
-// Progress on stderr once the work has taken over a second: a one-line bar on a terminal, and
-// otherwise (a log, a CI job) a line after two seconds and then every four, so that long work is
-// never silent for more than five. A thread of its own keeps the lines coming while one unit of the
-// work (a timed repetition, a long pass) takes longer than that.
+// Progress on stderr once the work has taken over a second: on a terminal one line rewritten in
+// place (the innermost task's, cut to the terminal's width), and otherwise (a log, a CI job) a line
+// after two seconds and then every four, so that a task is never silent for more than five. A
+// thread of its own keeps the lines coming while one unit of the work (a timed repetition, a long
+// pass) takes longer than that, the time left counting down from the last unit's estimate.
 #pragma once
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -29,8 +29,11 @@ class Progress final : public Task {
   std::string label_;
   long long total_;
   bool tty_;
-  std::chrono::steady_clock::time_point start_, last_line_;
+  std::chrono::steady_clock::time_point start_, last_line_, updated_;
   long long done_ = 0;
+  double left_ = 0;  // seconds left as estimated at the last update (at updated_)
+  int width_ = 0;    // a terminal's columns (0: not a terminal, or unknown)
+  Progress* outer_;  // the task open when this one began: a terminal shows the innermost's bar
   bool shown_ = false, stop_ = false;
   std::mutex m_;
   std::condition_variable wake_;

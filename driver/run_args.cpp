@@ -201,7 +201,9 @@ Command add_run(CLI::App& app) {
   add_row(*sub, "checkpoint_every", a->checkpoint_every);
   add_row(*sub, "resume", a->resume);
   add_row(*sub, "save", a->save);
-  add_row(*sub, "energy_every", a->spec.energy_every);
+  add_row(*sub, "energy_every", a->spec.energy_every,
+          "Also measure the energy every K steps (one diagnostics pass each: see --diagnostics; 0: at the start and "
+          "the end only)");
   add_row(*sub, "diagnostics", a->spec.cfg.diagnostics, diagnostics_help());
   add_row(*sub, "no_energy", a->spec.no_energy);
   a->app = sub;

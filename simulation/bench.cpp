@@ -23,17 +23,17 @@ namespace {
 struct Timing {
   double median = 0, min = 0, max = 0;
 };
-// `task`, where given, counts the warm-up and each repetition as done (after the units before them).
+// `task`, where given, counts the warm-up step and each repetition's steps as done (after `before`).
 Timing ms_per_step(Pipeline& p, long long reps, long long steps, Reporter& report, bool all_ranks = true,
                    Task* task = nullptr, long long before = 0) {
   time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
-  if (task) task->update(before + 1);
+  if (task) task->update(before + 1);  // the warm-up: one step
   std::vector<double> ms;
   for (long long r = 0; r < reps; ++r) {
     // every rank asks alike (all_ranks); rank 0 alone does not ask the others
     if (const int signal = all_ranks ? static_cast<int>(World::max(report.interrupted())) : 0) throw Interrupted(signal);
     ms.push_back(time_steps(p, static_cast<int>(steps), all_ranks) / static_cast<double>(steps));
-    if (task) task->update(before + 2 + r);
+    if (task) task->update(before + 1 + (r + 1) * steps);
   }
   std::sort(ms.begin(), ms.end());
   return {ms[ms.size() / 2], ms.front(), ms.back()};
@@ -205,11 +205,10 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
 BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp64Engine& engine, Reporter& report) {
   BenchRow row;
   row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
-  // The set-up and validation, the warm-up and each timed repetition (a line every few seconds
-  // while one runs).
-  const auto task = report.begin("bench " + name + " at N = " + std::to_string(n) + " (set-up and validation, warm-up, " +
-                                     std::to_string(a.reps) + " timed repetitions)",
-                                 a.reps + 2);
+  // In steps: the set-up and validation as one, the warm-up's one, then each timed repetition's.
+  const auto task = report.begin("bench " + name + " at N = " + std::to_string(n) + " (steps: set-up, warm-up, " +
+                                     std::to_string(a.reps) + " x " + std::to_string(a.cfg.steps) + " timed)",
+                                 2 + a.reps * a.cfg.steps);
   const Params params = a.cfg.params();
   // Realistic positions, not the exact leapfrog start: no O(N^2) stagger here.
   const Bodies bodies = plummer(static_cast<std::size_t>(n), a.cfg.seed);

@@ -398,7 +398,10 @@ PipelineOptions options_from_json(const nlohmann::json& j, const std::string& wh
   for (const PipelineField& f : pipeline_fields()) {
     if (!f.in_files) continue;
     const std::string key(f.key), what = where + ": pipeline option " + key;
-    if (f.since && !j.contains(key)) continue;  // an older file: the default
+    if (!f.if_absent.empty() && !j.contains(key)) {  // a file without the field: its value there
+      if (auto* text = std::get_if<std::string PipelineOptions::*>(&f.field)) o.**text = std::string(f.if_absent);
+      continue;
+    }
     std::visit(
         [&](auto member) {
           using T = std::remove_reference_t<decltype(o.*member)>;

@@ -66,19 +66,21 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
     check_estimate(work, s.cfg.force);
   }
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
-  // Many short runs, each too short for its own progress: the sweep's, run by run.
-  const long long runs = 1 + static_cast<long long>(s.dts.size() * made.pipelines.size());
-  const std::unique_ptr<Task> sweep = report.begin("dt-sweep (runs)", runs);
-  long long done = 0;
+  // Many short runs, each too short for its own progress: the sweep's, in steps (a halved dt's run
+  // takes twice the steps), each run's counted as it ends.
+  long long total = truth_steps;
+  for (double dt : s.dts) total += steps_to(s.time, dt) * static_cast<long long>(made.pipelines.size());
+  const std::unique_ptr<Task> sweep = report.begin("dt-sweep (steps of every run)", total);
+  long long done = truth_steps;
   const std::vector<Vec4> x_true = positions_at(*truth, s.cfg, r.truth_dt, truth_steps, engine, report);
-  sweep->update(++done);
+  sweep->update(done);
   const auto ref = std::find(made.names.begin(), made.names.end(), s.reference);
   for (double dt : s.dts) {
     std::vector<std::vector<Vec4>> x(made.pipelines.size());
     for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
       x[k] = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
       r.distance[made.names[k]].push_back(position_distance(x[k], x_true).max);
-      sweep->update(++done);
+      sweep->update(done += steps_to(s.time, dt));
     }
     if (ref == made.names.end()) continue;
     const std::vector<Vec4>& x_ref = x[static_cast<std::size_t>(ref - made.names.begin())];

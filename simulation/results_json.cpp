@@ -123,7 +123,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["shares"] = row.shares;
     if (!row.work.empty()) j["work_shares"] = row.work;
     if (!row.route.empty()) j["exchange_route"] = row.route;
-    for (const auto& [part, share] : row.parts) j["step_parts"][part] = share;
+    for (const auto& [part, share] : row.parts) j["step_parts"].push_back({part, share});  // a step's order
     if (!row.parts.empty()) j["moved_share_per_step"] = row.moved;
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);

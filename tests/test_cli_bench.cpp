@@ -192,7 +192,7 @@ TEST(CliBench, LadderRunsEveryRungHereAndNamesTheOthers) {
       EXPECT_GT(row["bound"]["interactions_per_s"].get<double>(), 0);
     }
   }
-  cli_test::expect_bad_input({{"ladder -n 100,200", "nbody ladder: -n 100,200: the ladder takes one body count"},
+  cli_test::expect_bad_input({{"ladder -n 100,200", "nbody ladder: --bodies 100,200: the ladder takes one body count"},
                               {"ladder -n 0", "must be > 0"}});
 }
 

@@ -399,10 +399,13 @@ void expect_key_ranges(const std::string& p) {
     ASSERT_EQ(row.contains("step_parts"), p == "cuda:tree") << row;
     if (row.contains("step_parts")) {
       double whole = 0;
-      for (const char* part :
-           {"sort", "ranges", "pack", "trade", "unpack", "build", "domains", "select", "walk", "wait", "remote", "kick"}) {
-        const double share = row["step_parts"].value(part, -1.0);
-        EXPECT_TRUE(share >= 0 && share <= 1) << part << " " << share;
+      const std::vector<std::string> parts{"sort",    "ranges", "pack", "trade", "unpack", "build",
+                                           "domains", "select", "walk", "wait",  "remote", "kick"};
+      ASSERT_EQ(row["step_parts"].size(), parts.size()) << row["step_parts"];
+      for (std::size_t k = 0; k < parts.size(); ++k) {  // [part, share], in a step's order
+        EXPECT_EQ(row["step_parts"][k][0], parts[k]);
+        const double share = row["step_parts"][k][1].get<double>();
+        EXPECT_TRUE(share >= 0 && share <= 1) << parts[k] << " " << share;
         whole += share;
       }
       EXPECT_TRUE(whole > 0.5 && whole < 1.5) << row["step_parts"];

@@ -361,7 +361,7 @@ def explain(n: Optional[int] = None, steps: int = _D["steps"], dt: float = _D["d
 
 def bench(pipelines: Sequence[str] = tuple(_D["bench_pipelines"].split(",")),
           n: Sequence[int] = tuple(int(k) for k in _D["bench_n"].split(",")), steps: int = _D["bench_steps"],
-          reps: int = _D["reps"], validate_n: int = _D["validate_n"], seed: int = _D["seed"], dt: float = _D["dt"],
+          reps: int = _D["reps"], validate_n: int = _D["bench_validate_n"], seed: int = _D["seed"], dt: float = _D["dt"],
           softening: float = _D["softening"], force: bool = False, **rung_options) -> Table:
     """``nbody bench``: each pipeline validated against float64 at the timed N, then timed; the rows
     of the CLI's JSON (rate, bound, spread, ...). Every pipeline named must run here."""
@@ -380,7 +380,7 @@ def bench(pipelines: Sequence[str] = tuple(_D["bench_pipelines"].split(",")),
 
 
 def ladder(n: int = _D["ladder_n"], steps: int = _D["ladder_steps"], reps: int = _D["ladder_reps"],
-           validate_n: int = _D["validate_n"], seed: int = _D["seed"],
+           validate_n: int = _D["bench_validate_n"], seed: int = _D["seed"],
            force: bool = False, **rung_options) -> Table:
     """``nbody ladder``: every rung that runs here at one N, with the speed-up over the rung below,
     then the tree rungs beside it, each against its family's fastest float32 all-pairs rung;
