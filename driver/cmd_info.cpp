@@ -21,7 +21,10 @@ namespace {
 
 int run_info(const std::string& json) {
   if (!json.empty()) {  // scripts and tests: every rung's facts and whether it runs here
-    write_json(json, info_json());
+    nlohmann::json j = info_json();
+    j["commands"] = nlohmann::json::object();  // each command's options, by row key
+    for (const auto& [command, key] : registered_options()) j["commands"][command].push_back(key);
+    write_json(json, j);
     return 0;
   }
   std::printf("nbody %s\n", NBODY_VERSION);
@@ -82,8 +85,8 @@ Command add_info(CLI::App& app) {
   auto json = std::make_shared<std::string>();
   add_row(*sub, "json", *json,
           "Write it as JSON to FILE (- for stdout) instead: the devices and every rung's registered facts (family, "
-          "method, distributable, split, deterministic, options) with whether it runs here, and every option of "
-          "every command (flag, Python keyword, page field, default, range, help)");
+          "method, distributable, split, deterministic, options) with whether it runs here, every option's row "
+          "(flag, Python keyword, page field, default, range, help) and each command's options");
   return [json, sub] {
     if (sub->get_option("--json")->count() > 0 && json->empty())
       throw InputError("--json '': name a file (- for stdout)");

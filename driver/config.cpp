@@ -44,6 +44,20 @@ long long parse_count(const std::string& s, const std::string& flag, const std::
 
 }  // namespace
 
+namespace {
+std::vector<std::pair<CLI::App*, std::string_view>> g_registered;  // the app (a subcommand) and the key
+}  // namespace
+
+void note_registered(CLI::App& app, std::string_view key) { g_registered.emplace_back(&app, key); }
+
+std::vector<std::pair<std::string, std::string>> registered_options() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [app, key] : g_registered)
+    if (app->get_option_no_throw(std::string(option_row(key).cli)) != nullptr)
+      out.emplace_back(app->get_name(), std::string(key));
+  return out;
+}
+
 std::string cli_names(const OptionRow& row) {
   if (row.also.empty()) return std::string(row.cli);
   const bool letter = !row.also.starts_with("--");  // "-n,--bodies", "--colour,--color"
@@ -53,6 +67,7 @@ std::string cli_names(const OptionRow& row) {
 void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
   const OptionRow& row = option_row("seed");
   c.seed = row_default<std::uint64_t>(row);
+  note_registered(app, "seed");
   app.add_option_function<std::string>(
          cli_names(row), [&c](const std::string& s) { c.seed = parse_seed(s); },
          (help.empty() ? std::string(row.help) : help) + " (" + std::string(row.range) + ")")
@@ -66,6 +81,7 @@ namespace {
 CLI::Option* add_count(CLI::App& app, std::string_view key, long long& field, const std::function<void()>& given = {}) {
   const OptionRow& row = option_row(key);
   field = row_default<long long>(row);
+  note_registered(app, key);
   const std::string flag(row.cli), range(row.range);
   return app
       .add_option_function<std::string>(

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "options.hpp"
 #include "results_json.hpp"
@@ -31,6 +33,11 @@ T row_default(const OptionRow& row) {
   }
 }
 
+// Each option registered from a row, with the command that offers it (the subcommand's name), for
+// `nbody info --json`: registered_options() keeps those still offered (view drops two).
+void note_registered(CLI::App& app, std::string_view key);
+std::vector<std::pair<std::string, std::string>> registered_options();
+
 // An option registered from its row of the table: its names, its help (`help`, where given,
 // instead: what only the command knows, the rungs' names) and its default, which `field` takes
 // here. A bool field is a flag. Every option of every command is registered through this (or,
@@ -40,6 +47,7 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
   const OptionRow& row = option_row(key);
   field = row_default<T>(row);
   const std::string text = help.empty() ? std::string(row.help) : help;
+  note_registered(app, key);
   if constexpr (std::is_same_v<T, bool>) return app.add_flag(cli_names(row), field, text);
   else return app.add_option(cli_names(row), field, text)->capture_default_str();
 }

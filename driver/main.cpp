@@ -22,9 +22,9 @@ namespace {
 int run_command(int argc, char** argv) {
   using nbody::World;
   CLI::App app{
-      "nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*), "
-      "cross-checked against a float64 CPU reference (cpu64). Under `mpirun -np P` the bodies are "
-      "split across P processes"};
+      "nbody: gravitational N-body on rungs from the 2004 shader method (gl:*) to CUDA (cuda:*) and "
+      "Barnes-Hut trees (cpu:tree, cuda:tree), cross-checked against a float64 CPU reference (cpu64). "
+      "Under `mpirun -np P` the bodies are split across P processes"};
   app.require_subcommand(1);
   // A repeated option takes its last value (so scripts can override a preset's defaults).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

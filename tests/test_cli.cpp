@@ -104,34 +104,37 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   EXPECT_EQ(lines(parse.err), 1) << parse.err;
 }
 
-// Every option of every command is a row of the library's option table (info --json gives it), and
-// --help prints the row's default: a new option cannot bypass the table.
+// Every option of every command is a row of the library's option table, and info --json names the
+// rows each command offers: each flag of a command's --help is one of its rows, showing that row's
+// default. A new option cannot bypass the table.
 TEST(Cli, EveryOptionIsARowOfTheTableWithItsDefault) {
   const fs::path json = scratch() / "options.json";
   ASSERT_EQ(nbody("info --json '" + json.string() + "'").code, 0);
-  std::map<std::string, std::vector<nlohmann::json>> rows;  // flag -> the rows that spell it
   const nlohmann::json info = nlohmann::json::parse(slurp(json));
-  for (const auto& row : info.at("options")) {
-    rows[row.at("cli").get<std::string>()].push_back(row);
-    if (const std::string also = row.at("also"); !also.empty()) rows[also].push_back(row);
-  }
+  std::map<std::string, nlohmann::json> by_key;
+  for (const auto& row : info.at("options")) by_key[row.at("key").get<std::string>()] = row;
   const std::regex line(R"(^  (-\w,)?(--[\w-]+)(,--[\w-]+)?( \w+)?(=(\S+))?)");
   int options = 0;
   for (const char* sub : {"run", "compare", "bench", "ladder", "info", "view"}) {
+    std::map<std::string, nlohmann::json> rows;  // this command's: flag (and other spellings) -> row
+    for (const auto& k : info.at("commands").at(sub)) {
+      const std::string key = k.get<std::string>();
+      ASSERT_TRUE(by_key.count(key)) << sub << " offers " << key << ", which is not a row";
+      const nlohmann::json& row = by_key[key];
+      const std::string flag = row.at("cli").get<std::string>(), also = row.at("also").get<std::string>();
+      EXPECT_TRUE(rows.emplace(flag, row).second) << sub << " offers " << flag << " twice";
+      if (!also.empty()) rows.emplace(also, row);
+    }
     std::istringstream help(nbody(std::string(sub) + " --help").out);
     for (std::string text; std::getline(help, text);) {
       std::smatch m;
       if (!std::regex_search(text, m, line) || m[2] == "--help") continue;
       ++options;
-      ASSERT_TRUE(rows.count(m[2].str())) << sub << " " << m[2] << " is not a row of the option table";
+      ASSERT_TRUE(rows.count(m[2].str())) << sub << " " << m[2] << " is not one of its rows of the option table";
       if (!m[6].matched) continue;
-      bool found = false;  // one of the rows that spell the flag has the default --help shows
-      for (const auto& row : rows[m[2]]) {
-        const nlohmann::json& d = row.at("default");
-        found = found || (d.is_string() ? d.get<std::string>() == m[6].str()
-                                        : std::abs(d.get<double>() - std::stod(m[6].str())) <= 1e-12 * std::abs(d.get<double>()));
-      }
-      EXPECT_TRUE(found) << sub << " " << m[2] << " shows the default " << m[6] << ", which no row of it has";
+      const nlohmann::json& d = rows[m[2].str()].at("default");
+      if (d.is_string()) EXPECT_EQ(d.get<std::string>(), m[6].str()) << sub << " " << m[2];
+      else EXPECT_NEAR(d.get<double>(), std::stod(m[6].str()), 1e-12 * std::abs(d.get<double>())) << sub << " " << m[2];
     }
   }
   EXPECT_GT(options, 100);

@@ -1,5 +1,6 @@
-"""nbody: all-pairs gravitational N-body, the 2004 shader method (gl:*) beside CUDA (cuda:*),
-cross-checked against a float64 reference (cpu64), from Python.
+"""nbody: gravitational N-body on rungs from the 2004 shader method (gl:*) to CUDA (cuda:*) and
+Barnes-Hut trees (cpu:tree, cuda:tree), cross-checked against a float64 reference (cpu64), from
+Python.
 
 The same library as the ``nbody`` command line, with NumPy arrays in and out::
 
