@@ -9,10 +9,10 @@
 #include <memory>
 #include <optional>
 
-#include "balance.hpp"
 #include "config.hpp"
 #include "error.hpp"
 #include "interrupts.hpp"
+#include "keeping.hpp"
 #include "io.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -31,39 +31,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// --out, made only once the work is about to write there; a run that ends before anything was
-// written leaves none of the folders it made behind.
-class OutFolder {
- public:
-  explicit OutFolder(std::string dir) : dir_(std::move(dir)) {}
-  ~OutFolder() {
-    std::error_code ec;
-    for (const auto& d : made_) {  // the deepest first; a folder with anything in it stays
-      if (!std::filesystem::is_empty(d, ec)) break;
-      std::filesystem::remove(d, ec);
-    }
-  }
-  OutFolder(const OutFolder&) = delete;
-  OutFolder& operator=(const OutFolder&) = delete;
-  void make() {
-    if (dir_.empty() || !World::writer()) return;
-    std::error_code ec;
-    for (std::filesystem::path d = std::filesystem::absolute(dir_, ec); !d.empty() && !std::filesystem::exists(d, ec);
-         d = d.parent_path())
-      made_.push_back(d);
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) throw InputError("--out '" + dir_ + "': cannot create the folder: " + ec.message());
-  }
-
- private:
-  std::string dir_;
-  std::vector<std::filesystem::path> made_;  // by make(), the deepest first
-};
-
 class RunCommand {
  public:
   RunCommand(RunArgs& a, std::unique_ptr<Run> run)
-      : a_(a), run_(std::move(run)), last_(run_->first() + a.spec.cfg.steps), out_(a.out) {}
+      : a_(a), run_(std::move(run)), last_(run_->first() + a.spec.cfg.steps),
+        keeper_(*run_, {a.out, a.snapshot_every, a.snapshot_format, a.checkpoint_every}, last_) {}
   int go();
 
  private:
@@ -73,8 +45,6 @@ class RunCommand {
 #ifdef NBODY_HAVE_GL
   viewer::TreeCells tree_cells() const;
 #endif
-  void snapshot(long long step);
-  void checkpoint(long long step);
   int interrupted(int signal);
   std::optional<Energy> finish();
   void print(const std::optional<Energy>& e1, double wall_s) const;
@@ -85,11 +55,9 @@ class RunCommand {
   const long long last_;  // global step numbers: a resume continues them
   const Clock::time_point t_start_ = Clock::now();
   Terminal terminal_;
-  OutFolder out_;
+  Keeper keeper_;  // snapshots and checkpoints
   nlohmann::json phases_ = nlohmann::json::object();  // after the set-up's (the JSON's "phases_s")
   double setup_s_ = 0, sim_s_ = 0, frames_s_ = 0;
-  long long snapshotted_ = -1, snapshots_written_ = 0, checkpointed_ = -1;
-  std::string ic_crc_;
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<viewer::FrameWriter> frames_;
 #endif
@@ -97,14 +65,11 @@ class RunCommand {
 
 // The run started (its estimate counting the outputs' passes), then the outputs' folder and frames.
 void RunCommand::start() {
-  const long long snapshots =
-      a_.snapshot_every > 0 ? last_ / a_.snapshot_every - run_->first() / a_.snapshot_every + 1 : 0;
   Run::Setup how;
-  how.output_passes = (a_.save.empty() ? 0 : 1) + snapshots;
+  how.output_passes = (a_.save.empty() ? 0 : 1) + keeper_.passes();
   run_->start(terminal_, how);
-  out_.make();  // only now: a command refused for its input leaves no folder
   const Config& cfg = run_->spec().cfg;
-  if (cfg.ic_is_file()) ic_crc_ = file_crc32c(cfg.ic);
+  keeper_.open(cfg.ic_is_file() ? file_crc32c(cfg.ic) : "");  // only now: a refused command leaves no folder
 #ifdef NBODY_HAVE_GL
   if (a_.frames > 0) {  // the camera and scales from the state at the start (resumed: the checkpoint's)
     std::vector<Species> species = run_->species();
@@ -144,25 +109,10 @@ void RunCommand::frame([[maybe_unused]] long long step) {
 #endif
 }
 
-void RunCommand::snapshot(long long step) {
-  run_->snapshot(snapshot_path(a_.out, a_.snapshot_format, step), a_.snapshot_format, ic_crc_);
-  snapshotted_ = step;
-  ++snapshots_written_;
-}
-
-void RunCommand::checkpoint(long long step) {
-  run_->checkpoint(checkpoint_path(a_.out), last_);
-  checkpointed_ = step;
-}
-
-// Frames, snapshots and checkpoints fall on multiples of their K in the run's global steps.
+// Frames fall on multiples of --frames in the run's global steps, before the snapshots and checkpoints.
 void RunCommand::observe(Stepper& stepper) {
   stepper.every(a_.frames, [this](long long step) { frame(step); });
-  stepper.every(a_.snapshot_every, [this](long long step) { snapshot(step); });
-  if (a_.snapshot_every > 0) stepper.at({last_}, [this](long long step) { if (snapshotted_ != step) snapshot(step); });
-  stepper.every(a_.checkpoint_every, [this](long long step) { checkpoint(step); });
-  if (a_.checkpoint_every > 0)
-    stepper.at({last_}, [this](long long step) { if (checkpointed_ != step) checkpoint(step); });
+  keeper_.observe(stepper);
 }
 
 // Ctrl-C, SIGTERM or SIGHUP: a checkpoint where --out allows, and the command that resumes. The
@@ -171,13 +121,13 @@ void RunCommand::observe(Stepper& stepper) {
 int RunCommand::interrupted(int signal) {
   std::fflush(stdout);
   const long long done = run_->step();
-  if (!a_.out.empty() && checkpointed_ != done) checkpoint(done);
+  const bool kept = keeper_.interrupted();
   interrupt_handled();
-  if (a_.out.empty()) {
+  if (!kept) {
     std::fprintf(stderr, "nbody: interrupted at step %lld: no checkpoint written (give --out DIR to keep one)\n", done);
   } else if (World::writer()) {
     std::fprintf(stderr, "nbody: interrupted at step %lld: checkpoint written to %s\n"
-                 "resume with: nbody run --resume %s%s\n", done, checkpoint_path(a_.out).c_str(),
+                 "resume with: nbody run --resume %s%s\n", done, keeper_.checkpoint_path().c_str(),
                  resume_outputs(a_).c_str(), done < last_ ? "" : " --steps M");
   }
   return 128 + signal;  // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, as a shell reports them
@@ -192,48 +142,13 @@ void RunCommand::print(const std::optional<Energy>& e1, double wall_s) const {
               r.name().c_str(), r.n(), steps, params.dt, params.softening, r.spec().cfg.ic.c_str(),
               setup_s_, sim_s_, steps > 0 ? 1e3 * sim_s_ / steps : 0.0, wall_s);
   if (r.resumed()) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), r.first(), last_);
-  if (const std::string tree = tree_settings_text(r.name(), r.spec().cfg.pipeline); !tree.empty())
-    std::printf("tree: %s\n", tree.c_str());
-  const RunDiagnostics& diag = r.diagnostics();
-  const Fp64Engine& engine = *diag.engine;
-  if (diag.check) {
-    const EngineCheck& c = *diag.check;
-    std::printf("diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled "
-                "bodies: potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% "
-                "%.2e, max %.2e; W off by about %.1e here, by at most %.1e (relative)\n",
-                engine.name().c_str(), engine.where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
-                c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy_error, c.potential_energy_bound);
-  } else {
-    std::printf("fp64 engine: %s (%s)\n", engine.name().c_str(), engine.where().c_str());
-  }
-  if (World::size() > 1) {
-    if (r.decomposition().kind == "key ranges")
-      std::printf("ranks: %d (key ranges of the Morton curve, moved with the bodies each step; each rank holds its "
-                  "own bodies and tree and the essential parts of the others'; shares of the work: %s, --balance %s",
-                  World::size(), shares_text(r.decomposition().shares).c_str(), r.spec().cfg.pipeline.balance.c_str());
-    else
-      std::printf("ranks: %d (each computes and integrates its own block of bodies: %s, --balance %s", World::size(),
-                  shares_text(r.decomposition().shares).c_str(), r.spec().cfg.pipeline.balance.c_str());
-    if (!r.decomposition().rates.empty())
-      std::printf("; measured rates %s interactions/s", rates_text(r.decomposition().rates).c_str());
-    std::printf(")\n");
-  }
-  if (!e1) {
-    std::printf("energy: not measured (--no-energy)\n");
-  } else {
-    const double e0 = r.e0()->total();
-    std::printf("energy: initial %.10g  final %.10g  relative drift %s", e0, e1->total(),
-                drift_text(relative_drift(e0, e1->total())).c_str());
-    if (diag.check)
-      std::printf(" (tree energies: a drift below %.1e may be the tree's error, not the integration's)",
-                  diag.drift_floor(*r.e0()));
-    std::printf("\n");
-  }
+  for (const std::string& line : r.summary(e1)) std::printf("%s\n", line.c_str());
   if (a_.frames > 0) std::printf("frames: %s\n", a_.out.c_str());
-  if (snapshots_written_ > 0)
-    std::printf("snapshots: %lld in %s (the last %s)\n", snapshots_written_, a_.out.c_str(),
-                snapshot_path(a_.out, a_.snapshot_format, last_).c_str());
-  if (checkpointed_ >= 0) std::printf("checkpoint: %s (step %lld)\n", checkpoint_path(a_.out).c_str(), checkpointed_);
+  if (keeper_.snapshots_written() > 0)
+    std::printf("snapshots: %lld in %s (the last %s)\n", keeper_.snapshots_written(), a_.out.c_str(),
+                keeper_.last_snapshot_path().c_str());
+  if (keeper_.checkpointed() >= 0)
+    std::printf("checkpoint: %s (step %lld)\n", keeper_.checkpoint_path().c_str(), keeper_.checkpointed());
 }
 
 nlohmann::json RunCommand::to_json(const std::optional<Energy>& e1) const {
@@ -251,18 +166,9 @@ nlohmann::json RunCommand::to_json(const std::optional<Energy>& e1) const {
 // The end: the last snapshot and checkpoint where --steps 0 gave no step, then E_n and v_n (one
 // diagnostics pass, shared) for the energy and --save.
 std::optional<Energy> RunCommand::finish() {
-  if (a_.snapshot_every > 0 && snapshotted_ != last_) snapshot(last_);  // --steps 0
-  if (a_.checkpoint_every > 0 && checkpointed_ != last_) checkpoint(last_);
+  keeper_.finish();  // --steps 0
   const auto t0 = Clock::now();
-  std::optional<Energy> e1;
-  if (run_->with_energy() || !a_.save.empty()) {
-    const Synchronised& s = run_->synchronised("final synchronise and energy", terminal_);
-    if (run_->with_energy()) {
-      e1 = s.energy;
-      const long long every = run_->spec().energy_every;
-      if (last_ > run_->first() && !(every > 0 && last_ % every == 0)) run_->add_sample(last_, s.energy);
-    }
-  }
+  const std::optional<Energy> e1 = run_->end(terminal_, !a_.save.empty());
   phases_["final_energy"] = since(t0);
   print(e1, since(t_start_));
   if (!a_.save.empty()) {
@@ -278,7 +184,7 @@ std::optional<Energy> RunCommand::finish() {
 int RunCommand::go() {
   start();
   if (!run_->resumed() && a_.frames > 0) frame(0);
-  if (!run_->resumed() && a_.snapshot_every > 0) snapshot(0);
+  keeper_.start();
   const double outputs_before = run_->diagnostics_s() + frames_s_;  // step 0's, not inside the steps' time
   const auto t0 = Clock::now();
   defer_interrupts(true);  // Ctrl-C or SIGTERM: finish the batch, write a checkpoint, exit 130/143

@@ -1,12 +1,26 @@
 #include "decomposition.hpp"
 
 #include <stdexcept>
+#include <string>
 
 #include "balance.hpp"
 #include "catalogue.hpp"
 #include "world.hpp"
 
 namespace nbody {
+
+std::string decomposition_text(const Decomposition& d, const std::string& balance) {
+  if (World::size() == 1) return "";
+  std::string s = "ranks: " + std::to_string(World::size());
+  if (d.kind == "key ranges")
+    s += " (key ranges of the Morton curve, moved with the bodies each step; each rank holds its own bodies and "
+         "tree and the essential parts of the others'; shares of the work: ";
+  else
+    s += " (each computes and integrates its own block of bodies: ";
+  s += shares_text(d.shares) + ", --balance " + balance;
+  if (!d.rates.empty()) s += "; measured rates " + rates_text(d.rates) + " interactions/s";
+  return s + ")";
+}
 
 Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& params, long long n) {
   Exchange* ex = World::exchange();

@@ -23,6 +23,10 @@ struct Decomposition {
   std::vector<double> rates;           // each rank's measured rate (--balance rate | auto), else empty
 };
 
+// One line for a summary under mpirun: the ranks, how they split the bodies, each one's share and
+// measured rate, and `balance` (the --balance given). "" in one process.
+std::string decomposition_text(const Decomposition& d, const std::string& balance);
+
 // Splits `p`, before its load() of n bodies, among this world's ranks (one process: nothing to split).
 // Every rank calls it together. The rung must be one whose registry entry runs distributed
 // (make_rungs() refuses or skips the others): std::logic_error otherwise.

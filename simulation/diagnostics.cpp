@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "catalogue.hpp"
 #include "error.hpp"
@@ -113,6 +114,20 @@ void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const
 double RunDiagnostics::drift_floor(const Energy& e0) const {
   if (!check) return 0;
   return 2 * check->potential_energy_bound * std::abs(e0.potential) / std::abs(e0.total());
+}
+
+std::string RunDiagnostics::text() const {
+  if (!check) return "fp64 engine: " + engine->name() + " (" + engine->where() + ")";
+  const EngineCheck& c = *check;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled bodies: "
+                "potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% %.2e, max "
+                "%.2e; W off by about %.1e here, by at most %.1e (relative)",
+                engine->name().c_str(), engine->where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
+                c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy_error,
+                c.potential_energy_bound);
+  return buf;
 }
 
 nlohmann::json RunDiagnostics::to_json(const Energy* e0) const {

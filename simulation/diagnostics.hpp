@@ -90,6 +90,8 @@ struct RunDiagnostics {
   // up to the check's bound (its errors need not cancel as they did in the sample), relative to
   // |E_0|. 0 without a check.
   double drift_floor(const Energy& e0) const;
+  // One line for a summary: the engine and where it runs and, with a check, its figures.
+  std::string text() const;
   // {"method", "engine"} and, with a check, "check" (its figures, and drift_floor when `e0` is given).
   nlohmann::json to_json(const Energy* e0) const;
 };

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace nbody {
 
@@ -26,6 +27,13 @@ class Reporter {
   // Asked between batches of steps: a signal number to stop at this step (the work returns with
   // the state intact), or 0 to go on.
   virtual int interrupted() { return 0; }
+};
+
+// A Reporter that keeps the warnings (for a reply that carries them) and reports nothing else.
+class Warnings final : public Reporter {
+ public:
+  void warn(const std::string& text) override { kept.push_back(text); }
+  std::vector<std::string> kept;
 };
 
 // A Reporter that reports nothing and never interrupts.

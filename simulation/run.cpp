@@ -1,11 +1,14 @@
 #include "run.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "catalogue.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
 #include "leapfrog.hpp"
+#include "metrics.hpp"
 #include "options.hpp"
 #include "results_json.hpp"
 #include "snapshots.hpp"
@@ -193,6 +196,15 @@ const Bodies& Run::state() {
   return bodies_;
 }
 
+std::shared_ptr<const Bodies> Run::kept_state() {
+  if (kept_.first != step_) {
+    auto b = std::make_shared<const Bodies>(state());
+    check_finite(*b, name(), step_);
+    kept_ = {step_, std::move(b)};
+  }
+  return kept_.second;
+}
+
 const Synchronised& Run::synchronised(const std::string& label, Reporter& report) {
   if (synced_ && synced_->first == step_) return synced_->second;
   const auto t0 = Clock::now();
@@ -243,6 +255,70 @@ void Run::snapshot(const std::string& path, const std::string& format, const std
   if (!ic_crc.empty()) ours.emplace_back("ic_crc32c", ic_crc);  // compare --against checks the file
   write_snapshot(path, format, out, static_cast<double>(step_) * spec_.cfg.dt, spec_.cfg.softening, ours);
   diag_s_ += run_seconds_since(t0);
+}
+
+nlohmann::json Run::energy_report(Reporter& report) {
+  // A new run without E_0 (no_energy) has no energy kept at step 0 either: a pass of its own.
+  const bool none_kept = !e0_ && step_ == 0 && !resumed_;
+  const Energy e = none_kept ? synchronise_reported(state(), params(), engine(), true, "energy", report).energy
+                             : synchronised("energy", report).energy;
+  check_energy(e, state(), name(), step_);
+  nlohmann::json j{{"step", step_}, {"kinetic", e.kinetic}, {"potential", e.potential}, {"total", e.total()},
+                   {"initial", nullptr}, {"relative_drift", nullptr}};
+  if (!e0_) {
+    j["relative_drift_undefined"] = "undefined: no E_0 (a run started with --no-energy)";
+    return j;
+  }
+  j["initial"] = e0_->total();
+  if (const double drift = relative_drift(e0_->total(), e.total()); std::isnan(drift))
+    j["relative_drift_undefined"] = kUndefinedDrift;
+  else
+    j["relative_drift"] = drift;
+  return j;
+}
+
+std::pair<double, double> Run::measured_pace() {
+  if (!p_) make();
+  const long long n = spec_.cfg.n;
+  const double n2 = static_cast<double>(n) * static_cast<double>(n);
+  return {2 * n2 / measure_engine_rate(*diag_->engine, params(), n), n2 / measure_step_rate(*p_, params(), n)};
+}
+
+std::optional<Energy> Run::end(Reporter& report, bool velocities) {
+  if (!with_energy() && !velocities) return std::nullopt;
+  const Synchronised& s = synchronised("final synchronise and energy", report);
+  if (!with_energy()) return std::nullopt;
+  const long long every = spec_.energy_every;
+  if (step_ > first_ && !(every > 0 && step_ % every == 0)) add_sample(step_, s.energy);
+  return s.energy;
+}
+
+std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {
+  std::vector<std::string> lines;
+  if (const std::string tree = tree_settings_text(name(), spec_.cfg.pipeline); !tree.empty())
+    lines.push_back("tree: " + tree);
+  lines.push_back(diag_->text());
+  if (std::string ranks = decomposition_text(decomposition_, spec_.cfg.pipeline.balance); !ranks.empty())
+    lines.push_back(std::move(ranks));
+  if (!e1) {
+    lines.emplace_back("energy: not measured (--no-energy)");
+    return lines;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "energy: initial %.10g  final %.10g  relative drift %s", e0_->total(), e1->total(),
+                drift_text(relative_drift(e0_->total(), e1->total())).c_str());
+  lines.emplace_back(buf);
+  if (diag_->check) {
+    std::snprintf(buf, sizeof buf, " (tree energies: a drift below %.1e may be the tree's error, not the integration's)",
+                  diag_->drift_floor(*e0_));
+    lines.back() += buf;
+  }
+  return lines;
+}
+
+std::string Run::float64_text() const {
+  const Fp64Engine& e = diag_->float64_engine();
+  return e.name() + " (" + e.where() + ")";
 }
 
 nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {

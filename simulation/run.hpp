@@ -63,6 +63,9 @@ class Run {
   // Makes the rung and the diagnostics' engines and decomposes (under mpirun), where make() has not
   // yet: a front end with limits of its own may measure them between make() and start().
   void make();
+  // After make(), before start(): the seconds the set-up's two float64 passes (the stagger and E_0)
+  // and one step of the rung take here, measured on a few bodies and scaled as N^2.
+  std::pair<double, double> measured_pace();
   // Makes, decomposes, estimates, stages the state and loads it (see the top). Throws InputError,
   // Unavailable, NonFinite.
   void start(Reporter& report, const Setup& how);
@@ -77,10 +80,17 @@ class Run {
 
   // The state now (x_n, v_{n-1/2}), read back once per step count.
   const Bodies& state();
+  // The same as a copy callers may keep past later steps (one a step count, shared by its callers),
+  // checked for NaN and inf.
+  std::shared_ptr<const Bodies> kept_state();
   // The synchronised velocities v_n and E_n at the current step (one diagnostics pass, shared by
   // every caller at this step, its energy checked unless no_energy; step 0 of a new run: the
   // initial conditions' own).
   const Synchronised& synchronised(const std::string& label, Reporter& report = silent());
+  // E_n (synchronised()), checked finite, with E_0 and the relative drift: {"step", "kinetic",
+  // "potential", "total", "initial", "relative_drift"}, the last two null where there is none and
+  // "relative_drift_undefined" then saying why.
+  nlohmann::json energy_report(Reporter& report = silent());
   // a(x_n) from the rung, no step.
   void accelerations(std::vector<Vec3>& out);
 
@@ -115,9 +125,17 @@ class Run {
   // Where the set-up's time went: devices, estimate, initial_conditions, stagger, diagnostics_check, load.
   const nlohmann::json& phases() const { return phases_; }
 
+  // The end of the steps: E_n and v_n by one diagnostics pass (synchronised()) where the energy is
+  // measured or `velocities` are wanted, and E_n kept as a sample unless the cadence took it. The
+  // energy, or nothing where it is not measured (no_energy).
+  std::optional<Energy> end(Reporter& report, bool velocities);
+  // The summary as lines of text: the tree's settings, the diagnostics, the ranks' shares, the energies.
+  std::vector<std::string> summary(const std::optional<Energy>& e1) const;
   // The summary every front end reports: the rung and configuration, the tree settings, ranks'
   // shares, the steps, the diagnostics and the energies (E_1: the end's, when measured).
   nlohmann::json to_json(const std::optional<Energy>& e1) const;
+  // "name (where it runs)" of the float64 engine: every pass's, or with a tree the check's.
+  std::string float64_text() const;
 
  private:
   void estimate(long long output_passes);
@@ -140,6 +158,7 @@ class Run {
   nlohmann::json samples_ = nlohmann::json::array();
   std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges
   std::optional<std::pair<long long, Synchronised>> synced_;
+  std::pair<long long, std::shared_ptr<const Bodies>> kept_{-1, nullptr};
   Decomposition decomposition_;
   double diag_s_ = 0;
   nlohmann::json phases_ = nlohmann::json::object();

@@ -2,6 +2,7 @@
 // without a front end: what `nbody run`, Python's Simulation and the page share.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,11 +13,14 @@
 #include "catalogue.hpp"
 #include "checkpoint.hpp"
 #include "error.hpp"
+#include "fields.hpp"
+#include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 #include "run.hpp"
 #include "run_record.hpp"
+#include "stages.hpp"
 
 namespace nbody {
 namespace {
@@ -232,6 +236,81 @@ TEST(Progress, ALongUnitWithoutUpdatesIsNotSilent) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::filesystem::remove(log);
   EXPECT_NE(text.find("one long unit: 0/3 after 2."), std::string::npos) << text;
+}
+
+// The energy every front end reports: E_n against E_0, and why there is no drift where there is no E_0.
+TEST(Run, EnergyReportSaysWhyADriftIsUndefined) {
+  nbody::Run run(small_spec("cpu64"));
+  run.start(silent(), {});
+  ASSERT_EQ(run.advance(3, silent(), false), 0);
+  const nlohmann::json e = run.energy_report();
+  EXPECT_EQ(e["step"], 3);
+  EXPECT_EQ(e["initial"].get<double>(), run.e0()->total());
+  const double total = e["total"].get<double>();
+  EXPECT_EQ(e["relative_drift"].get<double>(), std::abs((total - run.e0()->total()) / run.e0()->total()));
+  EXPECT_FALSE(e.contains("relative_drift_undefined"));
+
+  RunSpec quiet = small_spec("cpu64");
+  quiet.no_energy = true;
+  quiet.energy_every = 0;
+  nbody::Run unmeasured(quiet);
+  unmeasured.start(silent(), {});
+  const nlohmann::json u = unmeasured.energy_report();
+  EXPECT_TRUE(u["initial"].is_null());
+  EXPECT_TRUE(u["relative_drift"].is_null());
+  EXPECT_NE(u["relative_drift_undefined"].get<std::string>().find("no E_0"), std::string::npos);
+}
+
+// The page's fields: each value's type checked and named, absent or null ones the defaults, the
+// rungs' options read by their page names and given back by them.
+TEST(Fields, ConfigFromThePagesFields) {
+  const Config c = config_from_fields({{"n", 300}, {"dt", 0.5}, {"seed", 7}, {"theta", 0.3}, {"leaf_size", 8},
+                                       {"softening", nullptr}, {"pipeline", "cpu32"}},
+                                      1024);
+  EXPECT_EQ(c.n, 300);
+  EXPECT_TRUE(c.n_given);
+  EXPECT_EQ(c.dt, 0.5);
+  EXPECT_EQ(c.seed, 7u);
+  EXPECT_EQ(c.softening, Config{}.softening);
+  EXPECT_EQ(c.pipeline.theta, 0.3);
+  EXPECT_EQ(c.pipeline.leaf_size, 8);
+  EXPECT_EQ(config_from_fields(nlohmann::json::object(), 1024).n, 1024);
+  EXPECT_EQ(fields_of(c.pipeline)["theta"], 0.3);
+  EXPECT_EQ(fields_of(c.pipeline)["leaf_size"], 8);
+  EXPECT_FALSE(fields_of(c.pipeline).contains("cuda_block"));  // no page field
+
+  const auto refused = [](const nlohmann::json& j) {
+    try {
+      config_from_fields(j, 1024);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused({{"dt", "x"}}), "dt 'x': not a number");
+  EXPECT_EQ(refused({{"n", 1.5}}), "n 1.5: must be a whole number");
+  EXPECT_EQ(refused({{"seed", -1}}), "seed -1: must be >= 0");
+  EXPECT_EQ(refused({{"ic", 3}}), "ic 3: not a name");
+  EXPECT_EQ(refused({{"leaf_size", 3e9}}), "leaf_size 3000000000: out of range");
+}
+
+// A workgroup's partial sums: after its last tile each invocation holds |a_i| over every body, the
+// float64 engine's own; after the first, the sum over the first p bodies only.
+TEST(Stages, WorkgroupSumsEndAtTheWholeAcceleration) {
+  const Bodies b = test::random_bodies(100, 5);
+  const double eps2 = 0.01;
+  const WorkgroupSums w = workgroup_sums(b.pos, 32, eps2);
+  EXPECT_EQ(w.rows, 32u);
+  EXPECT_EQ(w.tiles, 4u);  // 32 + 32 + 32 + 4
+  std::vector<Vec3> a;
+  make_engine({})->evaluate(b.pos, eps2, &a, nullptr);
+  for (std::size_t i = 0; i < w.rows; ++i) {
+    const double whole = std::sqrt(a[i].x * a[i].x + a[i].y * a[i].y + a[i].z * a[i].z);
+    EXPECT_NEAR(w.sums[i * w.tiles + 3], whole, 1e-6 * whole) << "invocation " << i;
+    EXPECT_NE(w.sums[i * w.tiles], w.sums[i * w.tiles + 3]) << "invocation " << i;
+  }
+  EXPECT_THROW(workgroup_sums(b.pos, 48, eps2), InputError);
+  EXPECT_EQ(workgroup_sums(std::vector<Vec4>(b.pos.begin(), b.pos.begin() + 5), 32, eps2).rows, 5u);
 }
 
 }  // namespace

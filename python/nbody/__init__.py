@@ -178,7 +178,7 @@ class Simulation:
 
     def energy(self) -> dict:
         """Kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
-        return self._sim.energy()
+        return _json.loads(self._sim.energy())
 
     def save_checkpoint(self, path) -> None:
         """The exact state, as ``nbody run`` writes it: ``Simulation.resume`` or ``nbody run --resume`` go on."""

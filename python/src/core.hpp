@@ -44,6 +44,8 @@ View2 xyz_view(const std::vector<V>& v, std::shared_ptr<const void> keep) {
   const std::int64_t strides[2] = {static_cast<std::int64_t>(sizeof(V) / sizeof(double)), 1};
   return View2(reinterpret_cast<const double*>(v.data()), 2, shape, owner, strides);
 }
+// An image of RGBA texels (row by row) as a (height, width, 3) array of its RGB, owning the texels.
+nb::ndarray<nb::numpy, float, nb::ndim<3>> rgb(std::vector<float>&& rgba, int width, int height);
 // The masses (w) of `pos`, as an (n,) array.
 Array1 masses(const std::vector<Vec4>& pos);
 // Bodies from x (n, 3), v (n, 3), m (n,): the Python layer has checked shapes and dtypes.

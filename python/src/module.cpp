@@ -39,6 +39,14 @@ Bodies bodies_from(const In2& x, const In2& v, const In1& m) {
   return b;
 }
 
+nb::ndarray<nb::numpy, float, nb::ndim<3>> rgb(std::vector<float>&& rgba, int width, int height) {
+  auto* owned = new std::vector<float>(std::move(rgba));
+  nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
+  const std::size_t shape[3] = {static_cast<std::size_t>(height), static_cast<std::size_t>(width), 3};
+  const std::int64_t strides[3] = {4LL * width, 4, 1};  // RGBA texels: the alpha left out
+  return {owned->data(), 3, shape, owner, strides};
+}
+
 PipelineOptions options_from(const nb::dict& options) {
   PipelineOptions o;
   for (const auto& [key, value] : options) {

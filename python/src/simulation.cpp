@@ -3,15 +3,14 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
-#include <cmath>
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 
 #include "core.hpp"
 #include "error.hpp"
 #include "io.hpp"
-#include "metrics.hpp"
 #include "run.hpp"
 #include "snapshots.hpp"
 #include "stages.hpp"
@@ -79,86 +78,33 @@ class Simulation {
 
   // A read-only view of the state read back (one copy a step count, shared by the arrays of that step).
   View2 positions() {
-    const std::shared_ptr<const Bodies> b = locked_read();
+    const std::shared_ptr<const Bodies> b = locked([](Run& r) { return r.kept_state(); });
     return xyz_view(b->pos, b);
   }
-  Array1 masses_now() { return masses(locked_read()->pos); }
+  Array1 masses_now() { return masses(locked([](Run& r) { return r.kept_state(); })->pos); }
   // The synchronised velocities v_n (one diagnostics pass), not the leapfrog's v_{n-1/2}.
-  Array2 velocities() {
-    std::vector<Vec3> v;
-    {
-      nb::gil_scoped_release release;
-      const std::lock_guard<std::mutex> lock(m_);
-      ready();
-      v = run_->synchronised("velocities").vel;
-    }
-    return xyz(std::move(v));
-  }
+  Array2 velocities() { return xyz(locked([](Run& r) { return r.synchronised("velocities").vel; })); }
   Array2 accelerations() {
-    std::vector<Vec3> a;
-    {
-      nb::gil_scoped_release release;
-      const std::lock_guard<std::mutex> lock(m_);
-      ready();
-      run_->accelerations(a);
-    }
-    return xyz(std::move(a));
+    return xyz(locked([](Run& r) {
+      std::vector<Vec3> a;
+      r.accelerations(a);
+      return a;
+    }));
   }
-  nb::dict energy() {
-    Energy e;
-    std::optional<Energy> e0;
-    {
-      nb::gil_scoped_release release;
-      const std::lock_guard<std::mutex> lock(m_);
-      ready();
-      e = run_->synchronised("energy").energy;
-      check_energy(e, run_->state(), name_, run_->step());
-      e0 = run_->e0();
-    }
-    nb::dict d;
-    d["kinetic"] = e.kinetic, d["potential"] = e.potential, d["total"] = e.total();
-    d["initial"] = e0 ? nb::cast(e0->total()) : nb::none();
-    const double drift = e0 ? relative_drift(e0->total(), e.total()) : std::nan("");
-    if (std::isnan(drift)) {  // E_0 = 0, or none kept: None, and why
-      d["relative_drift"] = nb::none();
-      d["relative_drift_undefined"] = e0 ? kUndefinedDrift : "undefined: no E_0 (a run started with --no-energy)";
-    } else {
-      d["relative_drift"] = drift;
-    }
-    return d;
-  }
-
+  // E_n, E_0 and the drift (Run::energy_report), as JSON.
+  std::string energy() { return locked([](Run& r) { return r.energy_report().dump(); }); }
   void save_checkpoint(const std::string& path) {
-    nb::gil_scoped_release release;
-    const std::lock_guard<std::mutex> lock(m_);
-    ready();
-    run_->checkpoint(path, run_->step());
+    locked([&](Run& r) { r.checkpoint(path, r.step()); });
   }
-
   void snapshot(const std::string& path, const std::string& format) {
     check_snapshot_format(format);
-    nb::gil_scoped_release release;
-    const std::lock_guard<std::mutex> lock(m_);
-    ready();
-    run_->snapshot(path, format);
+    locked([&](Run& r) { r.snapshot(path, format); });
   }
 
   nb::list forcequad_stages() {
     nb::list out;
-    std::vector<QuadStage> stages;
-    {
-      nb::gil_scoped_release release;
-      const std::lock_guard<std::mutex> lock(m_);
-      ready();
-      stages = force_quad_stages(run_->rung());
-    }
-    for (QuadStage& s : stages) {
-      auto* owned = new std::vector<float>(std::move(s.rgba));
-      nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<float>*>(p); });
-      const std::size_t shape[3] = {static_cast<std::size_t>(s.height), static_cast<std::size_t>(s.width), 3};
-      const std::int64_t strides[3] = {4LL * s.width, 4, 1};  // RGBA texels: the alpha left out
-      out.append(nb::make_tuple(s.name, nb::ndarray<nb::numpy, float, nb::ndim<3>>(owned->data(), 3, shape, owner, strides)));
-    }
+    for (QuadStage& s : locked([](Run& r) { return force_quad_stages(r.rung()); }))
+      out.append(nb::make_tuple(s.name, rgb(std::move(s.rgba), s.width, s.height)));
     return out;
   }
 
@@ -167,7 +113,6 @@ class Simulation {
     const std::lock_guard<std::mutex> lock(m_);
     if (run_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
     run_.reset();
-    state_.reset();
   }
   bool closed() const { return !run_; }
   const std::string& pipeline() const { return name_; }
@@ -176,11 +121,7 @@ class Simulation {
   double dt() const { return params_.dt; }
   double softening() const { return params_.softening; }
   // The float64 engine: every pass's, or with a tree the check's.
-  std::string where() const {
-    if (!run_) return "";
-    const Fp64Engine& e = run_->diagnostics().float64_engine();
-    return e.name() + " (" + e.where() + ")";
-  }
+  std::string where() const { return run_ ? run_->float64_text() : ""; }
   // How the diagnostics are computed and, with a tree, its check (RunDiagnostics::to_json), as JSON.
   std::string diagnostics() const {
     if (!run_) throw InputError("this simulation is closed");
@@ -203,21 +144,13 @@ class Simulation {
     if (!run_) throw InputError("this simulation is closed");
     if (gl_) claim_gl_thread(name_);
   }
-  std::shared_ptr<const Bodies> locked_read() {
+  // f(the run) without the GIL, with the lock held, open and (gl:*) on its GL thread.
+  template <class F>
+  std::invoke_result_t<F, Run&> locked(F&& f) {
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(m_);
-    return read();
-  }
-  // The state now (read back once per step count), checked for NaN and inf. With m_ held.
-  std::shared_ptr<const Bodies> read() {
     ready();
-    if (!state_ || state_step_ != run_->step()) {
-      auto b = std::make_shared<Bodies>(run_->state());
-      check_finite(*b, name_, run_->step());
-      state_ = std::move(b);
-      state_step_ = run_->step();
-    }
-    return state_;
+    return f(*run_);
   }
 
   std::string name_;
@@ -226,8 +159,6 @@ class Simulation {
   std::atomic<long long> step_ = 0;  // the steps taken, read without the lock (steps, time)
   bool gl_ = false;
   std::mutex m_;  // one call at a time: close() waits for a step() in another thread
-  std::shared_ptr<const Bodies> state_;  // the state read back at state_step_, shared with arrays
-  long long state_step_ = -1;
 };
 
 }  // namespace

@@ -199,8 +199,9 @@ async function energy() {
   const e = await ask('energy');
   if (page.started !== run || !run) return e;
   if (e.error) return fail(e, 'energy');
+  const drift = e.relative_drift === null ? e.relative_drift_undefined : e.relative_drift.toExponential(2);
   $('energy').textContent = `E\u2080 = ${e.initial.toPrecision(8)}; at step ${e.step} E = ` +
-    `${e.total.toPrecision(8)} (relative drift ${e.rel_drift.toExponential(2)}).`;
+    `${e.total.toPrecision(8)} (relative drift ${drift}).`;
   return e;
 }
 

@@ -52,7 +52,8 @@ class Session {
   std::string step(int count);
   // The rung's and cpu64's accelerations of the current positions (no step), kept for the views.
   std::string accelerations();
-  // Energy of the rung's state at a synchronised time, in float64: {"total", "rel_drift", ...}.
+  // Energy of the rung's state at a synchronised time, in float64 (Run::energy_report): {"step",
+  // "kinetic", "potential", "total", "initial", "relative_drift"}.
   std::string energy();
   // gl:forcequad's force quad and halving passes for the rung's current positions
   // ([{"name", "width", "height"}]; stage_data(k) has the texels).

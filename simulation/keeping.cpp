@@ -1,0 +1,74 @@
+#include "keeping.hpp"
+
+#include <utility>
+
+#include "error.hpp"
+#include "snapshots.hpp"
+#include "world.hpp"
+
+namespace nbody {
+
+Keeper::Keeper(Run& run, Keeping how, long long last) : run_(run), how_(std::move(how)), last_(last) {}
+
+Keeper::~Keeper() {
+  std::error_code ec;
+  for (const auto& d : made_) {  // the deepest first; a folder with anything in it stays
+    if (!std::filesystem::is_empty(d, ec)) break;
+    std::filesystem::remove(d, ec);
+  }
+}
+
+long long Keeper::passes() const {
+  const long long every = how_.snapshot_every;
+  return every > 0 ? last_ / every - run_.first() / every + 1 : 0;
+}
+
+void Keeper::open(const std::string& ic_crc) {
+  ic_crc_ = ic_crc;
+  if (how_.dir.empty() || !World::writer()) return;
+  std::error_code ec;
+  for (std::filesystem::path d = std::filesystem::absolute(how_.dir, ec); !d.empty() && !std::filesystem::exists(d, ec);
+       d = d.parent_path())
+    made_.push_back(d);
+  std::filesystem::create_directories(how_.dir, ec);
+  if (ec) throw InputError("--out '" + how_.dir + "': cannot create the folder: " + ec.message());
+}
+
+void Keeper::start() {
+  if (!run_.resumed() && how_.snapshot_every > 0) snapshot(run_.step());
+}
+
+void Keeper::observe(Stepper& stepper) {
+  stepper.every(how_.snapshot_every, [this](long long step) { snapshot(step); });
+  if (how_.snapshot_every > 0) stepper.at({last_}, [this](long long step) { if (snapshotted_ != step) snapshot(step); });
+  stepper.every(how_.checkpoint_every, [this](long long step) { checkpoint(step); });
+  if (how_.checkpoint_every > 0)
+    stepper.at({last_}, [this](long long step) { if (checkpointed_ != step) checkpoint(step); });
+}
+
+void Keeper::finish() {
+  if (how_.snapshot_every > 0 && snapshotted_ != last_) snapshot(last_);
+  if (how_.checkpoint_every > 0 && checkpointed_ != last_) checkpoint(last_);
+}
+
+bool Keeper::interrupted() {
+  if (how_.dir.empty()) return false;
+  if (checkpointed_ != run_.step()) checkpoint(run_.step());
+  return true;
+}
+
+std::string Keeper::checkpoint_path() const { return nbody::checkpoint_path(how_.dir); }
+std::string Keeper::last_snapshot_path() const { return snapshot_path(how_.dir, how_.snapshot_format, last_); }
+
+void Keeper::snapshot(long long step) {
+  run_.snapshot(snapshot_path(how_.dir, how_.snapshot_format, step), how_.snapshot_format, ic_crc_);
+  snapshotted_ = step;
+  ++snapshots_written_;
+}
+
+void Keeper::checkpoint(long long step) {
+  run_.checkpoint(nbody::checkpoint_path(how_.dir), last_);
+  checkpointed_ = step;
+}
+
+}  // namespace nbody
