@@ -143,11 +143,9 @@ Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy, Eval
   Energy e;
   if (energy) e = {kinetic_energy(b.pos, b.vel), potential_energy(b.pos, phi)};
   const double h = 0.5 * p.dt;
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    b.vel[i].x -= a[i].x * h;
-    b.vel[i].y -= a[i].y * h;
-    b.vel[i].z -= a[i].z * h;
-  }
+  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) b.vel[i] = {b.vel[i].x - a[i].x * h, b.vel[i].y - a[i].y * h, b.vel[i].z - a[i].z * h};
+  });
   if (keep) *keep = {std::move(a), std::move(phi)};
   return e;
 }
@@ -159,8 +157,9 @@ Synchronised synchronise(const Bodies& b, const Params& p, Fp64Engine& engine, b
   Synchronised s;
   const double h = 0.5 * p.dt;
   s.vel.resize(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i)
-    s.vel[i] = {b.vel[i].x + a[i].x * h, b.vel[i].y + a[i].y * h, b.vel[i].z + a[i].z * h};
+  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) s.vel[i] = {b.vel[i].x + a[i].x * h, b.vel[i].y + a[i].y * h, b.vel[i].z + a[i].z * h};
+  });
   if (energy) s.energy = {kinetic_energy(b.pos, s.vel), potential_energy(b.pos, phi)};
   return s;
 }

@@ -1,6 +1,7 @@
 #include "io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cctype>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "error.hpp"
 #include "output.hpp"
+#include "parallel.hpp"
 
 namespace nbody {
 
@@ -99,21 +101,29 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
 }
 
 void validate_bodies(const Bodies& b, const std::string& where) {
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w,
-                         b.vel[i].x, b.vel[i].y, b.vel[i].z};
-    for (double x : v)
-      if (!std::isfinite(x))
-        throw InputError(where + ": body " + std::to_string(i) + " has a non-finite value");
-    if (b.pos[i].w < 0)
-      throw InputError(where + ": body " + std::to_string(i) + " has negative mass " +
-                       std::to_string(b.pos[i].w));
-  }
   if (b.size() == 0) throw InputError(where + ": no bodies");
-  double total = 0;
-  for (const Vec4& p : b.pos) total += p.w;
+  std::atomic<std::size_t> first{b.size()};  // the first body that is wrong, in any chunk
+  std::atomic<bool> massive{false};
+  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w, b.vel[i].x, b.vel[i].y, b.vel[i].z};
+      if (std::all_of(v, v + 7, [](double x) { return std::isfinite(x); }) && b.pos[i].w >= 0) {
+        if (b.pos[i].w > 0) massive.store(true, std::memory_order_relaxed);
+        continue;
+      }
+      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  if (const std::size_t i = first.load(); i < b.size()) {
+    const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w, b.vel[i].x, b.vel[i].y, b.vel[i].z};
+    if (!std::all_of(v, v + 7, [](double x) { return std::isfinite(x); }))
+      throw InputError(where + ": body " + std::to_string(i) + " has a non-finite value");
+    throw InputError(where + ": body " + std::to_string(i) + " has negative mass " + std::to_string(b.pos[i].w));
+  }
   // Nothing attracts anything, and every relative measure (the energy's drift) is 0/0.
-  if (!(total > 0)) throw InputError(where + ": the masses add up to 0 (at least one body needs mass > 0)");
+  if (!massive.load()) throw InputError(where + ": the masses add up to 0 (at least one body needs mass > 0)");
 }
 
 Bodies read_tipsy(const std::string& path, TipsyCounts* counts) {

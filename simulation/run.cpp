@@ -72,7 +72,7 @@ void Run::start(Reporter& report, const Setup& how) {
   p_->load(bodies_, params());
   resume_split(report);
   for (Pipeline* p : how.beside) p->load(bodies_, params());
-  if (!resumed_) p_->read(bodies_);  // x_0 as the rung holds it: what a step-0 snapshot or checkpoint keeps
+  if (!resumed_) stale_ = true;  // x_0 as the rung holds it, read back when asked for (a step-0 snapshot)
   phase("load");
 }
 

@@ -2,12 +2,13 @@
 #
 # For a change that must not change results or speed (a refactor): the bundle's nbody against an
 # older build of it (OLD, e.g. build/base/nbody carried beside the bundle), each bench run old then
-# new, twice; run --save of each deterministic CUDA rung and cpu32 compared with cmp; compare's JSON
-# field by field, timings aside.
+# new, twice, over every CUDA rung; run --save of each deterministic CPU and CUDA rung compared with
+# cmp; compare's JSON field by field, timings aside. The rung lists are the registry's (info --json).
 # Usage: bash scripts/gpu.sh ab BUNDLE OLD [N]   (OLD: the older nbody, required; N: the bench's bodies, default 262144)
 OLD=${1:?usage: bash scripts/gpu.sh ab bundle OLD_NBODY [N]}
 BODIES=${2:-262144}
-P=cuda:gems31,cuda:tuned,cuda:symmetric,cuda:gems31-fp64,cuda:tuned-fp64,cuda:mixed
+P=$(rungs_where "r['family'] == 'cuda'")
+SAVED=$(rungs_where "r['family'] in ('cpu', 'cuda') and r['deterministic'] and r['name'] != 'cpu64'")
 section "bench $P -n $BODIES: new / old"
 for i in 1 2; do
   "$OLD" bench --pipelines $P -n "$BODIES" --steps 5 --reps 3 --json "$O/ab-old$i.json" >/dev/null 2>&1
@@ -20,7 +21,7 @@ for p in old:
 PY
 done
 section "run --save, 20000 bodies, 20 steps: the same bytes?"
-for p in cuda:gems31 cuda:tuned cuda:tuned-fp64 cuda:mixed cuda:gems31-fp64 cpu32; do
+for p in ${SAVED//,/ }; do
   rm -f "$O/ab-old.csv" "$O/ab-new.csv"  # a failed run leaves no file to compare
   "$OLD" run -p $p -n 20000 --steps 20 --save "$O/ab-old.csv" >/dev/null 2>&1
   "$N" run -p $p -n 20000 --steps 20 --save "$O/ab-new.csv" >/dev/null 2>&1
