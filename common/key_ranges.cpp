@@ -165,6 +165,18 @@ void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, s
   for (const Acceleration& a : every) out[a.id] = {a.ax, a.ay, a.az};
 }
 
+std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std::size_t n) {
+  struct Owner {
+    std::uint64_t id;
+    std::int64_t rank;
+  };
+  std::vector<Owner> held(mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) held[i] = {mine[i].id, ex.rank()};
+  std::vector<int> owner(n, 0);
+  for (const Owner& o : records_of<Owner>(ex.allgatherv(bytes_of(held)))) owner[o.id] = static_cast<int>(o.rank);
+  return owner;
+}
+
 long long first_non_finite(Exchange& ex, const std::vector<Body>& mine) {
   long long first = LLONG_MAX;
   for (const Body& b : mine)

@@ -90,6 +90,8 @@ struct Acceleration {
 void gather_state(Exchange& ex, const std::vector<Body>& mine, Bodies& bodies);
 void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, std::vector<Vec3>& out);
 long long first_non_finite(Exchange& ex, const std::vector<Body>& mine);
+// The rank that holds each of the n bodies (collective): every rank's ids, gathered.
+std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std::size_t n);
 
 // Sorts `mine` by (key, id) and gives the keys in that order.
 std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine);

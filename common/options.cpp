@@ -99,8 +99,9 @@ const std::vector<OptionRow> kOptions{
     {"frames", "--frames", "", "", V{0LL}, ">= 0",
      "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
      "from its textures, any other read back first; 0: none)"},
-    {"colour", "--colour", "", "", V{std::string_view(d::colour)}, "plain | speed | species",
-     "Frames: plain | speed | species (a file's gas, dark, star)", "--color"},
+    {"colour", "--colour", "", "", V{std::string_view(d::colour)}, "plain | speed | species | rank",
+     "Frames: plain | speed | species (a file's gas, dark, star) | rank (the rank that computes each body "
+     "under mpirun)", "--color"},
     {"view_radius", "--view-radius", "", "", V{0.0}, ">= 0",
      "Half the picture's height in world units (0: fit 90% of the luminous bodies)"},
     {"view_tilt", "--view-tilt", "", "", V{d::view_tilt}, "", "Camera tilt about x in degrees (0: looking down z)"},

@@ -60,6 +60,16 @@ void Pipeline::gather_positions(void* data, std::size_t bytes, std::size_t n) {
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+std::vector<int> Pipeline::owners(std::size_t n) const {
+  std::vector<int> owner(n, 0);
+  if (!exchange_) return owner;
+  for (int r = 0; r < exchange_->ranks(); ++r) {
+    const auto [begin, end] = partition_.block(n, r);
+    std::fill(owner.begin() + static_cast<std::ptrdiff_t>(begin), owner.begin() + static_cast<std::ptrdiff_t>(end), r);
+  }
+  return owner;
+}
+
 long long Pipeline::first_non_finite() {
   Bodies b;
   read(b);

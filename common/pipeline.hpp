@@ -152,6 +152,9 @@ class Pipeline {
   virtual void resume_split(const std::vector<std::uint64_t>&) {}
   // Distributed by key ranges: the bodies this rank holds now (0 for the others).
   virtual std::size_t held() const { return 0; }
+  // The rank that computes each of the n bodies now, by index (collective where distributed): a
+  // split that moves the bodies says where each went; the blocks are fixed. All 0 in one process.
+  virtual std::vector<int> owners(std::size_t n) const;
 
  protected:
   // This rank's block of n bodies: [0, n) in one process.

@@ -143,6 +143,7 @@ class CpuTree final : public Float32Soa {
   void resume_split(const std::vector<std::uint64_t>& first) override;
 
   std::size_t held() const override { return mine_.size(); }
+  std::vector<int> owners(std::size_t n) const override;
 
  private:
   void compute_accelerations(std::size_t begin, std::size_t end) override;  // one process: the tree of all N

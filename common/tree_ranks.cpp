@@ -145,6 +145,10 @@ void CpuTree::read(Bodies& bodies) {
   kr::gather_state(*exchange(), mine_, bodies);
 }
 
+std::vector<int> CpuTree::owners(std::size_t n) const {
+  return exchange() ? kr::gather_owners(*exchange(), mine_, n) : Float32Soa::owners(n);
+}
+
 long long CpuTree::first_non_finite() {
   return exchange() ? kr::first_non_finite(*exchange(), mine_) : Float32Soa::first_non_finite();
 }

@@ -87,6 +87,7 @@ class Tree final : public BodySystem<float> {
     if (ranks_) ranks_->resume_split(first);
   }
   std::size_t held() const override { return ranks_ ? ranks_->held() : 0; }
+  std::vector<int> owners(std::size_t n) const override { return ranks_ ? ranks_->owners(n) : Pipeline::owners(n); }
   ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 
  private:

@@ -621,6 +621,8 @@ std::vector<Traveller> TreeRanks::records() const {
 
 void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
 
+std::vector<int> TreeRanks::owners(std::size_t n) const { return kr::gather_owners(ex_, records(), n); }
+
 long long TreeRanks::first_non_finite() {
   unsigned long long first = ~0ULL;
   if (n_ > 0) {

@@ -62,6 +62,7 @@ class TreeRanks {
   std::vector<std::uint64_t> split_state();
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
+  std::vector<int> owners(std::size_t n) const;  // each body's rank, by index (gathered)
   ExchangeTime exchange_time() const;
 
  private:

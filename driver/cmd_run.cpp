@@ -103,7 +103,9 @@ void RunCommand::frame([[maybe_unused]] long long step) {
     label.push_back("octree cells: " + std::to_string(cells.levels) + " levels, leaves of " +
                     std::to_string(cells.leaf_size));
   }
-  const std::string png = frames_->png(run_->rung(), rung(run_->name()).state == StateHome::GlTexture, label);
+  const std::vector<int> ranks = a_.colour == "rank" ? run_->owners() : std::vector<int>{};  // collective
+  if (a_.colour == "rank") label.push_back(viewer::rank_legend(World::size()));
+  const std::string png = frames_->png(run_->rung(), rung(run_->name()).state == StateHome::GlTexture, label, ranks);
   write_output((std::filesystem::path(a_.out) / file).string(), png);
   frames_s_ += since(t0);
 #endif

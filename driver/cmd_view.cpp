@@ -54,6 +54,8 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
   check_tree_cells(a.tree_cells);
   if (a.colour != "auto") viewer::parse_colour(a.colour);
+  if (a.colour == "rank")
+    throw InputError("--colour rank: view runs in one process; run --frames under mpirun colours bodies by rank");
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));
   if (a.colour == "divergence" && names.size() < 2)

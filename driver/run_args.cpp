@@ -42,8 +42,8 @@ void check_kept_outputs(const RunArgs& a) {
   if (!a.given("--frames") || a.frames == 0)
     for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw", "--tree-cells"})
       if (a.given(option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
-  if (a.colour != "speed" && a.colour != "species" && a.colour != "plain")
-    throw InputError("--colour '" + a.colour + "': frames take plain, speed or species");
+  if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
+    throw InputError("--colour '" + a.colour + "': frames take plain, speed, species or rank");
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");

@@ -114,6 +114,8 @@ class Run {
   const nlohmann::json& samples() const { return samples_; }
   void add_sample(long long step, const Energy& e) { samples_.push_back({{"step", step}, {"total", e.total()}}); }
   const std::vector<Species>& species() const { return species_; }
+  // The rank that computes each body now, by index (Pipeline::owners; collective under mpirun).
+  std::vector<int> owners() const { return p_->owners(n()); }
   // Under mpirun, how its bodies are split among the ranks.
   const Decomposition& decomposition() const { return decomposition_; }
   Pipeline& rung() { return *p_; }

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstdio>
@@ -148,7 +149,7 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --steps 10", "--steps"},
       {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour is for --frames"},
       {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --colour divergence",
-       "frames take plain, speed or species"},
+       "frames take plain, speed, species or rank"},
   });
 }
 
@@ -300,6 +301,42 @@ TEST(View, TreeCellsAreDrawnOverEachPane) {
   const Result run = nbody("run -p cpu:tree -n 3000 --steps 1 --frames 1 --tree-cells 3 --out '" + out.string() + "'");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_GT(green(load(out / "frame_000001.png"), 0) + green(load(out / "frame_000001.png"), 1), 300);
+}
+
+// run --frames --colour rank: each body in the colour of the rank that computes it (under mpirun,
+// the tree's key ranges), so three ranks draw three colours, red, green and blue (the channel that
+// leads a bright pixel), and one process one; the legend names them.
+TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
+  REQUIRE_GL_CLI();
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
+  if (nbody("info").out.find("mpi:  built") == std::string::npos) GTEST_SKIP() << "nbody was built without MPI";
+  const auto leading = [](const Image& im) {
+    std::array<int, 3> count{};
+    for (int y = 40; y < im.h; ++y)  // below the label
+      for (int x = 0; x < im.w; ++x) {
+        const unsigned char* p = im.at(x, y);
+        const int c = static_cast<int>(std::max_element(p, p + 3) - p);
+        if (p[c] > 80 && p[c] >= 1.4 * p[(c + 1) % 3] && p[c] >= 1.4 * p[(c + 2) % 3]) ++count[c];
+      }
+    return count;
+  };
+  for (const int ranks : {1, 3}) {
+    const fs::path out = scratch() / ("frames-rank-" + std::to_string(ranks));
+    fs::remove_all(out);
+    const Result r = nbody("run -p cpu:tree -n 20000 --steps 2 --frames 2 --colour rank --out '" + out.string() + "'",
+                           ranks > 1 ? "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 3 " : "");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::array<int, 3> lead = leading(load(out / "frame_000002.png"));
+    if (ranks == 1) {
+      EXPECT_GT(lead[0], 500) << "one process: every body red";
+      EXPECT_LT(lead[1] + lead[2], lead[0] / 20) << lead[1] << " green, " << lead[2] << " blue";
+    } else {
+      for (int c = 0; c < 3; ++c) EXPECT_GT(lead[c], 300) << "rank " << c << "'s colour";
+    }
+  }
+  const Result refused = nbody("view -n 64 --colour rank --offscreen --frame-count 1");
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("run --frames under mpirun"), std::string::npos) << refused.err;
 }
 
 // run --frames: any pipeline (a non-GL one is read back), labelled frames, and the drawing timed as

@@ -49,6 +49,22 @@ struct FrameWriter::Impl {
   Bodies host;
   TreeCells cells;
   CellRenderer cell_renderer;
+  GLuint rank_buffer = 0, rank_texture = 0;  // Colour::Rank: each body's rank, a float a body
+  ~Impl() {
+    if (rank_texture) glDeleteTextures(1, &rank_texture);
+    if (rank_buffer) glDeleteBuffers(1, &rank_buffer);
+  }
+  void upload_ranks(const std::vector<int>& ranks) {
+    if (!rank_buffer) glGenBuffers(1, &rank_buffer), glGenTextures(1, &rank_texture);
+    const std::vector<float> r(ranks.begin(), ranks.end());
+    glBindBuffer(GL_TEXTURE_BUFFER, rank_buffer);
+    glBufferData(GL_TEXTURE_BUFFER, static_cast<GLsizeiptr>(std::max<std::size_t>(r.size(), 1) * 4),
+                 r.empty() ? nullptr : r.data(), GL_DYNAMIC_DRAW);
+    glBindTexture(GL_TEXTURE_BUFFER, rank_texture);
+    glTexBuffer(GL_TEXTURE_BUFFER, GL_R32F, rank_buffer);
+    glBindBuffer(GL_TEXTURE_BUFFER, 0);
+    check_gl("uploading the ranks of " + std::to_string(r.size()) + " bodies");
+  }
 };
 
 FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size, TreeCells cells)
@@ -64,8 +80,10 @@ FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size, TreeCells 
 
 FrameWriter::~FrameWriter() = default;
 
-std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label) {
+std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label,
+                             const std::vector<int>& ranks) {
   Impl& m = *impl_;
+  if (m.colour == Colour::Rank) m.upload_ranks(ranks);
   BodySource source{nullptr, &m.buffers};
   if (textured) {
     source = BodySource::textures_of(pipeline);
@@ -77,7 +95,7 @@ std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vecto
   m.fbo.bind(0, 0, m.size, m.size);
   glClearColor(0, 0, 0, 1);
   glClear(GL_COLOR_BUFFER_BIT);
-  m.renderer.draw(source, m.scene, m.scene.camera, m.colour, {0, 0, m.size, m.size});
+  m.renderer.draw(source, m.scene, m.scene.camera, m.colour, {0, 0, m.size, m.size}, m.rank_texture);
   if (m.cells.levels > 0) m.cell_renderer.draw(tree_boxes(m.host, m.cells), m.scene.camera, {0, 0, m.size, m.size});
   float y = 6;
   for (const std::string& line : label) y = m.overlay.text(8, y, line);

@@ -19,16 +19,29 @@ using namespace nbody::gl;  // the GL objects (gl_objects.hpp) the pictures are 
 
 // ---- Colour modes and the scene ---------------------------------------------------------------
 
+namespace {
+// Ranks 0..5 (and on, in turn), each far from the others, and their names for the legend.
+constexpr float kRankColours[6][3] = {{1.0f, 0.3f, 0.25f}, {0.3f, 1.0f, 0.3f}, {0.35f, 0.5f, 1.0f},
+                                      {1.0f, 0.9f, 0.2f},  {1.0f, 0.3f, 1.0f}, {0.2f, 1.0f, 1.0f}};
+constexpr const char* kRankColourNames[6] = {"red", "green", "blue", "yellow", "magenta", "cyan"};
+}  // namespace
+
 const std::vector<std::string>& colour_names() {
-  static const std::vector<std::string> v{"plain", "speed", "species", "divergence"};
+  static const std::vector<std::string> v{"plain", "speed", "species", "divergence", "rank"};
   return v;
 }
 
 Colour parse_colour(const std::string& name) {
   const auto& v = colour_names();
   const auto it = std::find(v.begin(), v.end(), name);
-  if (it == v.end()) throw InputError("--colour '" + name + "': must be auto, plain, speed, species or divergence");
+  if (it == v.end()) throw InputError("--colour '" + name + "': must be auto, plain, speed, species, divergence or rank");
   return static_cast<Colour>(it - v.begin());
+}
+
+std::string rank_legend(int ranks) {
+  std::string s = "ranks:";
+  for (int r = 0; r < ranks; ++r) s += (r ? ", " : " ") + std::to_string(r) + " " + kRankColourNames[r % 6];
+  return s;
 }
 
 const std::string& colour_name(Colour c) { return colour_names().at(static_cast<std::size_t>(c)); }
@@ -230,7 +243,7 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
   bind(2, GL_TEXTURE_BUFFER, textured ? 0 : source.buffers->position_texture(), "pos_buf");
   bind(3, GL_TEXTURE_BUFFER, textured ? 0 : source.buffers->velocity_texture(), "vel_buf");
   if (textured) program_.set("body_width", textured->positions().width());
-  bind(4, GL_TEXTURE_BUFFER, colour == Colour::Divergence ? divergence : 0, "divergence");
+  bind(4, GL_TEXTURE_BUFFER, colour == Colour::Divergence || colour == Colour::Rank ? divergence : 0, "divergence");
   bind(5, GL_TEXTURE_2D, ramp_, "ramp");
   glActiveTexture(GL_TEXTURE0);
 
@@ -255,6 +268,7 @@ void BodyRenderer::draw(const BodySource& source, const Scene& scene, const Came
     const auto c = species_colour(scene.species[static_cast<std::size_t>(k)], static_cast<std::size_t>(k));
     std::copy(c.begin(), c.end(), colours + 3 * k);
   }
+  if (colour == Colour::Rank) std::copy(&kRankColours[0][0], &kRankColours[0][0] + 18, colours);
   program_.set("groups", std::max(groups, 1));
   glUniform1iv(program_.uniform("group_end"), 6, ends);
   glUniform3fv(program_.uniform("group_colour"), 6, colours);

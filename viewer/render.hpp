@@ -74,7 +74,8 @@ class BodyRenderer {
   BodyRenderer& operator=(const BodyRenderer&) = delete;
   // Draws `source` into `viewport` of the bound framebuffer, viewed through `camera`.
   // `divergence` (a buffer texture of one float per body, log10 of the distance to its twin) is
-  // used in Colour::Divergence, mapped from [lo, hi] onto the ramp.
+  // used in Colour::Divergence, mapped from [lo, hi] onto the ramp; in Colour::Rank the same buffer
+  // holds each body's rank.
   void draw(const BodySource& source, const Scene& scene, const Camera& camera, Colour colour,
             const Rect& viewport, GLuint divergence = 0, float lo = 0, float hi = 1);
 

@@ -17,9 +17,12 @@ namespace nbody::viewer {
 
 // How bodies are coloured: plain, by speed, by species (a Tipsy file's gas, dark and star), or
 // by each body's distance to its twin in the other pane (log scale, with a colour bar).
-enum class Colour { Plain, Speed, Species, Divergence };
-const std::vector<std::string>& colour_names();  // "plain", "speed", "species", "divergence"
+// Rank: the rank that computes each body (run --frames under mpirun: the decomposition seen).
+enum class Colour { Plain, Speed, Species, Divergence, Rank };
+const std::vector<std::string>& colour_names();  // "plain", "speed", "species", "divergence", "rank"
 Colour parse_colour(const std::string& name);    // throws InputError
+// The key of Colour::Rank for `ranks` ranks: "ranks: 0 red, 1 green, 2 blue".
+std::string rank_legend(int ranks);
 const std::string& colour_name(Colour c);
 
 // An orthographic camera looking at the origin (the centre of mass).
@@ -64,8 +67,10 @@ class FrameWriter {
   ~FrameWriter();
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
-  // The PNG file's bytes (the caller writes them: output.hpp).
-  std::string png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label);
+  // The PNG file's bytes (the caller writes them: output.hpp). Colour::Rank: `ranks` holds each
+  // body's rank (Pipeline::owners).
+  std::string png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label,
+                  const std::vector<int>& ranks = {});
 
  private:
   struct Impl;

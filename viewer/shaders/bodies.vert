@@ -8,7 +8,7 @@ uniform sampler2D pos_tex;
 uniform sampler2D vel_tex;
 uniform samplerBuffer pos_buf;
 uniform samplerBuffer vel_buf;
-uniform samplerBuffer divergence;  // log10 distance to the twin body on the other pane
+uniform samplerBuffer divergence;  // log10 distance to the twin body on the other pane, or its rank
 uniform sampler2D ramp;             // 256 x 1: the divergence colour ramp (render.cpp)
 uniform int body_width;
 uniform mat3 rotation;  // world -> view
@@ -17,11 +17,11 @@ uniform float point_size;   // pixels, for a body of the reference mass
 uniform float brightness;   // for a body of the reference mass
 uniform float mass_ref;
 uniform float vmax;         // the speed drawn full orange
-uniform int colour;         // 0 plain, 1 speed, 2 species, 3 divergence (gl_pipeline.hpp)
+uniform int colour;         // 0 plain, 1 speed, 2 species, 3 divergence, 4 rank (viewer.hpp)
 uniform float div_lo, div_hi;
 uniform int groups;             // species: bodies [group_end[k-1], group_end[k]) are species k
 uniform int group_end[6];
-uniform vec3 group_colour[6];
+uniform vec3 group_colour[6];  // the species' colours, or those of the ranks
 out vec3 color;
 
 void main() {
@@ -52,6 +52,9 @@ void main() {
     float t = clamp((texelFetch(divergence, i).x - div_lo) / max(div_hi - div_lo, 1e-6), 0.0, 1.0);
     c = texture(ramp, vec2(t, 0.5)).rgb;
     glow = max(glow, 0.35);  // every body visible: the colour is the message
+  } else if (colour == 4) {
+    c = group_colour[int(texelFetch(divergence, i).x + 0.5) % 6];
+    glow = max(glow, 0.35);
   }
   color = c * glow;
 }
