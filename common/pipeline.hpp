@@ -2,12 +2,14 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "bodies.hpp"
 #include "error.hpp"
+#include "metrics.hpp"
 
 namespace nbody {
 
@@ -152,6 +154,11 @@ class Pipeline {
   virtual void resume_split(const std::vector<std::uint64_t>&) {}
   // Distributed by key ranges: the bodies this rank holds now (0 for the others).
   virtual std::size_t held() const { return 0; }
+  // Distributed by key ranges: the energy at the current positions (x_n, with v_n = v_{n-1/2} +
+  // a dt/2) from one force pass with the potential over each rank's own bodies, walked as a step
+  // walks them, each rank's sums added in rank order: no body gathered (collective). The same
+  // opening angle as the rung's tree diagnostics, cut at the ranks' ranges. nullopt for the others.
+  virtual std::optional<Energy> own_energy() { return std::nullopt; }
   // The rank that computes each of the n bodies now, by index (collective where distributed): a
   // split that moves the bodies says where each went; the blocks are fixed. All 0 in one process.
   virtual std::vector<int> owners(std::size_t n) const;

@@ -144,6 +144,7 @@ class CpuTree final : public Float32Soa {
 
   std::size_t held() const override { return mine_.size(); }
   std::vector<int> owners(std::size_t n) const override;
+  std::optional<Energy> own_energy() override;
 
  private:
   void compute_accelerations(std::size_t begin, std::size_t end) override;  // one process: the tree of all N
@@ -151,6 +152,7 @@ class CpuTree final : public Float32Soa {
   // bodies and the essential trees of the others; accelerations into ax_, ay_, az_ in mine_'s order,
   // and with `weigh` each body's terms into its work.
   void move_to_ranges();
+  void graft_essential_trees();  // this rank's tree over its bodies, and the others' essential trees
   void distributed_accelerations(bool weigh);
   float theta_;
   int leaf_size_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "parallel.hpp"
 #include "tree.hpp"
 
 namespace nbody {
@@ -77,7 +78,7 @@ void CpuTree::move_to_ranges() {
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void CpuTree::distributed_accelerations(bool weigh) {
+void CpuTree::graft_essential_trees() {
   Exchange& ex = *exchange();
   const std::size_t n = mine_.size();
   for (auto* v : {&x_, &y_, &z_, &m_}) v->resize(n);
@@ -97,6 +98,11 @@ void CpuTree::distributed_accelerations(bool weigh) {
   const auto t0 = std::chrono::steady_clock::now();
   tree_.graft(ex.alltoall(send));  // nothing computes meanwhile: none of it hidden
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void CpuTree::distributed_accelerations(bool weigh) {
+  graft_essential_trees();
+  const std::size_t n = mine_.size();
   for (auto* v : {&ax_, &ay_, &az_}) v->assign(n, 0.0f);
   std::vector<float> terms(weigh ? n : 0);
   interactions_ = tree_.accelerations(theta_, eps2_, 0, n, ax_.data(), ay_.data(), az_.data(),
@@ -135,6 +141,36 @@ void CpuTree::accelerations(std::vector<Vec3>& out) {
   std::vector<kr::Acceleration> mine(mine_.size());
   for (std::size_t k = 0; k < mine_.size(); ++k) mine[k] = {mine_[k].id, ax_[k], ay_[k], az_[k]};
   kr::gather_accelerations(*exchange(), mine, out);
+}
+
+std::optional<Energy> CpuTree::own_energy() {
+  if (!exchange()) return std::nullopt;
+  move_to_ranges();  // as accelerations(): the next step's ranges, its work unchanged
+  next_ = first_;
+  graft_essential_trees();
+  const std::size_t n = mine_.size();
+  std::vector<Vec3> a(n);
+  std::vector<double> phi(n);
+  tree_.potentials(theta_, eps2_, 0, n, a.data(), phi.data());
+  const double h = 0.5 * static_cast<double>(dt_);
+  const double kinetic = block_sum(n, [&](std::size_t begin, std::size_t end) {
+    double k = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const kr::Body& b = mine_[i];
+      const double vx = b.vx + a[i].x * h, vy = b.vy + a[i].y * h, vz = b.vz + a[i].z * h;
+      k += 0.5 * b.m * (vx * vx + vy * vy + vz * vz);
+    }
+    return k;
+  });
+  const double potential = 0.5 * block_sum(n, [&](std::size_t begin, std::size_t end) {
+    double w = 0;
+    for (std::size_t i = begin; i < end; ++i) w += mine_[i].m * phi[i];
+    return w;
+  });
+  Energy e;
+  for (const double k : exchange()->all(kinetic)) e.kinetic += k;  // in rank order
+  for (const double w : exchange()->all(potential)) e.potential += w;
+  return e;
 }
 
 void CpuTree::read(Bodies& bodies) {

@@ -88,6 +88,9 @@ class Tree final : public BodySystem<float> {
   }
   std::size_t held() const override { return ranks_ ? ranks_->held() : 0; }
   std::vector<int> owners(std::size_t n) const override { return ranks_ ? ranks_->owners(n) : Pipeline::owners(n); }
+  std::optional<Energy> own_energy() override {
+    return ranks_ ? std::optional<Energy>(ranks_->own_energy()) : std::nullopt;
+  }
   ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 
  private:

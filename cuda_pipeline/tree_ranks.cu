@@ -15,6 +15,7 @@
 #include "cuda_check.hpp"
 #include "error.hpp"
 #include "integrate_kernels.cuh"
+#include "parallel.hpp"
 #include "tree_ranks.cuh"
 #include "tree_ranks_kernels.cuh"
 
@@ -512,7 +513,7 @@ int TreeRanks::unpack_received(const std::vector<Wire>& in) {
   return r;
 }
 
-void TreeRanks::forces(bool weigh) {
+int TreeRanks::forces(bool weigh, bool potential) {
   const int n = n_, me = ex_.rank();
   sort_in_common_cube();
   local_.build(pos_[cur_].get(), n);
@@ -531,8 +532,8 @@ void TreeRanks::forces(bool weigh) {
   float* work = weigh ? work_.get() : nullptr;
   Event walk_start, walk_end;
   walk_start.record();
-  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, false, acc_.get(),
-               work, false);
+  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
+               acc_.get(), work, false);
   walk_end.record();
   mark(9);
   double travel = 0;  // seconds
@@ -556,7 +557,7 @@ void TreeRanks::forces(bool weigh) {
     // With quadrupoles every received cell is a leaf of its own, taken whole with its moments:
     // nothing is listed as a bucket but single bodies.
     walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
-                 walk_.quadrupole ? 1 : walk_.leaf_size, false, acc_.get(), work, true);
+                 walk_.quadrupole ? 1 : walk_.leaf_size, potential, acc_.get(), work, true);
   }
   mark(11);
   check_overflow(local_);
@@ -570,6 +571,7 @@ void TreeRanks::forces(bool weigh) {
     exchange_time_.total += travel;
     exchange_time_.hidden += std::min(travel, walked);
   }
+  return r;
 }
 
 void TreeRanks::step(int count) {
@@ -609,6 +611,34 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
   std::vector<kr::Acceleration> mine(a.size());
   for (std::size_t k = 0; k < a.size(); ++k) mine[k] = {id[k], a[k].x, a[k].y, a[k].z};
   kr::gather_accelerations(ex_, mine, out);
+}
+
+Energy TreeRanks::own_energy() {
+  move();  // as accelerations(): the next step's ranges, its work unchanged
+  next_ = first_;
+  const bool remote = forces(false, true) > 0;
+  const std::vector<Body> a = local(acc_), v = local(vel_), p = local(pos_[cur_]);
+  const double h = 0.5 * static_cast<double>(dt_);
+  // The walk takes each body's own term (-m_i / eps) off the potential once per walk, as if it had
+  // met it: the walk of the received trees, which do not hold the body, took it off a second time.
+  const double self = remote ? 1.0 / std::sqrt(static_cast<double>(eps2_)) : 0.0;
+  const double kinetic = block_sum(p.size(), [&](std::size_t begin, std::size_t end) {
+    double k = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const double vx = v[i].x + a[i].x * h, vy = v[i].y + a[i].y * h, vz = v[i].z + a[i].z * h;
+      k += 0.5 * p[i].w * (vx * vx + vy * vy + vz * vz);
+    }
+    return k;
+  });
+  const double potential = 0.5 * block_sum(p.size(), [&](std::size_t begin, std::size_t end) {
+    double w = 0;
+    for (std::size_t i = begin; i < end; ++i) w += p[i].w * (a[i].w - p[i].w * self);
+    return w;
+  });
+  Energy e;
+  for (const double k : ex_.all(kinetic)) e.kinetic += k;  // in rank order
+  for (const double w : ex_.all(potential)) e.potential += w;
+  return e;
 }
 
 std::vector<Traveller> TreeRanks::records() const {

@@ -63,6 +63,7 @@ class TreeRanks {
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
   std::vector<int> owners(std::size_t n) const;  // each body's rank, by index (gathered)
+  Energy own_energy();                           // Pipeline::own_energy
   ExchangeTime exchange_time() const;
 
  private:
@@ -72,7 +73,9 @@ class TreeRanks {
   // Returns the bodies this rank then holds.
   std::size_t trade_on_device(const std::vector<int>& at);
   std::size_t trade_on_host(const std::vector<int>& at);
-  void forces(bool weigh);     // 2-4, with `weigh` each body's terms into its work
+  // 2-4, with `weigh` each body's terms into its work, with `potential` each body's potential in
+  // acc_'s w. Returns the entries received (the essential trees' cells and bodies).
+  int forces(bool weigh, bool potential = false);
   void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
   void sort_in_common_cube();  // the cube of every rank's bodies, and this rank's keys in it, sorted
   std::vector<std::uint64_t> ranges_now();

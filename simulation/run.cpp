@@ -71,6 +71,15 @@ void Run::start(Reporter& report, const Setup& how) {
   if (diag_->tree()) check_diagnostics(report);
   p_->load(bodies_, params());
   resume_split(report);
+  // Split by key ranges with the rung's own tree as the diagnostics: E_0 from the rung's pass over
+  // each rank's bodies, as every later E_n (energy_at), so that the drift compares energies whose
+  // trees are cut at the ranks' ranges alike.
+  if (!resumed_ && with_energy() && diag_->tree())
+    if (const std::optional<Energy> e = p_->own_energy()) {
+      e0_ = *e;
+      samples_ = nlohmann::json::array();
+      add_sample(0, *e);
+    }
   for (Pipeline* p : how.beside) p->load(bodies_, params());
   if (!resumed_) stale_ = true;  // x_0 as the rung holds it, read back when asked for (a step-0 snapshot)
   phase("load");
@@ -166,7 +175,7 @@ int Run::advance(long long last, Reporter& report, bool force, const std::functi
   });
   if (with_energy())
     stepper.every(spec_.energy_every, [this](long long step) {
-      add_sample(step, synchronised("energy at step " + std::to_string(step)).energy);
+      add_sample(step, energy_at("energy at step " + std::to_string(step), silent()));
     });
   if (observe) observe(stepper);
   struct Counted {  // the steps taken count however the stepping ends
@@ -285,12 +294,25 @@ std::pair<double, double> Run::measured_pace() {
 }
 
 std::optional<Energy> Run::end(Reporter& report, bool velocities) {
-  if (!with_energy() && !velocities) return std::nullopt;
-  const Synchronised& s = synchronised("final synchronise and energy", report);
+  if (velocities) synchronised("final synchronise and energy", report);
   if (!with_energy()) return std::nullopt;
+  const Energy e = energy_at("final energy", report);
   const long long every = spec_.energy_every;
-  if (step_ > first_ && !(every > 0 && step_ % every == 0)) add_sample(step_, s.energy);
-  return s.energy;
+  if (step_ > first_ && !(every > 0 && step_ % every == 0)) add_sample(step_, e);
+  return e;
+}
+
+Energy Run::energy_at(const std::string& label, Reporter& report) {
+  if (synced_ && synced_->first == step_) return synced_->second.energy;
+  if (diag_->tree() && (step_ > 0 || resumed_)) {
+    const auto t0 = Clock::now();
+    if (const std::optional<Energy> e = p_->own_energy()) {  // split by key ranges: nothing gathered
+      check_energy(*e, bodies_, name(), step_);  // (the masses, which the steps do not change)
+      diag_s_ += run_seconds_since(t0);
+      return *e;
+    }
+  }
+  return synchronised(label, report).energy;
 }
 
 std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {

@@ -127,10 +127,14 @@ class Run {
   // Where the set-up's time went: devices, estimate, initial_conditions, stagger, diagnostics_check, load.
   const nlohmann::json& phases() const { return phases_; }
 
-  // The end of the steps: E_n and v_n by one diagnostics pass (synchronised()) where the energy is
-  // measured or `velocities` are wanted, and E_n kept as a sample unless the cadence took it. The
-  // energy, or nothing where it is not measured (no_energy).
+  // The end of the steps: v_n by one diagnostics pass (synchronised()) where `velocities` are
+  // wanted, E_n (energy_at) where the energy is measured, kept as a sample unless the cadence took
+  // it. The energy, or nothing where it is not measured (no_energy).
   std::optional<Energy> end(Reporter& report, bool velocities);
+  // E_n: the synchronised pass's where one was made at this step; where the run is split by key
+  // ranges and its diagnostics are the rung's own tree, the rung's pass over each rank's own bodies
+  // (Pipeline::own_energy: nothing gathered, the tree cut at the ranges); else synchronised()'s.
+  Energy energy_at(const std::string& label, Reporter& report);
   // The summary as lines of text: the tree's settings, the diagnostics, the ranks' shares, the energies.
   std::vector<std::string> summary(const std::optional<Energy>& e1) const;
   // The summary every front end reports: the rung and configuration, the tree settings, ranks'

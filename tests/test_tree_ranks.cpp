@@ -12,6 +12,7 @@
 #include <set>
 
 #include "catalogue.hpp"
+#include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "initial_conditions.hpp"
 #include "key_ranges.hpp"
@@ -363,6 +364,49 @@ TEST_P(TreeRanks, ANonFiniteBodyIsNamedOnEveryRank) {
     t->step(1);
     EXPECT_GE(t->first_non_finite(), 0) << "rank " << ex.rank() << ": still not finite after a step";
   });
+}
+
+// The energy from each rank's own bodies (Pipeline::own_energy: nothing gathered): the same on every
+// rank and within the tree's error of float64's at the same state, on 2 and 3 ranks; none in one
+// process (the run's diagnostics engine makes that pass); and asking for it leaves the steps that
+// follow as they were, at the start and after steps (a run's bits do not depend on its diagnostics).
+TEST_P(TreeRanks, OwnEnergyIsFloat64sWithinTheTreesError) {
+  const Bodies b = unequal_plummer(20001);
+  {
+    const auto t = make_tree(rung(), 0.5);
+    t->load(b, kParams);
+    EXPECT_FALSE(t->own_energy().has_value()) << "one process";
+  }
+  for (int ranks : {2, 3}) {
+    std::vector<double> total(static_cast<std::size_t>(ranks), 0.0);
+    Bodies state, asked, unasked;
+    for (const bool ask : {true, false})
+      test_ranks::run(ranks, [&](Exchange& ex) {
+        const auto t = make_tree(rung(), 0.5);
+        t->distribute(&ex);
+        t->load(b, kParams);
+        if (ask) t->own_energy();  // E_0, as a run asks for it
+        t->step(2);
+        Bodies now, after;
+        t->read(now);
+        if (ask) {
+          const std::optional<Energy> e = t->own_energy();
+          ASSERT_TRUE(e.has_value()) << "rank " << ex.rank();
+          total[static_cast<std::size_t>(ex.rank())] = e->total();
+        }
+        t->step(1);
+        t->read(after);
+        if (ex.rank() == 0) (ask ? asked : unasked) = after, state = now;
+      });
+    const auto exact_engine = make_cpu64_engine();
+    const double exact = synchronise(state, kParams, *exact_engine, true).energy.total();
+    for (int r = 0; r < ranks; ++r) EXPECT_EQ(total[static_cast<std::size_t>(r)], total[0]) << "rank " << r;
+    EXPECT_NEAR(total[0], exact, 3e-3 * std::abs(exact)) << ranks << " ranks";
+    EXPECT_NE(total[0], 0.0);
+    EXPECT_TRUE(same_bits(asked, unasked)) << ranks << " ranks: the energy changed the next step";
+    std::printf("%s, %d ranks: own energy %.10g, float64 %.10g (relative %.2e)\n", rung().c_str(), ranks, total[0],
+                exact, std::abs(total[0] - exact) / std::abs(exact));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Rungs, TreeRanks, ::testing::Values("cpu:tree", "cuda:tree"),
