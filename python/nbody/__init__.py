@@ -177,7 +177,7 @@ class Simulation:
         return self._sim.accelerations()
 
     def energy(self) -> dict:
-        """Kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
+        """The step, kinetic, potential and total energy (softened potential, float64), E_0 and the relative drift."""
         return _json.loads(self._sim.energy())
 
     def save_checkpoint(self, path) -> None:
