@@ -37,6 +37,15 @@ void parse_size(const std::string& s, int& w, int& h) {
     throw InputError("--size '" + s + "': must be WxH, each 64..16384 (e.g. 1280x640)");
 }
 
+// --colour for `panes` pipelines: a mode view draws (rank is run --frames' under mpirun).
+void check_colour(const std::string& colour, std::size_t panes) {
+  if (colour != "auto") viewer::parse_colour(colour);
+  if (colour == "rank")
+    throw InputError("--colour rank: view runs in one process; run --frames under mpirun colours bodies by rank");
+  if (colour == "divergence" && panes < 2)
+    throw InputError("--colour divergence needs two pipelines (the distance of each body to its twin)");
+}
+
 // The checks of the arguments; returns the pipelines, left then right.
 std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (World::size() > 1) throw InputError("view runs in one process (not under mpirun -np > 1)");
@@ -53,13 +62,9 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (!(a.radius >= 0) || !std::isfinite(a.radius)) throw InputError("--view-radius must be >= 0 (0: fit)");
   if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
   check_tree_cells(a.tree_cells);
-  if (a.colour != "auto") viewer::parse_colour(a.colour);
-  if (a.colour == "rank")
-    throw InputError("--colour rank: view runs in one process; run --frames under mpirun colours bodies by rank");
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));
-  if (a.colour == "divergence" && names.size() < 2)
-    throw InputError("--colour divergence needs two pipelines (the distance of each body to its twin)");
+  check_colour(a.colour, names.size());
   resolve_body_count(a.cfg);
   check_config(a.cfg, static_cast<int>(names.size()));
   check_pipeline_options(names, a.cfg.pipeline);

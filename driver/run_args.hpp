@@ -14,7 +14,7 @@ namespace nbody {
 struct RunArgs {
   RunSpec spec;  // the run: rung, configuration, energy cadence
   long long frames = 0;
-  std::string colour = defaults::colour;  // frames: plain | speed | species
+  std::string colour = defaults::colour;  // frames: plain | speed | species | rank
   double view_radius = 0, view_tilt = defaults::view_tilt, view_yaw = 0;
   long long tree_cells = 0;  // frames: the octree's cells drawn down to this many levels (0: none)
   std::string out;

@@ -5,6 +5,7 @@
 
 #include "balance.hpp"
 #include "catalogue.hpp"
+#include "options.hpp"
 #include "world.hpp"
 
 namespace nbody {
@@ -17,7 +18,7 @@ std::string decomposition_text(const Decomposition& d, const std::string& balanc
          "tree and the essential parts of the others'; shares of the work: ";
   else
     s += " (each computes and integrates its own block of bodies: ";
-  s += shares_text(d.shares) + ", --balance " + balance;
+  s += shares_text(d.shares) + ", " + option("balance") + " " + balance;
   if (!d.rates.empty()) s += "; measured rates " + rates_text(d.rates) + " interactions/s";
   return s + ")";
 }

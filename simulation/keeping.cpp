@@ -31,7 +31,7 @@ void Keeper::open(const std::string& ic_crc) {
        d = d.parent_path())
     made_.push_back(d);
   std::filesystem::create_directories(how_.dir, ec);
-  if (ec) throw InputError("--out '" + how_.dir + "': cannot create the folder: " + ec.message());
+  if (ec) throw InputError(option("out") + " '" + how_.dir + "': cannot create the folder: " + ec.message());
 }
 
 void Keeper::start() {

@@ -106,7 +106,8 @@ void Run::resume_split(Reporter& report) {
   }
   report.warn("the checkpoint ran on " + std::to_string(split_.size() - 1) + " ranks by key ranges, this run on " +
               here + ": its trees are cut differently, so its bits differ from those of an unbroken run (within the "
-              "tree's error)");
+              "tree's error)" + (diag_->tree() ? ", and its energies' trees from the checkpoint's E_0's: the drift "
+                                                 "may read up to the tree's error" : std::string()));
 }
 
 void Run::make() {
@@ -122,7 +123,8 @@ void Run::make() {
 void Run::estimate(long long output_passes) {
   const long long steps = spec_.cfg.steps;
   const bool tree = diag_->tree();
-  const long long passes = (resumed_ && !tree ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
+  const bool own_e0 = tree && !resumed_ && with_energy() && decomposition_.kind == "key ranges";  // start()'s E_0
+  const long long passes = (resumed_ && !tree ? 0 : 1) + (own_e0 ? 1 : 0) +  // the stagger (resumed with a tree: the check's pass)
                            (with_energy() ? 1 + (spec_.energy_every > 0 ? steps / spec_.energy_every : 0) : 0) +
                            output_passes;
   // (a file ic without n has its count in cfg.n: resolve_body_count)
@@ -260,7 +262,7 @@ void Run::snapshot(const std::string& path, const std::string& format, const std
   out.vel = s.vel;
   Hdf5Attributes ours = snapshot_attributes(spec_.cfg, name(), out.size(), step_);
   ours.emplace_back("diagnostics", std::string(diagnostics_name(diag_->method)));  // what synchronised v and gave E
-  if (with_energy()) ours.emplace_back("energy", s.energy.total());
+  if (with_energy()) ours.emplace_back("energy", energy_at("energy at step " + std::to_string(step_), silent()).total());
   if (!ic_crc.empty()) ours.emplace_back("ic_crc32c", ic_crc);  // compare --against checks the file
   write_snapshot(path, format, out, static_cast<double>(step_) * spec_.cfg.dt, spec_.cfg.softening, ours);
   diag_s_ += run_seconds_since(t0);
@@ -303,12 +305,13 @@ std::optional<Energy> Run::end(Reporter& report, bool velocities) {
 }
 
 Energy Run::energy_at(const std::string& label, Reporter& report) {
-  if (synced_ && synced_->first == step_) return synced_->second.energy;
+  if (own_ && own_->first == step_) return own_->second;
   if (diag_->tree() && (step_ > 0 || resumed_)) {
     const auto t0 = Clock::now();
     if (const std::optional<Energy> e = p_->own_energy()) {  // split by key ranges: nothing gathered
       check_energy(*e, bodies_, name(), step_);  // (the masses, which the steps do not change)
       diag_s_ += run_seconds_since(t0);
+      own_.emplace(step_, *e);
       return *e;
     }
   }
@@ -323,7 +326,7 @@ std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {
   if (std::string ranks = decomposition_text(decomposition_, spec_.cfg.pipeline.balance); !ranks.empty())
     lines.push_back(std::move(ranks));
   if (!e1) {
-    lines.emplace_back("energy: not measured (--no-energy)");
+    lines.push_back("energy: not measured (" + option("no_energy") + ")");
     return lines;
   }
   char buf[256];

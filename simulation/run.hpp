@@ -131,9 +131,10 @@ class Run {
   // wanted, E_n (energy_at) where the energy is measured, kept as a sample unless the cadence took
   // it. The energy, or nothing where it is not measured (no_energy).
   std::optional<Energy> end(Reporter& report, bool velocities);
-  // E_n: the synchronised pass's where one was made at this step; where the run is split by key
-  // ranges and its diagnostics are the rung's own tree, the rung's pass over each rank's own bodies
-  // (Pipeline::own_energy: nothing gathered, the tree cut at the ranges); else synchronised()'s.
+  // E_n: where the run is split by key ranges and its diagnostics are the rung's own tree, the
+  // rung's pass over each rank's own bodies (Pipeline::own_energy: nothing gathered, the tree cut at
+  // the ranges, as E_0 was), even where a synchronised pass was made at this step (--save, a
+  // snapshot); else synchronised()'s.
   Energy energy_at(const std::string& label, Reporter& report);
   // The summary as lines of text: the tree's settings, the diagnostics, the ranks' shares, the energies.
   std::vector<std::string> summary(const std::optional<Energy>& e1) const;
@@ -156,7 +157,7 @@ class Run {
   std::optional<RunDiagnostics> diag_;
   std::unique_ptr<Pipeline> p_;
   Bodies bodies_;        // the state as last read back
-  bool stale_ = false;   // steps were taken since
+  bool stale_ = false;   // the rung's state is newer (steps were taken, or it was just loaded)
   std::vector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;
   Evaluation pass0_;     // a tree's stagger pass, which the check reads
@@ -164,6 +165,7 @@ class Run {
   nlohmann::json samples_ = nlohmann::json::array();
   std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges
   std::optional<std::pair<long long, Synchronised>> synced_;
+  std::optional<std::pair<long long, Energy>> own_;  // energy_at's from the rung's own pass, at its step
   std::pair<long long, std::shared_ptr<const Bodies>> kept_{-1, nullptr};
   Decomposition decomposition_;
   double diag_s_ = 0;

@@ -401,7 +401,9 @@ TEST_P(TreeRanks, OwnEnergyIsFloat64sWithinTheTreesError) {
     const auto exact_engine = make_cpu64_engine();
     const double exact = synchronise(state, kParams, *exact_engine, true).energy.total();
     for (int r = 0; r < ranks; ++r) EXPECT_EQ(total[static_cast<std::size_t>(r)], total[0]) << "rank " << r;
-    EXPECT_NEAR(total[0], exact, 3e-3 * std::abs(exact)) << ranks << " ranks";
+    // 1e-3: the tree's error is a few 1e-4 here; a body's own term counted once too often or too
+    // rarely moves W by about 2e-3 of E.
+    EXPECT_NEAR(total[0], exact, 1e-3 * std::abs(exact)) << ranks << " ranks";
     EXPECT_NE(total[0], 0.0);
     EXPECT_TRUE(same_bits(asked, unasked)) << ranks << " ranks: the energy changed the next step";
     std::printf("%s, %d ranks: own energy %.10g, float64 %.10g (relative %.2e)\n", rung().c_str(), ranks, total[0],

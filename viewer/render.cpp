@@ -34,13 +34,14 @@ const std::vector<std::string>& colour_names() {
 Colour parse_colour(const std::string& name) {
   const auto& v = colour_names();
   const auto it = std::find(v.begin(), v.end(), name);
-  if (it == v.end()) throw InputError("--colour '" + name + "': must be auto, plain, speed, species, divergence or rank");
+  if (it == v.end()) throw InputError("--colour '" + name + "': must be auto, plain, speed, species or divergence");
   return static_cast<Colour>(it - v.begin());
 }
 
 std::string rank_legend(int ranks) {
-  std::string s = "ranks:";
-  for (int r = 0; r < ranks; ++r) s += (r ? ", " : " ") + std::to_string(r) + " " + kRankColourNames[r % 6];
+  std::string s = ranks > 6 ? "ranks mod 6:" : "ranks:";  // one line of a 512-pixel frame either way
+  for (int r = 0; r < std::min(ranks, 6); ++r)
+    s += (ranks > 6 ? " " : r ? ", " + std::to_string(r) + " " : " 0 ") + std::string(kRankColourNames[r]);
   return s;
 }
 

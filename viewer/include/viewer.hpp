@@ -21,7 +21,8 @@ namespace nbody::viewer {
 enum class Colour { Plain, Speed, Species, Divergence, Rank };
 const std::vector<std::string>& colour_names();  // "plain", "speed", "species", "divergence", "rank"
 Colour parse_colour(const std::string& name);    // throws InputError
-// The key of Colour::Rank for `ranks` ranks: "ranks: 0 red, 1 green, 2 blue".
+// The key of Colour::Rank for `ranks` ranks: "ranks: 0 red, 1 green, 2 blue"; past six the colours
+// repeat, and the key says so ("ranks mod 6: red green blue yellow magenta cyan").
 std::string rank_legend(int ranks);
 const std::string& colour_name(Colour c);
 
