@@ -4,9 +4,10 @@
 # CUDA reported unavailable with the reason where there is no GPU) against the CPU reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+source scripts/heartbeat.sh
+heartbeat bash scripts/install-deps.sh
 echo "run-main: configuring build/release (cmake --preset release) ..." >&2
-cmake --preset release >/dev/null
-echo "run-main: building nbody (about a minute on 2 cores; one unity file of the driver takes 20 s of it)" >&2
-cmake --build --preset release -j "$(nproc)" --target nbody  # the main job runs nbody alone
+heartbeat cmake --preset release >/dev/null
+echo "run-main: building nbody (about a minute on 2 cores)" >&2
+heartbeat cmake --build --preset release -j "$(nproc)" --target nbody  # the main job runs nbody alone
 exec build/release/driver/nbody compare -n 2048 --steps 50 "$@"

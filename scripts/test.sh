@@ -11,7 +11,8 @@
 # (scripts/skip-summary.py); pytest's own line, above, counts its skips.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
+source scripts/heartbeat.sh
+heartbeat bash scripts/install-deps.sh
 # install-deps brings Mesa llvmpipe and Xvfb: here a test that finds no GL or no display fails
 # instead of skipping (tests/cli_helpers.hpp, REQUIRE_GL_CLI).
 export NBODY_EXPECT_GL=1
@@ -23,10 +24,10 @@ summary() {  # ctest's summary line (ctest prints the list of skipped tests afte
   grep -E "tests passed|tests failed" "$log" | tail -n 1
 }
 
-cmake --preset ci >/dev/null
-cmake --build --preset ci -j "$jobs"
+heartbeat cmake --preset ci >/dev/null
+heartbeat cmake --build --preset ci -j "$jobs"
 status=0
-ctest --preset ci -j "$jobs" 2>&1 | tee "$log" || status=$?
+heartbeat ctest --preset ci -j "$jobs" | tee "$log" || status=$?
 ci_line="ci:   $(summary)"
 ci_skips=$(python3 scripts/skip-summary.py build/ci | sed 's/^/      /' || true)
 if [ "${NBODY_QUICK:-0}" = 1 ] || [ $status -ne 0 ]; then
@@ -37,29 +38,29 @@ fi
 
 echo "== package the ci build and check it (tests/check_package.sh) =="
 package_status=0
-packages=$(bash scripts/package.sh ci) && bash tests/check_package.sh $packages || package_status=$?
+packages=$(bash scripts/package.sh ci) && heartbeat bash tests/check_package.sh $packages || package_status=$?
 [ $package_status -eq 0 ] || status=$package_status
 
 echo "== the Python package: wheel, fresh venv, pytest, notebooks (scripts/test-python.sh) =="
 python_status=0
-bash scripts/test-python.sh build/ci/driver/nbody || python_status=$?
+heartbeat bash scripts/test-python.sh build/ci/driver/nbody || python_status=$?
 [ $python_status -eq 0 ] || status=$python_status
 
 echo "== the browser edition: WebAssembly + WebGL2, tested in headless chromium (scripts/test-web.sh) =="
 web_status=0
-bash scripts/test-web.sh build/ci/driver/nbody || web_status=$?
+heartbeat bash scripts/test-web.sh build/ci/driver/nbody || web_status=$?
 [ $web_status -eq 0 ] || status=$web_status
 
 echo "== ASan + UBSan (asan preset) =="
-cmake --preset asan >/dev/null
-cmake --build --preset asan -j "$jobs"
-ASAN_OPTIONS=detect_leaks=0 ctest --preset asan -j "$jobs" 2>&1 | tee "$log" || status=$?
+heartbeat cmake --preset asan >/dev/null
+heartbeat cmake --build --preset asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=0 heartbeat ctest --preset asan -j "$jobs" | tee "$log" || status=$?
 asan_line="asan: $(summary)"
 asan_skips=$(python3 scripts/skip-summary.py build/asan | sed 's/^/      /' || true)
 
 echo "== fuzz smoke: each reader for 30 s =="
 fuzz_status=0
-bash scripts/fuzz.sh 30 || fuzz_status=$?
+heartbeat bash scripts/fuzz.sh 30 || fuzz_status=$?
 [ $fuzz_status -eq 0 ] || status=$fuzz_status
 
 echo "$ci_line"
