@@ -72,7 +72,8 @@ void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
          cli_names(row), [&c](const std::string& s) { c.seed = parse_seed(s); },
          (help.empty() ? std::string(row.help) : help) + " (" + std::string(row.range) + ")")
       ->type_name("UINT64")
-      ->default_str(std::to_string(c.seed));
+      ->default_str(std::to_string(c.seed))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 namespace {
@@ -92,7 +93,8 @@ CLI::Option* add_count(CLI::App& app, std::string_view key, long long& field, co
           },
           std::string(row.help) + " (" + range + ")")
       ->type_name("INT")
-      ->default_str(std::to_string(field));
+      ->default_str(std::to_string(field))
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 }  // namespace

@@ -49,7 +49,8 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
   const std::string text = help.empty() ? std::string(row.help) : help;
   note_registered(app, key);
   if constexpr (std::is_same_v<T, bool>) return app.add_flag(cli_names(row), field, text);
-  else return app.add_option(cli_names(row), field, text)->capture_default_str();
+  // Given twice, an option is refused: the last one quietly winning would run what was not meant.
+  else return app.add_option(cli_names(row), field, text)->capture_default_str()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
 
 // --softening's help: the table's line and the float rungs' smallest eps.

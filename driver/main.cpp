@@ -53,7 +53,11 @@ int run_command(int argc, char** argv) {
     if (app.get_subcommands().empty() && argv[1][0] != '-')
       return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
                             "ladder or view (see --help)\n");
-    return World::fail(2, std::string("nbody: ") + e.what() + " (see --help)\n");
+    std::string what = e.what();
+    const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
+    if (const auto at = what.find(twice); at != std::string::npos)
+      what = what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
+    return World::fail(2, "nbody: " + what + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

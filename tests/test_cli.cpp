@@ -48,6 +48,9 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {"-n 0", "--bodies 0"},
       {"-n -5", "--bodies -5"},
+      {"--pipelines cpu64 --pipelines cpu32", "--pipelines was given 2 times: give it once"},  // not the last, quietly
+      {"-n 64 --bodies 128", "--bodies was given 2 times"},
+      {"--seed 1 --seed 2", "--seed was given 2 times"},
       {"-n 2000000000", "host memory"},
       {"-n 3000000000", "32-bit body indices"},
       {"--steps -1", "--steps -1"},
@@ -87,7 +90,11 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
     const fs::path json = dir / "bad.json";
     fs::remove(json);
     const std::string extra = args.find("--json") == std::string::npos ? " --json '" + json.string() + "'" : "";
-    const Result r = nbody("compare --pipelines cpu64 -n 50 --steps 2 " + args + extra);
+    const bool n = args.starts_with("-n ") || args.find(" -n ") != std::string::npos || args.find("--bodies") != std::string::npos;
+    const std::string base = std::string("compare") + (args.starts_with("--pipelines ") ? "" : " --pipelines cpu64") +
+                             (n ? "" : " -n 50") +
+                              (args.find("--steps") != std::string::npos ? "" : " --steps 2");
+    const Result r = nbody(base + " " + args + extra);
     EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
     EXPECT_EQ(lines(r.err), 1) << args << "\nstderr: " << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
