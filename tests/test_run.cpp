@@ -2,6 +2,8 @@
 // without a front end: what `nbody run`, Python's Simulation and the page share.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "progress.hpp"
 #include "run.hpp"
 #include "run_record.hpp"
+#include "shared_run.hpp"
 #include "stages.hpp"
 
 namespace nbody {
@@ -311,6 +314,49 @@ TEST(Stages, WorkgroupSumsEndAtTheWholeAcceleration) {
   }
   EXPECT_THROW(workgroup_sums(b.pos, 48, eps2), InputError);
   EXPECT_EQ(workgroup_sums(std::vector<Vec4>(b.pos.begin(), b.pos.begin() + 5), 32, eps2).rows, 5u);
+}
+
+// A run shared by threads: while one thread steps, another reads the steps taken without waiting
+// and close() waits for the step to end; a closed run refuses work; the steps all count.
+TEST(SharedRun, CloseWaitsForTheStepAndTheStepsAreReadWithoutWaiting) {
+  struct Holding final : Reporter {  // holds the stepping at its first batch until the other thread has read
+    std::atomic<bool> started{false}, read{false}, read_while_held{false};
+    int interrupted() override {
+      if (!started.exchange(true)) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!read && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        read_while_held = read.load();
+      }
+      return 0;
+    }
+  } holding;
+  SharedRun shared(std::make_unique<nbody::Run>(small_spec("cpu32")), silent(), {});
+  std::thread stepper([&] { EXPECT_EQ(shared.advance_by(40, holding, false), 0); });
+  while (!holding.started) std::this_thread::yield();
+  EXPECT_LT(shared.steps(), 40);
+  holding.read = true;
+  shared.close();
+  stepper.join();
+  EXPECT_TRUE(holding.read_while_held);
+  EXPECT_EQ(shared.steps(), 40);
+  EXPECT_TRUE(shared.closed());
+  EXPECT_THROW(shared.with([](nbody::Run& r) { return r.step(); }), InputError);
+}
+
+// gl:* rungs stay on the thread that first used GL: another thread is refused, naming the call.
+TEST(SharedRun, GlIsClaimedByTheFirstThread) {
+  claim_gl_thread("this test");
+  std::string refused;
+  std::thread other([&] {
+    try {
+      claim_gl_thread("another thread's call");
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+  });
+  other.join();
+  EXPECT_NE(refused.find("another thread's call: gl:* rungs run on the thread"), std::string::npos) << refused;
+  EXPECT_NO_THROW(claim_gl_thread("this test again"));
 }
 
 }  // namespace

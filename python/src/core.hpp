@@ -89,9 +89,6 @@ auto interruptible(F&& work) {
     report.raise();
   }
 }
-// gl:* rungs run on the thread that first used GL in this process (its context is current there):
-// claims it for this thread, or throws InputError from another.
-void claim_gl_thread(const std::string& what);
 
 void register_simulation(nb::module_& m);
 void register_progress(nb::module_& m);

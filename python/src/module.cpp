@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <csignal>
-#include <mutex>
-#include <optional>
-#include <thread>
 #include <type_traits>
 
 #include "core.hpp"
@@ -118,16 +115,6 @@ void PyReporter::raise(const std::string& note) {
   }
   type_ = value_ = trace_ = nullptr;
   throw nb::python_error();
-}
-
-void claim_gl_thread(const std::string& what) {
-  static std::mutex m;
-  static std::optional<std::thread::id> owner;
-  std::lock_guard<std::mutex> lock(m);
-  if (!owner) owner = std::this_thread::get_id();
-  if (*owner != std::this_thread::get_id())
-    throw InputError(what + ": gl:* rungs run on the thread that first used GL in this process (its GL "
-                     "context is current there); use them from that thread");
 }
 
 }  // namespace nbody::python

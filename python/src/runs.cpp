@@ -17,6 +17,7 @@
 #include "leapfrog.hpp"
 #include "results_json.hpp"
 #include "setup.hpp"
+#include "shared_run.hpp"
 #include "world.hpp"
 
 namespace nbody::python {

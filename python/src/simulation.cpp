@@ -3,15 +3,15 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
-#include <atomic>
-#include <mutex>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "core.hpp"
 #include "error.hpp"
 #include "io.hpp"
 #include "run.hpp"
+#include "shared_run.hpp"
 #include "snapshots.hpp"
 #include "stages.hpp"
 
@@ -35,10 +35,7 @@ class Simulation {
     auto run = std::make_unique<Run>(std::move(spec));
     validate_bodies(b, "the bodies");
     nb::gil_scoped_release release;
-    Run::Setup how;
-    how.estimate = false;
-    how.given = &b;
-    open(std::move(run), how);
+    run_.emplace(std::move(run), silent(), Run::Setup{.estimate = false, .given = &b});
   }
 
   // `nbody run`'s checkpoint (or this class's): the state exactly as the rung held it.
@@ -47,9 +44,7 @@ class Simulation {
     resumed.record.energy_every = 0;  // step() samples nothing: energy() is asked for
     auto run = std::make_unique<Run>(std::move(resumed), PipelineOptions{});
     nb::gil_scoped_release release;
-    Run::Setup how;
-    how.estimate = false;
-    open(std::move(run), how);
+    run_.emplace(std::move(run), silent(), Run::Setup{.estimate = false});
   }
 
   // k steps; as the CLI, more than 1e8 of them, or steps whose measured pace would take past an
@@ -60,105 +55,73 @@ class Simulation {
       throw InputError("step(" + std::to_string(k) + "): the limit is " + std::to_string(kMaxSteps) +
                        " steps a call (force=True to go past it)");
     PyReporter report;
-    int signal = 0;
-    {
+    const int signal = [&] {
       nb::gil_scoped_release release;
-      const std::lock_guard<std::mutex> lock(m_);
-      ready();
-      struct Count {  // the steps taken count, however the stepping ends
-        Simulation& s;
-        ~Count() { s.step_ = s.run_->step(); }
-      } count{*this};
-      signal = run_->advance(run_->step() + k, report, force);
-    }
+      return run_->advance_by(k, report, force);
+    }();
     if (signal || report.kept())
-      report.raise("interrupted at step " + std::to_string(run_->step()) + " of " + run_->name() +
+      report.raise("interrupted at step " + std::to_string(run_->steps()) + " of " + run_->name() +
                    " (between batches: the simulation is usable and goes on from there)");
   }
 
   // A read-only view of the state read back (one copy a step count, shared by the arrays of that step).
   View2 positions() {
-    const std::shared_ptr<const Bodies> b = locked([](Run& r) { return r.kept_state(); });
+    const std::shared_ptr<const Bodies> b = with([](Run& r) { return r.kept_state(); });
     return xyz_view(b->pos, b);
   }
-  Array1 masses_now() { return masses(locked([](Run& r) { return r.kept_state(); })->pos); }
+  Array1 masses_now() { return masses(with([](Run& r) { return r.kept_state(); })->pos); }
   // The synchronised velocities v_n (one diagnostics pass), not the leapfrog's v_{n-1/2}.
-  Array2 velocities() { return xyz(locked([](Run& r) { return r.synchronised("velocities").vel; })); }
+  Array2 velocities() { return xyz(with([](Run& r) { return r.synchronised("velocities").vel; })); }
   Array2 accelerations() {
-    return xyz(locked([](Run& r) {
+    return xyz(with([](Run& r) {
       std::vector<Vec3> a;
       r.accelerations(a);
       return a;
     }));
   }
   // E_n, E_0 and the drift (Run::energy_report), as JSON.
-  std::string energy() { return locked([](Run& r) { return r.energy_report().dump(); }); }
+  std::string energy() { return with([](Run& r) { return r.energy_report().dump(); }); }
   void save_checkpoint(const std::string& path) {
-    locked([&](Run& r) { r.checkpoint(path, r.step()); });
+    with([&](Run& r) { r.checkpoint(path, r.step()); });
   }
   void snapshot(const std::string& path, const std::string& format) {
     check_snapshot_format(format);
-    locked([&](Run& r) { r.snapshot(path, format); });
+    with([&](Run& r) { r.snapshot(path, format); });
   }
 
   nb::list forcequad_stages() {
     nb::list out;
-    for (QuadStage& s : locked([](Run& r) { return force_quad_stages(r.rung()); }))
+    for (QuadStage& s : with([](Run& r) { return force_quad_stages(r.rung()); }))
       out.append(nb::make_tuple(s.name, rgb(std::move(s.rgba), s.width, s.height)));
     return out;
   }
 
   void close() {
     nb::gil_scoped_release release;
-    const std::lock_guard<std::mutex> lock(m_);
-    if (run_ && gl_) claim_gl_thread("close()");  // its GL objects are deleted in its context
-    run_.reset();
+    run_->close();
   }
-  bool closed() const { return !run_; }
-  const std::string& pipeline() const { return name_; }
-  long long steps() const { return step_; }
-  double time() const { return static_cast<double>(steps()) * params_.dt; }
-  double dt() const { return params_.dt; }
-  double softening() const { return params_.softening; }
+  bool closed() const { return run_->closed(); }
+  const std::string& pipeline() const { return run_->name(); }
+  long long steps() const { return run_->steps(); }
+  double time() const { return static_cast<double>(steps()) * dt(); }
+  double dt() const { return run_->params().dt; }
+  double softening() const { return run_->params().softening; }
   // The float64 engine: every pass's, or with a tree the check's.
-  std::string where() const { return run_ ? run_->float64_text() : ""; }
+  std::string where() { return closed() ? "" : with([](Run& r) { return r.float64_text(); }); }
   // How the diagnostics are computed and, with a tree, its check (RunDiagnostics::to_json), as JSON.
-  std::string diagnostics() const {
-    if (!run_) throw InputError("this simulation is closed");
-    return run_->diagnostics().to_json(run_->e0() ? &*run_->e0() : nullptr).dump();
+  std::string diagnostics() {
+    return with([](Run& r) { return r.diagnostics().to_json(r.e0() ? &*r.e0() : nullptr).dump(); });
   }
 
  private:
-  // Started (gl:*: on this thread, whose GL context it then uses).
-  void open(std::unique_ptr<Run> run, const Run::Setup& how) {
-    name_ = run->name();
-    params_ = run->params();
-    gl_ = rung(name_).family == Family::Gl;
-    if (gl_) claim_gl_thread(name_);
-    run->start(silent(), how);
-    step_ = run->step();
-    run_ = std::move(run);
-  }
-  // Open, and (gl:*) on the thread whose GL context it uses.
-  void ready() const {
-    if (!run_) throw InputError("this simulation is closed");
-    if (gl_) claim_gl_thread(name_);
-  }
-  // f(the run) without the GIL, with the lock held, open and (gl:*) on its GL thread.
+  // f(the run) without the GIL (SharedRun::with: one call at a time, on a gl:* rung's thread).
   template <class F>
-  std::invoke_result_t<F, Run&> locked(F&& f) {
+  std::invoke_result_t<F, Run&> with(F&& f) {
     nb::gil_scoped_release release;
-    const std::lock_guard<std::mutex> lock(m_);
-    ready();
-    return f(*run_);
+    return run_->with(std::forward<F>(f));
   }
 
-  std::string name_;
-  Params params_;
-  std::unique_ptr<Run> run_;
-  std::atomic<long long> step_ = 0;  // the steps taken, read without the lock (steps, time)
-  bool gl_ = false;
-  std::mutex m_;  // one call at a time: close() waits for a step() in another thread
+  std::optional<SharedRun> run_;
 };
 
 }  // namespace
