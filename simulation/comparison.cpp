@@ -137,6 +137,7 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
   const Start start = initial_state(c.cfg, engine, true, report);  // E_0 from the stagger's own pass
   const Bodies& s0 = start.bodies;
   r.n = s0.size();
+  for (const std::string& name : r.pipelines) check_state_fits(s0, name, option("ic") + " " + c.cfg.ic);
   for (Pipeline* p : ps) p->load(s0, params);
   std::vector<Vec3> ref, acc;
   ps[0]->accelerations(ref);

@@ -145,6 +145,7 @@ void Run::stage(Reporter& report, const Bodies* given) {
   Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
   nbody::Start s = given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
                          : initial_state(spec_.cfg, engine(), with_energy(), report, keep);
+  check_state_fits(s.bodies, name(), given ? "the bodies" : option("ic") + " " + spec_.cfg.ic);
   phases_["initial_conditions"] = s.ic_s;
   phases_["stagger"] = s.stagger_s;
   bodies_ = std::move(s.bodies);

@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "error.hpp"
 #include "options.hpp"
@@ -348,6 +350,33 @@ void check_finite(const Bodies& b, const std::string& what, long long step) {
     throw NonFinite(what + " " + buf + "; the integration is unstable (a smaller " + option("dt") + " or a larger " +
                     option("softening") + " may help)");
   }
+}
+
+void check_state_fits(const Bodies& b, const std::string& name, const std::string& where) {
+  if (rung(name).state_bits != 32) return;
+  constexpr double kMax = std::numeric_limits<float>::max();
+  std::atomic<std::size_t> first{b.size()};  // the first body that does not fit, in any chunk
+  const auto values = [&](std::size_t i) {
+    return std::array<double, 7>{b.pos[i].x, b.pos[i].y, b.pos[i].z, b.vel[i].x, b.vel[i].y, b.vel[i].z, b.pos[i].w};
+  };
+  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto v = values(i);
+      if (std::all_of(v.begin(), v.end(), [&](double x) { return std::abs(x) <= kMax; })) continue;
+      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  const std::size_t i = first.load();
+  if (i == b.size()) return;
+  static const char* const kNames[7] = {"x", "y", "z", "vx", "vy", "vz", "mass"};
+  const auto v = values(i);
+  const auto k = static_cast<std::size_t>(
+      std::find_if(v.begin(), v.end(), [&](double x) { return std::abs(x) > kMax; }) - v.begin());
+  throw InputError(where + ": body " + std::to_string(i) + "'s " + kNames[k] + " = " + number_text(v[k]) +
+                   " is beyond float32's range (3.4e+38), in which " + name +
+                   " holds its state; a float64 rung (cpu64, and the -fp64 rungs) holds it");
 }
 
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {

@@ -101,6 +101,10 @@ Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& 
 
 // Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
 void check_finite(const Bodies& b, const std::string& what, long long step);
+// Throws InputError naming the first body with a position, velocity or mass beyond float32's range
+// (|value| > 3.4e38) where the rung `name` holds its state in float32: it could not hold the body
+// (inf on load), and the run would stop at its first step with advice that does not apply.
+void check_state_fits(const Bodies& b, const std::string& name, const std::string& where);
 // Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not.
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step);
 

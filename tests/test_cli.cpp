@@ -38,6 +38,8 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const fs::path trunc = dir / "trunc.bin", nan = dir / "nan.csv", neg = dir / "neg.csv";
   write_file(nan, "x,y,z,vx,vy,vz,m\n1,2,nan,0,0,0,1\n");
   write_file(neg, "x,y,z,vx,vy,vz,m\n1,2,3,0,0,0,-2\n");
+  const fs::path huge = dir / "huge.csv";  // finite, but no float32 holds 1e39
+  write_file(huge, "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1e39,0,0,0,0,0,1\n0,1,0,0,0,0,1\n");
   const fs::path galaxy = fs::path(NBODY_SHARED_DATA) / "galaxy_20K.bin";
   std::string bytes = slurp(galaxy);
   write_file(trunc, bytes.substr(0, 1000));
@@ -69,6 +71,7 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--ic '" + counts.string() + "'", "counts disagree"},
       {"--ic '" + nan.string() + "'", "non-finite"},
       {"--ic '" + neg.string() + "'", "negative mass"},
+      {"--pipelines cpu64,cpu32 -n 3 --ic '" + huge.string() + "'", "body 1's x = 1e+39 is beyond float32's range"},
       {"--every 0", "--every 0"},
       {"--fail-above 1e-3", "DISTANCE@STEP"},
       {"--fail-above 1e-3@500", "outside the run"},
@@ -104,6 +107,11 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const Result alone = nbody("run -p cpu32 -n 50 --steps 1 --balance 1:2");
   EXPECT_EQ(alone.code, 0) << alone.err;
   EXPECT_EQ(alone.out.find("ranks:"), std::string::npos) << alone.out;
+  const Result beyond = nbody("run -p cpu32 --steps 1 --ic '" + huge.string() + "'");  // not "unstable" at step 1
+  EXPECT_EQ(beyond.code, 2) << beyond.err;
+  EXPECT_EQ(lines(beyond.err), 1) << beyond.err;
+  EXPECT_NE(beyond.err.find("in which cpu32 holds its state"), std::string::npos) << beyond.err;
+  EXPECT_EQ(nbody("run -p cpu64 --steps 1 --ic '" + huge.string() + "'").code, 0);
   const Result unknown = nbody("run --pipeline nope");
   EXPECT_EQ(unknown.code, 2);
   const Result parse = nbody("compare --steps many");
