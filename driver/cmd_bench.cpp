@@ -78,8 +78,9 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
               "median\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
   if (ladder)
-    std::printf("trees: beside the ladder (GPU Gems 3 §31.6), its last rows; a tree's speed-up is over the fastest "
-                "float32 all-pairs rung of its family above it\n\n");
+    std::printf("speed-up: a rung's rate over the row above it, the rung it stands on (- where a float64 or "
+                "double-single rung starts a column of its own); trees: beside the ladder (GPU Gems 3 §31.6), "
+                "its last rows, a tree's speed-up over the fastest float32 all-pairs rung of its family above it\n\n");
   if (World::size() > 1)
     std::printf("ranks: %d (all-pairs rungs: bodies split in blocks, --balance %s, positions allgathered once per "
                 "step; tree rungs: key ranges of the Morton curve moved with the bodies, essential trees exchanged); "

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "diagnostics.hpp"
 #include "error.hpp"
@@ -98,6 +99,50 @@ CLI::Option* add_count(CLI::App& app, std::string_view key, long long& field, co
 }
 
 }  // namespace
+
+namespace {
+
+// `text` with each paragraph's spaces turned into newlines where a line would pass `width`.
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out;
+  std::size_t line = 0;  // the current line's length
+  std::istringstream paragraphs(text);
+  for (std::string paragraph; std::getline(paragraphs, paragraph);) {
+    if (!out.empty()) out += '\n', line = 0;
+    std::istringstream words(paragraph);
+    for (std::string word; words >> word;) {
+      if (line > 0 && line + 1 + word.size() > width) out += '\n', line = 0;
+      else if (line > 0) out += ' ', ++line;
+      out += word, line += word.size();
+    }
+  }
+  return out;
+}
+
+class WrappedHelp final : public CLI::Formatter {
+ public:
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return wrapped(opt->get_description(), kHelpWidth - get_column_width());
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true), wrapped(sub->get_description(), kHelpWidth - get_column_width()),
+                             get_column_width());
+    return out.str();
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    const std::string f = app->get_footer();
+    return f.empty() ? f : wrapped(f, kHelpWidth) + "\n";
+  }
+  std::string make_description(const CLI::App* app) const override {
+    const std::string d = app->get_description();
+    return d.empty() ? d : wrapped(d, kHelpWidth) + "\n";
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<CLI::Formatter> wrapped_help() { return std::make_shared<WrappedHelp>(); }
 
 std::string softening_help() {
   return std::string(option_row("softening").help) + " (> 0; the rungs with float forces: >= " +

@@ -3,6 +3,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -52,6 +53,11 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
   // Given twice, an option is refused: the last one quietly winning would run what was not meant.
   else return app.add_option(cli_names(row), field, text)->capture_default_str()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 }
+
+// --help as lines of at most kHelpWidth columns: each option's help and each command's description
+// wrapped at spaces, continuation lines indented under the help's column.
+constexpr std::size_t kHelpWidth = 100;
+std::shared_ptr<CLI::Formatter> wrapped_help();
 
 // --softening's help: the table's line and the float rungs' smallest eps.
 std::string softening_help();

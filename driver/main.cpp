@@ -10,6 +10,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "config.hpp"
 #include "error.hpp"
 #include "interrupts.hpp"
 #include "output.hpp"
@@ -26,7 +27,8 @@ int run_command(int argc, char** argv) {
       "Barnes-Hut trees (cpu:tree, cuda:tree), cross-checked against a float64 CPU reference (cpu64). "
       "Under `mpirun -np P` the bodies are split across P processes"};
   app.require_subcommand(1);
-  // A repeated option takes its last value (so scripts can override a preset's defaults).
+  app.formatter(nbody::wrapped_help());  // before the subcommands, which take their parent's
+  // A flag given twice is one flag; an option with a value given twice is refused (config.hpp).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", nbody::version_text,
                        "Print the version, the commit, the CUDA architectures and what was built in, then exit");

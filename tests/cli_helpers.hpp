@@ -47,6 +47,21 @@ inline Result nbody(const std::string& args, const std::string& prefix = "") {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
+// A command's --help with its wrapped lines joined: each help as one line of text.
+inline std::string help_of(const std::string& command) {
+  const std::string text = nbody(command + " --help").out;
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' && text.compare(i + 1, 10, std::string(10, ' ')) == 0) {  // a continuation line
+      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+      out += ' ';
+      continue;
+    }
+    out += text[i];
+  }
+  return out;
+}
+
 inline int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 inline void write_file(const fs::path& p, const std::string& bytes) {

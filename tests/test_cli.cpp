@@ -25,6 +25,9 @@ TEST(Cli, HelpIsTrueAndExitsZero) {
     const Result r = nbody(std::string(sub) + " --help");
     EXPECT_EQ(r.code, 0) << sub;
     EXPECT_NE(r.out.find("--"), std::string::npos) << sub;
+    std::istringstream text(r.out);
+    for (std::string line; std::getline(text, line);)  // wrapped for a terminal
+      EXPECT_LE(line.size(), 100u) << sub << ": " << line;
   }
   const Result r = nbody("compare --help");
   for (const char* opt : {"--bodies", "--steps", "--dt", "--softening", "--ic", "--seed", "--json",
@@ -227,7 +230,7 @@ TEST(Cli, CudaOptionsFollowTheRungsOwnRulesWithoutADevice) {
   const Result r = nbody("compare -n 50 --steps 1 --cuda-block 512");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("cuda:tuned takes a multiple of 32 in 32..256"), std::string::npos) << r.out;
-  const std::string help = nbody("run --help").out;
+  const std::string help = help_of("run");
   EXPECT_NE(help.find("cuda:tuned, cuda:tuned-fp64, cuda:mixed a multiple of 32 in 32..256 (0: 128)"),
             std::string::npos) << help;
   EXPECT_NE(help.find("cuda:symmetric 1, 2, 4, 8 or 16 (0: chosen by N, 16, 8 or 4)"), std::string::npos) << help;

@@ -591,7 +591,7 @@ TEST(CliCompare, ThetaSweepRungsAndRefusals) {
     EXPECT_FALSE(name.starts_with("gl:")) << name;
   }
   // --help says what the sweep does: its thetas and its sample, as a run past the sample reports them.
-  const std::string help = nbody("compare --help").out;
+  const std::string help = help_of("compare");
   const Result big = nbody("compare --preset theta-sweep --pipelines cpu:tree -n 5000 --steps 1 --json -");
   ASSERT_EQ(big.code, 0) << big.err;
   const auto b = nlohmann::json::parse(big.out);
