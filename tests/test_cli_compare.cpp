@@ -439,6 +439,14 @@ TEST(CliCompare, DtSweepNamesATreesOpeningAngle) {
   const auto c = curves(slurp(gp));
   EXPECT_TRUE(c.count("cpu:tree opening angle")) << slurp(gp);
   EXPECT_FALSE(c.count("cpu:tree rounding")) << slurp(gp);
+  // The key (its title the longest line here) has room beside the plot at about 7 px a character of
+  // 10 pt text, rather than covering the curves: the picture widens for it.
+  const std::string script = slurp(gp);
+  std::smatch size, title;
+  ASSERT_TRUE(std::regex_search(script, size, std::regex("pngcairo size ([0-9]+),"))) << script;
+  ASSERT_TRUE(std::regex_search(script, title, std::regex("set key title '((?:[^']|'')*)'"))) << script;
+  const double key_px = (1 - right_margin(script)) * std::stod(size[1]);
+  EXPECT_GE(key_px, 7.0 * static_cast<double>(title[1].length())) << title[1] << "\n" << script;
 }
 
 // --explain's rows as factor -> row.
