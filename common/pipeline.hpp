@@ -1,4 +1,4 @@
-// The one interface of DESIGN.md. cpu64, cpu32, every GL and every CUDA variant are peers behind it.
+// The one interface of DESIGN.md: every rung (cpu64, cpu32, the trees, every GL, CUDA and WebGPU rung) is a peer behind it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
