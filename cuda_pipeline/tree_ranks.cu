@@ -33,6 +33,10 @@ int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) /
 constexpr int kSample = 65536;
 // Boxes a rank's domain is described by to the others (domain_boxes): a few hundred.
 constexpr int kDomainBoxes = 512;
+// The essential tree's selection: levels launched between looks at the frontier's size, and the
+// grid of each level's launch (its threads stride over however many nodes the level holds).
+constexpr int kLevelsUnseen = 16;
+constexpr int kSelectGrid = 1024;
 
 // tree_kernels.cuh's ordered() and unordered(), on the host.
 unsigned ordered_bits(float f) {
@@ -340,29 +344,35 @@ Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
   CUDA_CHECK(cudaMemcpy(domain_of_.get() + domain.boxes.size(), domain.clusters.data(),
                         domain.clusters.size() * sizeof(float4), cudaMemcpyHostToDevice));
   for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
-  ensure(counts_, 2);
-  // A level at a time from the root: counts_ holds the next level's size and the emits so far.
-  CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, 2 * sizeof(int)));
+  ensure(counts_, 8);
+  // A level at a time from the root, the host looking at the frontier's size only every
+  // kLevelsUnseen levels (a level with an empty frontier launches and does nothing): counts_ holds
+  // each side's frontier size and the emits so far. A look a level cost a round trip each.
+  CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, 3 * sizeof(int)));
   CUDA_CHECK(cudaMemsetAsync(frontier_[0].get(), 0, sizeof(int)));  // the root, node 0
-  int level = 1, side = 0;
-  while (level > 0) {
-    CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(int)));
-    const int grid = std::min(blocks(level), 4096);
+  int seen[3] = {1, 0, 0};  // the counts as last looked at: the root's level holds one node
+  counts_.upload(seen, 0, 1);
+  int side = 0;
+  for (int level = 1;; ++level) {
+    CUDA_CHECK(cudaMemsetAsync(counts_.get() + 1 - side, 0, sizeof(int)));
     if (walk_.quadrupole)
-      essential_level<true><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
-                                              domain_of_.get() + 2 * boxes, walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
-                                              emits_[0].get(), counts_.get() + 1);
+      essential_level<true><<<kSelectGrid, kBlock>>>(local_.nodes(), frontier_[side].get(), counts_.get() + side,
+                                                     domain_of_.get(), boxes, domain_of_.get() + 2 * boxes, walk_.theta2,
+                                                     walk_.leaf_size, frontier_[1 - side].get(), counts_.get() + 1 - side,
+                                                     emits_[0].get(), counts_.get() + 2);
     else
-      essential_level<false><<<grid, kBlock>>>(local_.nodes(), frontier_[side].get(), level, domain_of_.get(), boxes,
-                                               domain_of_.get() + 2 * boxes, walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(), counts_.get(),
-                                               emits_[0].get(), counts_.get() + 1);
+      essential_level<false><<<kSelectGrid, kBlock>>>(local_.nodes(), frontier_[side].get(), counts_.get() + side,
+                                                      domain_of_.get(), boxes, domain_of_.get() + 2 * boxes, walk_.theta2,
+                                                      walk_.leaf_size, frontier_[1 - side].get(), counts_.get() + 1 - side,
+                                                      emits_[0].get(), counts_.get() + 2);
     CUDA_CHECK(cudaGetLastError());
-    counts_.download(&level, 0, 1);
     side = 1 - side;
+    if (level % kLevelsUnseen != 0) continue;
+    counts_.download(seen, static_cast<std::size_t>(side), 1);
+    if (seen[side] == 0) break;
   }
-  int counted[2];
-  counts_.download(counted, 0, 2);
-  const int emitted = counted[1];
+  counts_.download(seen, 2, 1);
+  const int emitted = seen[2];
   if (emitted == 0) return {0, 0};
   // In node order, whatever order the levels appended them in: the same bytes every time.
   std::size_t bytes = 0;
@@ -379,9 +389,12 @@ Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
     ensure(scan_temp_, bytes);
     bytes = scan_temp_.size();
     CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, count->get(), offset->get(), emitted));
-    CUDA_CHECK(cudaMemcpy(&last[at], offset->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(&last[at + 1], count->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(counts_.get() + 4 + at, offset->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(counts_.get() + 5 + at, count->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToDevice));
   }
+  int tail[8];  // the four, read back at once
+  counts_.download(tail, 4, 4);
+  std::copy(tail + 4, tail + 8, last);
   const Wire wire{static_cast<std::uint64_t>(last[0] + last[1]), static_cast<std::uint64_t>(last[2] + last[3])};
   ensure(let_, wire.cells);
   ensure(let_bodies_, wire.bodies);

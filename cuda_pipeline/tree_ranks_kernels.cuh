@@ -155,14 +155,15 @@ __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const floa
   return opening_of<kQuad>(true, m4, leaf_size);
 }
 
-// One level of the essential tree's walk, top down: each node of the frontier is taken whole (2i
-// onto `emits`), listed (2i + 1) or opened (its children onto `next`). The order of the appends
-// varies; the host sorts the emits.
+// One level of the essential tree's walk, top down: each node of the frontier (`*count` of them, as
+// the level before left it) is taken whole (2i onto `emits`), listed (2i + 1) or opened (its
+// children onto `next`). The order of the appends varies; the host sorts the emits.
 template <bool kQuad>
-__global__ void essential_level(Nodes t, const int* __restrict__ frontier, int count, const float4* __restrict__ boxes,
-                                int nboxes, const float4* __restrict__ clusters, float theta2, int leaf_size, int* next, int* next_count, int* emits,
-                                int* emit_count) {
-  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < count; f += gridDim.x * blockDim.x) {
+__global__ void essential_level(Nodes t, const int* __restrict__ frontier, const int* __restrict__ count,
+                                const float4* __restrict__ boxes, int nboxes, const float4* __restrict__ clusters,
+                                float theta2, int leaf_size, int* next, int* next_count, int* emits, int* emit_count) {
+  const int nodes = *count;
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nodes; f += gridDim.x * blockDim.x) {
     const int i = frontier[f];
     const NodeKind k = for_domain<kQuad>(t, i, boxes, nboxes, clusters, theta2, leaf_size);
     if (k == Open) {
