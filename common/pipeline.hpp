@@ -157,7 +157,9 @@ class Pipeline {
   // Distributed by key ranges: the energy at the current positions (x_n, with v_n = v_{n-1/2} +
   // a dt/2) from one force pass with the potential over each rank's own bodies, walked as a step
   // walks them, each rank's sums added in rank order: no body gathered (collective). The same
-  // opening angle as the rung's tree diagnostics, cut at the ranks' ranges. nullopt for the others.
+  // opening angle as the rung's tree diagnostics, cut at the ranks' ranges. cuda:tree in one
+  // process: the same pass over the state where it lives, nothing read back (the bits of the tree
+  // diagnostics' synchronise()). nullopt for the others.
   virtual std::optional<Energy> own_energy() { return std::nullopt; }
   // The rank that computes each of the n bodies now, by index (collective where distributed): a
   // split that moves the bodies says where each went; the blocks are fixed. All 0 in one process.

@@ -74,7 +74,7 @@ void Run::start(Reporter& report, const Setup& how) {
   // Split by key ranges with the rung's own tree as the diagnostics: E_0 from the rung's pass over
   // each rank's bodies, as every later E_n (energy_at), so that the drift compares energies whose
   // trees are cut at the ranks' ranges alike.
-  if (!resumed_ && with_energy() && diag_->tree())
+  if (!resumed_ && with_energy() && diag_->tree() && decomposition_.kind == "key ranges")
     if (const std::optional<Energy> e = p_->own_energy()) {
       e0_ = *e;
       samples_ = nlohmann::json::array();
@@ -307,6 +307,8 @@ std::optional<Energy> Run::end(Reporter& report, bool velocities) {
 
 Energy Run::energy_at(const std::string& label, Reporter& report) {
   if (own_ && own_->first == step_) return own_->second;
+  // In one process the rung's own pass has the synchronised pass's bits: one made already serves.
+  if (synced_ && synced_->first == step_ && decomposition_.kind != "key ranges") return synced_->second.energy;
   if (diag_->tree() && (step_ > 0 || resumed_)) {
     const auto t0 = Clock::now();
     if (const std::optional<Energy> e = p_->own_energy()) {  // split by key ranges: nothing gathered

@@ -367,15 +367,39 @@ TEST_P(TreeRanks, ANonFiniteBodyIsNamedOnEveryRank) {
 }
 
 // The energy from each rank's own bodies (Pipeline::own_energy: nothing gathered): the same on every
-// rank and within the tree's error of float64's at the same state, on 2 and 3 ranks; none in one
-// process (the run's diagnostics engine makes that pass); and asking for it leaves the steps that
-// follow as they were, at the start and after steps (a run's bits do not depend on its diagnostics).
+// rank and within the tree's error of float64's at the same state, on 2 and 3 ranks; in one process
+// none for cpu:tree (the run's diagnostics engine makes that pass) and, for cuda:tree, the tree
+// engine's synchronise() at the same state bit for bit, read where the state lives; and asking for
+// it leaves the steps that follow as they were, at the start and after steps (a run's bits do not
+// depend on its diagnostics).
 TEST_P(TreeRanks, OwnEnergyIsFloat64sWithinTheTreesError) {
   const Bodies b = unequal_plummer(20001);
   {
-    const auto t = make_tree(rung(), 0.5);
+    const auto t = make_tree(rung(), 0.5), untouched = make_tree(rung(), 0.5);
     t->load(b, kParams);
-    EXPECT_FALSE(t->own_energy().has_value()) << "one process";
+    untouched->load(b, kParams);
+    t->step(2);
+    untouched->step(2);
+    const std::optional<Energy> e = t->own_energy();
+    if (rung() == "cpu:tree") {
+      EXPECT_FALSE(e.has_value()) << "one process";
+    } else {
+      ASSERT_TRUE(e.has_value()) << "one process";
+      Bodies now, after, after_untouched;
+      t->read(now);
+      PipelineOptions o;
+      o.theta = 0.5, o.leaf_size = 16, o.multipole = "monopole";  // make_tree's
+      const Rung& entry = nbody::rung(rung());
+      const auto engine = entry.tree_engine(resolve_options(entry, o));
+      const Energy synced = synchronise(now, kParams, *engine, true).energy;
+      EXPECT_EQ(e->kinetic, synced.kinetic);
+      EXPECT_EQ(e->potential, synced.potential);
+      t->step(1);
+      untouched->step(1);
+      t->read(after);
+      untouched->read(after_untouched);
+      EXPECT_TRUE(same_bits(after, after_untouched)) << "one process: the energy changed the next step";
+    }
   }
   for (int ranks : {2, 3}) {
     std::vector<double> total(static_cast<std::size_t>(ranks), 0.0);
