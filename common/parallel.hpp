@@ -3,8 +3,14 @@
 // functions. At 2^24 bodies a serial pass that touches fresh memory costs 0.1-0.5 s on the GPU
 // machines' hosts, more than a step of cuda:tree.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace nbody {
 
@@ -19,5 +25,36 @@ void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::s
 // thread count, and for n <= kSumBlock those of one sequential sum.
 inline constexpr std::size_t kSumBlock = std::size_t{1} << 16;
 double block_sum(std::size_t n, const std::function<double(std::size_t, std::size_t)>& block);
+
+// An allocator whose vectors leave new elements as the fresh memory holds them, where a vector's own
+// value initialisation writes (and so first touches) every page from one thread: for arrays that a
+// parallel loop fills right after, each page then first touched by the thread that fills it.
+template <class T>
+struct Unfilled : std::allocator<T> {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+  Unfilled() = default;
+  template <class U>
+  Unfilled(const Unfilled<U>&) noexcept {}
+  template <class U>
+  void construct(U*) noexcept {}  // left for the caller to fill
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using UnfilledVector = std::vector<T, Unfilled<T>>;
+
+// A copy of `from` made on every core (parallel_chunks), its pages first touched by the threads
+// that write them.
+template <class T>
+UnfilledVector<T> parallel_copy(const std::vector<T>& from) {
+  UnfilledVector<T> to(from.size());
+  parallel_chunks(from.size(), [&](std::size_t begin, std::size_t end) {
+    std::copy(from.begin() + static_cast<std::ptrdiff_t>(begin), from.begin() + static_cast<std::ptrdiff_t>(end),
+              to.begin() + static_cast<std::ptrdiff_t>(begin));
+  });
+  return to;
+}
 
 }  // namespace nbody

@@ -145,7 +145,8 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
     ps[k]->accelerations(acc);
     r.accel[r.pipelines[k]] = accel_error(acc, ref);
   }
-  const Conserved c0{start.energy, linear_momentum(s0.pos, start.vel0), angular_momentum(s0.pos, start.vel0)};
+  const std::vector<Vec3> v0(start.vel0.begin(), start.vel0.end());
+  const Conserved c0{start.energy, linear_momentum(s0.pos, v0), angular_momentum(s0.pos, v0)};
   for (const auto& name : r.pipelines) r.initial[name] = c0;
 
   Stepper stepper(ps, 0, c.cfg.steps);

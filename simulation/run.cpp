@@ -221,7 +221,7 @@ const Synchronised& Run::synchronised(const std::string& label, Reporter& report
   if (synced_ && synced_->first == step_) return synced_->second;
   const auto t0 = Clock::now();
   if (step_ == 0 && !resumed_ && !vel0_.empty()) {  // the initial conditions' own v_0 and E_0
-    synced_.emplace(step_, Synchronised{vel0_, e0_.value_or(Energy{})});
+    synced_.emplace(step_, Synchronised{{vel0_.begin(), vel0_.end()}, e0_.value_or(Energy{})});
   } else {
     // E_n comes with the same pass: given even under no_energy, to a caller who asks for it.
     synced_.emplace(step_, synchronise_reported(state(), params(), engine(), true, label, report));

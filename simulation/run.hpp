@@ -158,7 +158,7 @@ class Run {
   std::unique_ptr<Pipeline> p_;
   Bodies bodies_;        // the state as last read back
   bool stale_ = false;   // the rung's state is newer (steps were taken, or it was just loaded)
-  std::vector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
+  UnfilledVector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;
   Evaluation pass0_;     // a tree's stagger pass, which the check reads
   std::optional<Energy> e0_;

@@ -284,7 +284,7 @@ Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, b
                       Evaluation* keep) {
   Start s;
   s.bodies = std::move(bodies);
-  s.vel0 = s.bodies.vel;
+  s.vel0 = parallel_copy(s.bodies.vel);
   const auto t1 = std::chrono::steady_clock::now();
   const auto task = report.begin("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
                                  static_cast<long long>(s.bodies.size()));
@@ -380,8 +380,12 @@ void check_state_fits(const Bodies& b, const std::string& name, const std::strin
 }
 
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {
-  std::size_t massive = 0;  // two massive bodies at a finite distance have W < 0
-  for (const auto& p : b.pos) massive += p.w > 0;
+  // Two massive bodies at a finite distance have W < 0 (counted on every core: a whole number).
+  const auto massive = static_cast<std::size_t>(block_sum(b.size(), [&](std::size_t begin, std::size_t end) {
+    double k = 0;
+    for (std::size_t i = begin; i < end; ++i) k += b.pos[i].w > 0;
+    return k;
+  }));
   char buf[200];
   if (!std::isfinite(e.total())) {
     std::snprintf(buf, sizeof buf, " at step %lld: the energy is not finite (kinetic %g, potential %g)",

@@ -11,6 +11,7 @@
 #include "catalogue.hpp"
 #include "fp64_engine.hpp"
 #include "initial_conditions.hpp"
+#include "parallel.hpp"
 #include "report.hpp"
 
 namespace nbody {
@@ -84,7 +85,7 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species = nullptr);
 struct Start {
   Bodies bodies;             // positions x_0, velocities v_{-1/2}
   std::vector<Species> species;  // theirs, in order (for pictures)
-  std::vector<Vec3> vel0;    // the synchronised v_0 the stagger started from
+  UnfilledVector<Vec3> vel0;  // the synchronised v_0 the stagger started from (parallel_copy)
   Energy energy;             // E_0, when asked for
   double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
 };

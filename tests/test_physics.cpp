@@ -278,5 +278,22 @@ TEST(Fp64Engine, Cpu64PassMatchesTheReferenceAndTheEnergy) {
   EXPECT_EQ(engine->name(), "cpu64");
 }
 
+// parallel_copy: every element, in order, whatever the size and the thread count (its vector's
+// elements are left unwritten until the threads copy them in).
+TEST(Parallel, CopyIsTheSourceElementForElement) {
+  const int threads = omp_get_max_threads();
+  for (int t : {1, 3}) {
+    omp_set_num_threads(t);
+    for (std::size_t n : {0u, 1u, 7u, 100003u}) {
+      std::vector<Vec3> from(n);
+      for (std::size_t i = 0; i < n; ++i) from[i] = {double(i), -double(i), 0.5 * double(i)};
+      const UnfilledVector<Vec3> to = parallel_copy(from);
+      ASSERT_EQ(to.size(), n);
+      EXPECT_EQ(std::memcmp(to.data(), from.data(), n * sizeof(Vec3)), 0) << n << " bodies, " << t << " threads";
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
 }  // namespace
 }  // namespace nbody
