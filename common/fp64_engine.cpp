@@ -53,8 +53,8 @@ class Cpu64Engine final : public Fp64Engine {
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(begin), e = static_cast<std::ptrdiff_t>(end);
-    if (acc) acc->resize(pos.size());
-    if (phi) phi->resize(pos.size());
+    if (acc) resize_touched(*acc, pos.size());
+    if (phi) resize_touched(*phi, pos.size());
     // Rows in blocks, so that a long pass can report progress from this thread.
     constexpr std::ptrdiff_t block = 1024;  // ~3 s per block at N = 10^6 on 2 cores
     for (std::ptrdiff_t i0 = b; i0 < e; i0 += block) {
@@ -156,7 +156,7 @@ Synchronised synchronise(const Bodies& b, const Params& p, Fp64Engine& engine, b
   engine.evaluate(b.pos, p.eps2(), &a, energy ? &phi : nullptr);
   Synchronised s;
   const double h = 0.5 * p.dt;
-  s.vel.resize(b.size());
+  resize_touched(s.vel, b.size());
   parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) s.vel[i] = {b.vel[i].x + a[i].x * h, b.vel[i].y + a[i].y * h, b.vel[i].z + a[i].z * h};
   });

@@ -7,6 +7,7 @@
 
 #include "error.hpp"
 #include "options.hpp"
+#include "parallel.hpp"
 #include "hdf5_io.hpp"
 #include "io.hpp"
 
@@ -74,8 +75,8 @@ void generate(Bodies& b, std::size_t first, std::size_t n, std::uint64_t seed, M
 
 Bodies sized(std::size_t n) {
   Bodies b;
-  b.pos.resize(n);
-  b.vel.resize(n);
+  resize_touched(b.pos, n);
+  resize_touched(b.vel, n);
   return b;
 }
 

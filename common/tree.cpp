@@ -460,8 +460,8 @@ class CpuTreeEngine final : public Fp64Engine {
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::size_t n = pos.size();
-    if (acc) acc->resize(n);
-    if (phi) phi->resize(n);
+    if (acc) resize_touched(*acc, n);
+    if (phi) resize_touched(*phi, n);
     if (n == 0 || end <= begin || (!acc && !phi)) return;
     std::vector<float> x(n), y(n), z(n), m(n);
     for (std::size_t i = 0; i < n; ++i)

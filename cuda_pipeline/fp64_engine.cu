@@ -39,8 +39,8 @@ class CudaFp64Engine final : public Fp64Engine {
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
     const std::size_t n = pos.size();
-    if (acc) acc->resize(n);
-    if (phi) phi->resize(n);
+    if (acc) resize_touched(*acc, n);
+    if (phi) resize_touched(*phi, n);
     if (n == 0 || (!acc && !phi) || end <= begin) return;
     prepare(n, eps2);
     CUDA_CHECK(cudaMemcpy(pos_.get(), pos.data(), n * sizeof(Vec4), cudaMemcpyHostToDevice));

@@ -64,7 +64,8 @@ class Tree final : public BodySystem<float> {
     potential_ = true;
     compute_accelerations(device_positions(), acceleration_buffer(), 0, n(), {0, 1});
     potential_ = false;
-    std::vector<Body> a(end - begin);
+    std::vector<Body> a;
+    resize_touched(a, end - begin);
     CUDA_CHECK(cudaMemcpy(a.data(), acceleration_buffer() + begin, (end - begin) * sizeof(Body),
                           cudaMemcpyDeviceToHost));
     parallel_chunks(end - begin, [&](std::size_t b, std::size_t e) {
@@ -184,8 +185,8 @@ class TreeEngine final : public Fp64Engine {
 
   void evaluate_rows(const std::vector<Vec4>& pos, double eps2, std::size_t begin, std::size_t end,
                      std::vector<Vec3>* acc, std::vector<double>* phi) override {
-    if (acc) acc->resize(pos.size());
-    if (phi) phi->resize(pos.size());
+    if (acc) resize_touched(*acc, pos.size());
+    if (phi) resize_touched(*phi, pos.size());
     if (pos.empty() || end <= begin || (!acc && !phi)) return;
     Tree tree(options_);
     tree.load_positions(pos, {0, std::sqrt(eps2)});
