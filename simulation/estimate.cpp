@@ -36,8 +36,11 @@ double work(bool tree, long long m) {
 }
 const char* work_unit(bool tree) { return tree ? "N log2 N" : "interactions"; }
 
-// The size m (1024, doubling, at most n) at which time_one(m) reaches kProbeSeconds on the slowest
-// rank, and that time; or the first m whose rate (in the units of `tree`) is already `enough`.
+// The size m (doubling from 1024, at most n) at which time_one(m) reaches kProbeSeconds on the
+// slowest rank, and that time; or the first m whose rate (in the units of `tree`) is already
+// `enough`. A tree starts at n/1024 where that is more: a pass there costs about a thousandth of one
+// at n, and at 1024 bodies a GPU's fixed cost per launch decided the rate, which then fell either
+// side of `enough` from run to run (a 2^24 run's estimate took 0.004 s or 0.08-0.14 s, 2-4 steps).
 struct Probe {
   long long m;
   double seconds;
@@ -45,7 +48,8 @@ struct Probe {
 };
 template <typename F>
 Probe probe(long long n, F&& time_one, bool tree = false, double enough = kNoEnough) {
-  for (long long m = std::min<long long>(1024, n);; m = std::min(2 * m, n)) {
+  const long long first = tree ? std::max<long long>(1024, n / 1024) : 1024;
+  for (long long m = std::min(first, n);; m = std::min(2 * m, n)) {
     const Probe p{m, World::max(time_one(m))};  // the slowest rank: every rank decides alike
     if (p.seconds >= kProbeSeconds || m == n || p.rate(tree) >= enough) return p;
   }

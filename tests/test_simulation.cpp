@@ -822,17 +822,20 @@ TEST(Estimate, TreeWorkGrowsAsNLogN) {
 }
 
 // The estimate probes no further than it takes to show a part fits: a rate already `enough` at the
-// first size stops the probe there (1024 bodies; without it the probe grows to where a step takes
-// 20 ms, which depends on the machine and is not asserted). check_estimate asks each part for the
-// rate that fits it in a tenth of its share of the hour.
+// first size stops the probe there (1024 bodies, a tree's n/1024 where that is more; without it the
+// probe grows to where a step takes 20 ms, which depends on the machine and is not asserted).
+// check_estimate asks each part for the rate that fits it in a tenth of its share of the hour.
 TEST(Estimate, ProbesNoFurtherThanTheLimitNeeds) {
-  const long long n = 1 << 20;
-  auto tree = make_pipeline("cpu:tree", {});
-  const Work w = step_work(*tree, 1, kParams, n);
-  Bodies probed;
-  EXPECT_GT(w.rate(1.0), 0);
-  tree->read(probed);
-  EXPECT_EQ(probed.size(), 1024u);
+  const auto first_probe = [](const std::string& rung, long long n) {
+    auto p = make_pipeline(rung, {});
+    EXPECT_GT(step_work(*p, 1, kParams, n).rate(1.0), 0);
+    Bodies probed;
+    p->read(probed);
+    return probed.size();
+  };
+  EXPECT_EQ(first_probe("cpu:tree", 1 << 20), 1024u);
+  EXPECT_EQ(first_probe("cpu:tree", 1 << 24), 16384u) << "a tree: n/1024";
+  EXPECT_EQ(first_probe("cpu32", 1 << 24), 1024u) << "all pairs: N^2 work, from 1024";
   std::vector<double> asked;
   const auto recorder = [&](double enough) { return asked.push_back(enough), 1e30; };
   check_estimate({{"a", 3.6e12, recorder}, {"b", 7.2e12, recorder}}, false);
