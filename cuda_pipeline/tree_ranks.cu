@@ -337,13 +337,9 @@ void TreeRanks::exchange_domains() {
   }
 }
 
-Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
-  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.boxes.size() / 2);
-  ensure(domain_of_, domain.boxes.size() + domain.clusters.size());
-  domain_of_.upload(domain.boxes);
-  CUDA_CHECK(cudaMemcpy(domain_of_.get() + domain.boxes.size(), domain.clusters.data(),
-                        domain.clusters.size() * sizeof(float4), cudaMemcpyHostToDevice));
-  for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
+// The walk of this rank's tree for a domain (domain_of_: `boxes` boxes, then their clusters), top
+// down, into emits_[0]; returns how many it emitted.
+int TreeRanks::select_for(int boxes) {
   ensure(counts_, 8);
   // A level at a time from the root, the host looking at the frontier's size only every
   // kLevelsUnseen levels (a level with an empty frontier launches and does nothing): counts_ holds
@@ -372,7 +368,17 @@ Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
     if (seen[side] == 0) break;
   }
   counts_.download(seen, 2, 1);
-  const int emitted = seen[2];
+  return seen[2];
+}
+
+Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
+  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.boxes.size() / 2);
+  ensure(domain_of_, domain.boxes.size() + domain.clusters.size());
+  domain_of_.upload(domain.boxes);
+  CUDA_CHECK(cudaMemcpy(domain_of_.get() + domain.boxes.size(), domain.clusters.data(),
+                        domain.clusters.size() * sizeof(float4), cudaMemcpyHostToDevice));
+  for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
+  const int emitted = select_for(boxes);
   if (emitted == 0) return {0, 0};
   // In node order, whatever order the levels appended them in: the same bytes every time.
   std::size_t bytes = 0;

@@ -86,6 +86,7 @@ class TreeRanks {
     std::vector<float4> boxes, clusters;
   };
   Wire essential_tree(const Domain& domain, std::size_t at);
+  int select_for(int boxes);
   // 4: the outbox to every rank, what each sent this one into inbox_bytes_ (its counts returned):
   // GPU to GPU (NCCL, on comm_stream_), or copied to the host, all-to-all, and back
   std::vector<Wire> send_on_device(const std::vector<Wire>& out);
