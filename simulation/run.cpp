@@ -143,9 +143,9 @@ void Run::estimate(long long output_passes) {
 void Run::stage(Reporter& report, const Bodies* given) {
   if (resumed_) return;
   Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
+  if (given) check_state_fits(*given, name(), "the bodies");
   nbody::Start s = given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
-                         : initial_state(spec_.cfg, engine(), with_energy(), report, keep);
-  check_state_fits(s.bodies, name(), given ? "the bodies" : option("ic") + " " + spec_.cfg.ic);
+                         : initial_state(spec_.cfg, engine(), with_energy(), report, keep, {name()});
   phases_["initial_conditions"] = s.ic_s;
   phases_["stagger"] = s.stagger_s;
   bodies_ = std::move(s.bodies);

@@ -297,10 +297,12 @@ Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, b
   return s;
 }
 
-Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep) {
+Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep,
+                    const std::vector<std::string>& held_by) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<Species> species;
   Bodies bodies = initial_bodies(c, &species);
+  for (const std::string& name : held_by) check_state_fits(bodies, name, option("ic") + " " + c.ic);
   const double ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Start s = staggered_state(std::move(bodies), c.params(), engine, energy, report, keep);
   s.species = std::move(species);

@@ -89,9 +89,10 @@ struct Start {
   Energy energy;             // E_0, when asked for
   double ic_s = 0, stagger_s = 0;  // seconds: making and checking the bodies; the engine's pass
 };
-// `keep`, when given, receives the stagger's pass (fp64_engine.hpp's stagger()).
+// `keep`, when given, receives the stagger's pass (fp64_engine.hpp's stagger()). The bodies as made
+// are checked to fit the state of each rung named in `held_by` (check_state_fits), before the stagger.
 Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report = silent(),
-                    Evaluation* keep = nullptr);
+                    Evaluation* keep = nullptr, const std::vector<std::string>& held_by = {});
 // The same from bodies given with synchronised velocities (checked by the caller).
 Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy,
                       Reporter& report = silent(), Evaluation* keep = nullptr);
@@ -104,7 +105,9 @@ Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& 
 void check_finite(const Bodies& b, const std::string& what, long long step);
 // Throws InputError naming the first body with a position, velocity or mass beyond float32's range
 // (|value| > 3.4e38) where the rung `name` holds its state in float32: it could not hold the body
-// (inf on load), and the run would stop at its first step with advice that does not apply.
+// (inf on load), and the run would stop at its first step with advice that does not apply. For the
+// bodies as given or made, before the stagger (whose kick a huge --dt may itself carry past it: that
+// is the run's instability, not the input's).
 void check_state_fits(const Bodies& b, const std::string& name, const std::string& where);
 // Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not.
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step);
