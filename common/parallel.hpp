@@ -29,18 +29,20 @@ double block_sum(std::size_t n, const std::function<double(std::size_t, std::siz
 // v.resize(n), with the pages of fresh storage first touched on every core: a vector's own
 // construction of its elements faults every new page in from one thread (at 2^24 bodies, 0.5 s for
 // the 900 MB of positions and velocities on a GPU machine's host), after that only writes them.
-// One byte of each page of the reserved storage is written first, in parallel; the elements are
-// then constructed as resize() constructs them.
+// One byte every 4096 of the reserved storage past size() (and its last byte) is written first, in
+// parallel chunks of the bytes; the elements are then constructed as resize() constructs them.
+// (Raw bytes of storage the allocator gave, outside size(): no object lives there yet.)
 template <class T>
 void resize_touched(std::vector<T>& v, std::size_t n) {
   if (n > v.capacity()) {
     v.reserve(n);
     constexpr std::size_t kPage = 4096;
     const std::size_t from = v.size() * sizeof(T), to = n * sizeof(T);
-    auto* storage = reinterpret_cast<unsigned char*>(v.data());  // the reserved storage's start
-    parallel_chunks((to - from + kPage - 1) / kPage, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t page = begin; page < end; ++page) storage[from + page * kPage] = 0;
+    unsigned char* const storage = reinterpret_cast<unsigned char*>(v.data());  // the reserved storage's start
+    parallel_chunks(to - from, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t k = (begin + kPage - 1) / kPage * kPage; k < end; k += kPage) storage[from + k] = 0;
     });
+    storage[to - 1] = 0;
   }
   v.resize(n);
 }

@@ -123,7 +123,7 @@ struct RungOption {
 };
 
 // Its place in docs/ladder.md's table: on it or not, the rung it stands on ("" for the bottom rung),
-// and whether it starts a speed-up column of its own (the fp64 rungs, double-single GL).
+// and whether it starts a speed-up chain of its own (the fp64 rungs, double-single GL).
 struct LadderPlace {
   bool on = false;
   std::string_view above{};

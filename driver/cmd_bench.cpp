@@ -78,8 +78,8 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
               "median\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
   if (ladder)
-    std::printf("speed-up: a rung's rate over the row above it, the rung it stands on (- where a float64 or "
-                "double-single rung starts a column of its own); trees: beside the ladder (GPU Gems 3 §31.6), "
+    std::printf("speed-up: a rung's rate over the rung below it on the ladder, the row above (- where a float64 or "
+                "double-single rung starts a chain of its own); trees: beside the ladder (GPU Gems 3 §31.6), "
                 "its last rows, a tree's speed-up over the fastest float32 all-pairs rung of its family above it\n\n");
   if (World::size() > 1)
     std::printf("ranks: %d (all-pairs rungs: bodies split in blocks, --balance %s, positions allgathered once per "
@@ -190,13 +190,13 @@ void add_bench_options(CLI::App& sub, BenchArgs& a, bool ladder) {
 
 namespace {
 
-// "cpu32, gl:forcequad, ..., then cuda:gems31-fp64 (its own speed-up column), ...; beside it the tree
+// "cpu32, gl:forcequad, ..., then cuda:gems31-fp64 (its own speed-up chain), ...; beside it the tree
 // rungs ...": the ladder, bottom first, then the trees.
 std::string ladder_text() {
   std::string text;
   for (const std::string& name : ladder_names()) {
     const bool restart = rung(name).ladder.restart;
-    text += (text.empty() ? "" : restart ? ", then " : ", ") + name + (restart ? " (its own speed-up column)" : "");
+    text += (text.empty() ? "" : restart ? ", then " : ", ") + name + (restart ? " (its own speed-up chain)" : "");
   }
   std::string trees;
   for (const std::string& name : ladder_table_names())

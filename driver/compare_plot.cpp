@@ -124,8 +124,8 @@ class Script {
   std::ostringstream commands;
 
   // The whole script: the key at the right, as wide as its longest title (a key wider than 40% of
-  // `width` widens the picture instead of covering the curves); both panels' axes share the
-  // margins, so they line up.
+  // the `requested` width widens the picture instead of covering the curves); both panels' axes
+  // share the margins, so they line up.
   std::string text(const std::string& title, const std::string& default_png, int requested, int height) const {
     const double key = 7.0 * static_cast<double>(key_) + 70;  // px: ~7 per character at 10 pt, the sample, the gaps
     const int width = std::max(requested, static_cast<int>(std::ceil(0.6 * requested + key)));

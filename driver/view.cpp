@@ -115,7 +115,7 @@ View::View(const ViewArgs& a, const std::vector<std::string>& names, int width, 
       window_((check_estimate({engine_work(*engine_, 1, a.cfg.params(), a.cfg.n, "set-up pass")}, a.cfg.force),
                window_options(a, width, height)),
               viewer::Scene{}),
-      start_(initial_state(a.cfg, *engine_, true, terminal_)),
+      start_(initial_state(a.cfg, *engine_, true, terminal_, nullptr, names)),
       n_(start_.bodies.size()),
       scene_(viewer::make_scene(start_.bodies, start_.species, {a.radius, a.tilt, a.yaw})),
       mode_(a.colour != "auto"            ? viewer::parse_colour(a.colour)

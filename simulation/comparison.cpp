@@ -184,7 +184,7 @@ std::vector<AgainstRow> repeat_run(const Config& cfg, const std::vector<std::str
   for (const auto& p : made.pipelines) work.push_back(step_work(*p, static_cast<double>(cfg.steps), params, cfg.n));
   check_estimate(work, cfg.force);
   if (started) started();
-  const Start start = initial_state(cfg, engine, false, report);
+  const Start start = initial_state(cfg, engine, false, report, nullptr, names);
   std::vector<AgainstRow> rows;
   for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
     Pipeline& p = *made.pipelines[k];

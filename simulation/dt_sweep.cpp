@@ -33,7 +33,7 @@ std::vector<Vec4> positions_at(Pipeline& p, const Config& cfg, double dt, long l
                                Reporter& report) {
   Config c = cfg;
   c.dt = dt;
-  const Start start = initial_state(c, engine, false, report);
+  const Start start = initial_state(c, engine, false, report, nullptr, {p.name()});
   p.load(start.bodies, c.params());
   Stepper stepper({&p}, 0, steps);
   if (const int signal = stepper.run(report, p.name() + " at dt = " + number_text(dt), c.force))

@@ -11,6 +11,7 @@
 #include "fp32_recipes.hpp"
 #include "metrics.hpp"
 #include "reference.hpp"
+#include "setup.hpp"
 
 namespace nbody {
 
@@ -170,6 +171,7 @@ std::vector<Factor> explained_factors() {
 
 Explanation explain(const Bodies& start, const Params& params, long long steps, Reporter& report,
                     const std::vector<std::string>& trees, const PipelineOptions& options) {
+  check_state_fits(start, "cpu32", option("explain") + "'s float32 variants");
   const std::vector<Factor> factors = explained_factors();
   std::vector<Vec3> ref;
   accelerations_fp64(start.pos, params.eps2(), ref);

@@ -311,7 +311,7 @@ Energy Run::energy_at(const std::string& label, Reporter& report) {
   if (synced_ && synced_->first == step_ && decomposition_.kind != "key ranges") return synced_->second.energy;
   if (diag_->tree() && (step_ > 0 || resumed_)) {
     const auto t0 = Clock::now();
-    if (const std::optional<Energy> e = p_->own_energy()) {  // split by key ranges: nothing gathered
+    if (const std::optional<Energy> e = p_->own_energy()) {  // nothing gathered or read back
       check_energy(*e, bodies_, name(), step_);  // (the masses, which the steps do not change)
       diag_s_ += run_seconds_since(t0);
       own_.emplace(step_, *e);

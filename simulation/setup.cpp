@@ -355,7 +355,7 @@ void check_finite(const Bodies& b, const std::string& what, long long step) {
 }
 
 void check_state_fits(const Bodies& b, const std::string& name, const std::string& where) {
-  if (rung(name).state_bits != 32) return;
+  if (rung(name).fp64_forces) return;
   constexpr double kMax = std::numeric_limits<float>::max();
   std::atomic<std::size_t> first{b.size()};  // the first body that does not fit, in any chunk
   const auto values = [&](std::size_t i) {
@@ -364,7 +364,7 @@ void check_state_fits(const Bodies& b, const std::string& name, const std::strin
   parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const auto v = values(i);
-      if (std::all_of(v.begin(), v.end(), [&](double x) { return std::abs(x) <= kMax; })) continue;
+      if (std::none_of(v.begin(), v.end(), [&](double x) { return std::abs(x) > kMax; })) continue;  // (NaN: validate_bodies')
       for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
       }
       return;
@@ -378,7 +378,7 @@ void check_state_fits(const Bodies& b, const std::string& name, const std::strin
       std::find_if(v.begin(), v.end(), [&](double x) { return std::abs(x) > kMax; }) - v.begin());
   throw InputError(where + ": body " + std::to_string(i) + "'s " + kNames[k] + " = " + number_text(v[k]) +
                    " is beyond float32's range (3.4e+38), in which " + name +
-                   " holds its state; a float64 rung (cpu64, and the -fp64 rungs) holds it");
+                   " computes; a rung with float64 forces (cpu64 and the -fp64 rungs) takes it");
 }
 
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {

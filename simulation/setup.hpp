@@ -104,8 +104,9 @@ Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& 
 // Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
 void check_finite(const Bodies& b, const std::string& what, long long step);
 // Throws InputError naming the first body with a position, velocity or mass beyond float32's range
-// (|value| > 3.4e38) where the rung `name` holds its state in float32: it could not hold the body
-// (inf on load), and the run would stop at its first step with advice that does not apply. For the
+// (|value| > 3.4e38) where the rung `name` computes in float32 (every rung without float64 forces:
+// float state, double-single, float64 state with float forces): the value becomes inf there, and
+// the run would stop at its first step with advice that does not apply. For the
 // bodies as given or made, before the stagger (whose kick a huge --dt may itself carry past it: that
 // is the run's instability, not the input's).
 void check_state_fits(const Bodies& b, const std::string& name, const std::string& where);

@@ -173,6 +173,7 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
     throw std::runtime_error("--preset theta-sweep: no tree rung can run here (" + joined_names(tree_rungs(), ", ") + ")");
   decompose(m.pointers(), s.cfg.pipeline, params, s.cfg.n);
   const Bodies bodies = initial_bodies(s.cfg);
+  for (const std::string& name : m.names) check_state_fits(bodies, name, option("ic") + " " + s.cfg.ic);
   r.n = bodies.size();
   const std::vector<std::size_t> idx = sampled_bodies(r.n, static_cast<std::size_t>(s.sample));
   r.sampled = idx.size();

@@ -113,8 +113,17 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const Result beyond = nbody("run -p cpu32 --steps 1 --ic '" + huge.string() + "'");  // not "unstable" at step 1
   EXPECT_EQ(beyond.code, 2) << beyond.err;
   EXPECT_EQ(lines(beyond.err), 1) << beyond.err;
-  EXPECT_NE(beyond.err.find("in which cpu32 holds its state"), std::string::npos) << beyond.err;
+  EXPECT_NE(beyond.err.find("in which cpu32 computes"), std::string::npos) << beyond.err;
   EXPECT_EQ(nbody("run -p cpu64 --steps 1 --ic '" + huge.string() + "'").code, 0);
+  // Every rung without float64 forces, and every command that steps or sums in float32.
+  for (const char* command : {"run -p gl:compute-ds --steps 1", "compare --preset dt-sweep --pipelines cpu32 -n 3 --steps 2",
+                              "compare --preset theta-sweep --pipelines cpu:tree -n 3 --steps 1",
+                              "compare --pipelines cpu64 -n 3 --steps 2 --explain"}) {
+    const Result r = nbody(std::string(command) + " --ic '" + huge.string() + "'");
+    if (r.err.find("unavailable") != std::string::npos) continue;  // gl:compute-ds without GL 4.3
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("beyond float32's range"), std::string::npos) << command << "\n" << r.err;
+  }
   const Result unknown = nbody("run --pipeline nope");
   EXPECT_EQ(unknown.code, 2);
   const Result parse = nbody("compare --steps many");
