@@ -201,7 +201,7 @@ TEST(Cli, InfoJsonGivesEveryRungsFacts) {
                     {"info --json ''", "--json '': name a file"}});
 }
 
-// DESIGN.md: `cuda` alone means the default CUDA variant, cuda:tuned once it exists.
+// DESIGN.md: `cuda` alone means the family's default rung, cuda:tuned once it exists.
 TEST(Cli, CudaAliasIsTheTunedRung) {
   const fs::path json = scratch() / "alias.json";
   const Result r = nbody("compare --pipelines cpu64,cuda -n 64 --steps 1 --json '" + json.string() + "'");

@@ -31,24 +31,24 @@ std::string cuda_unavailable() {
 }
 #define REQUIRE_CUDA() NBODY_SKIP_UNLESS_AVAILABLE(cuda_unavailable())
 
-// A CUDA rung by its variant ("tuned"), made through the catalogue as every front end makes it. A
-// tree rung at theta = 0 sums every pair, so these all-pairs tests hold it to float rounding (its
-// opening angle is test_tree's).
-std::unique_ptr<Pipeline> make(const std::string& variant, PipelineOptions o = {}) {
-  if (rung("cuda:" + variant).method == Method::Tree) o.theta = 0;
-  return make_pipeline("cuda:" + variant, o);
+// A CUDA rung by its name after "cuda:" ("tuned"), made through the catalogue as every front end
+// makes it. A tree rung at theta = 0 sums every pair, so these all-pairs tests hold it to float
+// rounding (its opening angle is test_tree's).
+std::unique_ptr<Pipeline> make(const std::string& name, PipelineOptions o = {}) {
+  if (rung("cuda:" + name).method == Method::Tree) o.theta = 0;
+  return make_pipeline("cuda:" + name, o);
 }
 
-// Every CUDA rung's variant, from the registry: a rung registered there is tested here.
-std::vector<std::string> variants() {
+// Every CUDA rung's name after "cuda:", from the registry: a rung registered there is tested here.
+std::vector<std::string> cuda_names() {
   std::vector<std::string> out;
   for (const Rung& r : cuda::rungs()) out.push_back(r.name.substr(5));
   return out;
 }
 
-// Whether the rung `variant` takes the option `key` (its registry entry).
-bool takes(const std::string& variant, std::string_view key) {
-  for (const RungOption& o : rung("cuda:" + variant).options)
+// Whether the rung cuda:`name` takes the option `key` (its registry entry).
+bool takes(const std::string& name, std::string_view key) {
+  for (const RungOption& o : rung("cuda:" + name).options)
     if (o.key == key) return true;
   return false;
 }
@@ -58,20 +58,20 @@ bool takes(const std::string& variant, std::string_view key) {
 // n = 1000 on the H100 for one seed, 2-3e-8 at 16384 and above. The bound leaves room for the
 // tail of other seeds (cpu32's rms at n = 33 has one: test_physics); what the rung is for, the
 // trajectory, is tested by CudaMixed.StaysAHundredTimesCloserToCpu64ThanFloat.
-double tolerance(const std::string& variant) {
-  return variant.ends_with("fp64") ? 1e-12 : variant == "mixed" ? 1e-6 : 1e-5;
+double tolerance(const std::string& name) {
+  return name.ends_with("fp64") ? 1e-12 : name == "mixed" ? 1e-6 : 1e-5;
 }
 
 // Every element, not only the rms: |a_i - ref_i| <= atol + rtol |ref_i| (the GL tests' float
 // bounds; float64 rungs a million times tighter).
 ::testing::AssertionResult every_body_close(const std::vector<Vec3>& a, const std::vector<Vec3>& ref,
-                                            const std::string& variant) {
-  return variant.ends_with("fp64") ? test::all_close(a, ref, 1e-12, 1e-10) : test::all_close(a, ref, 1e-6, 1e-4);
+                                            const std::string& name) {
+  return name.ends_with("fp64") ? test::all_close(a, ref, 1e-12, 1e-10) : test::all_close(a, ref, 1e-6, 1e-4);
 }
 
-class CudaVariant : public ::testing::TestWithParam<std::string> {};
+class CudaRungByName : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(CudaVariant, AccelerationsMatchCpu64) {
+TEST_P(CudaRungByName, AccelerationsMatchCpu64) {
   REQUIRE_CUDA();
   for (std::size_t n : {1u, 31u, 1000u, 4097u, 16384u}) {
     const Bodies b = test::random_bodies(n, 100 + n);
@@ -90,23 +90,23 @@ TEST_P(CudaVariant, AccelerationsMatchCpu64) {
 }
 
 // Every launch shape the rung accepts gives the same answer, to the rung's tolerance.
-std::vector<PipelineOptions> launch_shapes(const std::string& variant) {
+std::vector<PipelineOptions> launch_shapes(const std::string& name) {
   std::vector<PipelineOptions> out;
   auto with = [](int block, int unroll, int q, int bodies, int split) {
     PipelineOptions o;
     o.cuda_block = block, o.cuda_unroll = unroll, o.cuda_q = q, o.cuda_bodies = bodies, o.cuda_split = split;
     return o;
   };
-  if (takes(variant, "cuda_q")) {
+  if (takes(name, "cuda_q")) {
     for (int p : {64, 128, 256, 512})
       for (int unroll : {1, 4, 16})
         for (int q : {1, 2, 4})
           if (p * q <= 1024) out.push_back(with(p, unroll, q, 0, 0));
-  } else if (takes(variant, "cuda_split")) {
+  } else if (takes(name, "cuda_split")) {
     for (int block : {32, 128, 256})
       for (int bodies : {1, 2, 4, 8})
         for (int split : {0, 1, 3, 7}) out.push_back(with(block, 4, 1, bodies, split));
-  } else if (takes(variant, "leaf_size")) {
+  } else if (takes(name, "leaf_size")) {
     for (int leaf : {1, 7, 32, 100, 4096}) {
       PipelineOptions o;
       o.leaf_size = leaf;
@@ -118,7 +118,7 @@ std::vector<PipelineOptions> launch_shapes(const std::string& variant) {
   return out;
 }
 
-TEST_P(CudaVariant, IndependentOfLaunchShape) {
+TEST_P(CudaRungByName, IndependentOfLaunchShape) {
   REQUIRE_CUDA();
   const Bodies b = test::random_bodies(4097, 200);  // not a multiple of any block or tile
   std::vector<Vec3> ref, a;
@@ -140,7 +140,7 @@ TEST_P(CudaVariant, IndependentOfLaunchShape) {
 
 // cuda:symmetric adds with atomics, in an order that varies: it repeats to its tolerance, every
 // other rung bit for bit.
-TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeat) {
+TEST_P(CudaRungByName, TwentyStepsFollowCpu64AndRepeat) {
   REQUIRE_CUDA();
   const Bodies b = test::random_bodies(1000, 300);
   Cpu64 cpu;
@@ -163,8 +163,8 @@ TEST_P(CudaVariant, TwentyStepsFollowCpu64AndRepeat) {
   for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(r[0].pos[i].x, r[1].pos[i].x) << i;
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, CudaVariant,
-                         ::testing::ValuesIn(variants()));
+INSTANTIATE_TEST_SUITE_P(Rungs, CudaRungByName,
+                         ::testing::ValuesIn(cuda_names()));
 
 // cuda:mixed removes the float32 floor: float64 state, r_ij from double-single pairs, tile partials
 // summed in double. After 15 steps it stays 100x closer to cpu64 than cuda:tuned, whose distance is
@@ -204,20 +204,20 @@ TEST(CudaMixed, KeepsTheStateInDouble) {
 TEST(CudaRungs, LoadAndReadRoundAsTheHostAcrossChunks) {
   REQUIRE_CUDA();
   const Bodies b = plummer((1u << 20) + 5, 9);
-  for (const char* variant : {"tuned", "mixed"}) {
-    auto p = make(variant, {});
+  for (const char* name : {"tuned", "mixed"}) {
+    auto p = make(name, {});
     p->load(b, kParams);
     Bodies out;
     p->read(out);
-    ASSERT_EQ(out.size(), b.size()) << variant;
-    const bool single = std::string(variant) == "tuned";
+    ASSERT_EQ(out.size(), b.size()) << name;
+    const bool single = std::string(name) == "tuned";
     const auto as_held = [single](double x) { return single ? static_cast<double>(static_cast<float>(x)) : x; };
     std::size_t differ = 0;
     for (std::size_t i = 0; i < b.size(); ++i)
       differ += out.pos[i].x != as_held(b.pos[i].x) || out.pos[i].z != as_held(b.pos[i].z) ||
                 out.pos[i].w != as_held(b.pos[i].w) || out.vel[i].x != as_held(b.vel[i].x) ||
                 out.vel[i].z != as_held(b.vel[i].z);
-    EXPECT_EQ(differ, 0u) << variant;
+    EXPECT_EQ(differ, 0u) << name;
   }
 }
 
@@ -229,7 +229,7 @@ TEST(CudaRungs, LargeNMatchesCpu64) {
     const Bodies b = test::random_bodies(n, 500 + n);
     std::vector<Vec3> ref;
     accelerations_fp64(b.pos, kParams.eps2(), ref);
-    for (const std::string& v : variants()) {
+    for (const std::string& v : cuda_names()) {
       if (!takes(v, "cuda_bodies")) continue;  // the rungs of K bodies per thread: their row blocks
       std::vector<Vec3> a = test::poisoned(n);
       auto p = make(v, {});
@@ -500,11 +500,11 @@ TEST(CudaMemory, RefusesWhatTheDeviceCannotHoldBeforeAllocating) {
   Bodies b;
   b.resize(std::size_t{1} << 26);
   for (std::size_t i = 0; i < b.size(); ++i) b.pos[i] = {static_cast<double>(i % 1000), 0, 0, 1e-6};
-  for (const char* variant : {"tuned", "gems31-fp64"}) {
-    auto p = make(variant, {});
+  for (const char* name : {"tuned", "gems31-fp64"}) {
+    auto p = make(name, {});
     try {
       p->load(b, kParams);
-      ADD_FAILURE() << variant << ": loaded 2^26 bodies into about 1 GiB";
+      ADD_FAILURE() << name << ": loaded 2^26 bodies into about 1 GiB";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("MiB of GPU memory"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("is free"), std::string::npos) << e.what();

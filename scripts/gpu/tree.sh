@@ -20,7 +20,7 @@ tree_tests() {
   section "test_tree (every tree rung)"
   outcomes "$B/test_tree" '*TreeRung*' 'rms|worst'
   section "test_cuda (cuda:tree at theta 0)"
-  outcomes "$B/test_cuda" '*CudaVariant*'
+  outcomes "$B/test_cuda" '*CudaRungByName*'
 }
 tree_crossover() {
   section "crossover"
