@@ -23,28 +23,6 @@ namespace {
 
 using tree::Body;
 
-// The energy's terms summed on the device as the host's synchronise() and block_sum() sum them
-// (fp64_engine.cpp, parallel.hpp): one thread a block of kSumBlock bodies in index order, in
-// double, v = v_{n-1/2} + a h, kinetic 0.5 m |v|^2 and m phi (phi in acc's w), each operation
-// rounded on its own as the host's code (no fused multiply-adds there) rounds it.
-__global__ void energy_blocks(const Body* __restrict__ pos, const Body* __restrict__ vel, const Body* __restrict__ acc,
-                              long long n, double h, double* kinetic, double* potential) {
-  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  const long long begin = b * static_cast<long long>(kSumBlock);
-  if (begin >= n) return;
-  double k = 0, w = 0;
-  for (long long i = begin; i < min(n, begin + static_cast<long long>(kSumBlock)); ++i) {
-    const Body p = pos[i], v = vel[i], a = acc[i];
-    const double vx = __dadd_rn(v.x, __dmul_rn(a.x, h)), vy = __dadd_rn(v.y, __dmul_rn(a.y, h)),
-                 vz = __dadd_rn(v.z, __dmul_rn(a.z, h));
-    const double v2 = __dadd_rn(__dadd_rn(__dmul_rn(vx, vx), __dmul_rn(vy, vy)), __dmul_rn(vz, vz));
-    k = __dadd_rn(k, __dmul_rn(__dmul_rn(0.5, p.w), v2));
-    w = __dadd_rn(w, __dmul_rn(p.w, a.w));
-  }
-  kinetic[b] = k;
-  potential[b] = w;
-}
-
 class Tree final : public BodySystem<float> {
  public:
   explicit Tree(const Options& o)
@@ -118,19 +96,7 @@ class Tree final : public BodySystem<float> {
     potential_ = true;  // the force stage with the potential, into the acceleration buffer
     compute_accelerations(device_positions(), acceleration_buffer(), 0, n(), {0, 1});
     potential_ = false;
-    const int blocks = static_cast<int>((n() + kSumBlock - 1) / kSumBlock);
-    DeviceBuffer<double> parts(2 * static_cast<std::size_t>(blocks));
-    energy_blocks<<<(blocks + 127) / 128, 128>>>(device_positions(), device_velocities(), acceleration_buffer(), n(),
-                                                 0.5 * dt_, parts.get(), parts.get() + blocks);
-    CUDA_CHECK(cudaGetLastError());
-    std::vector<double> sums;
-    parts.download(sums);
-    Energy e;  // the blocks added in order, as block_sum adds them
-    for (int b = 0; b < blocks; ++b) e.kinetic += sums[static_cast<std::size_t>(b)];
-    double w = 0;
-    for (int b = 0; b < blocks; ++b) w += sums[static_cast<std::size_t>(blocks + b)];
-    e.potential = 0.5 * w;
-    return e;
+    return tree::energy_of(device_positions(), device_velocities(), acceleration_buffer(), n(), 0.5 * dt_, 0.0);
   }
   ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 

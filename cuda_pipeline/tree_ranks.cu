@@ -91,6 +91,45 @@ std::vector<std::byte> bytes_from(const T* device, std::size_t count) {
 
 }  // namespace
 
+namespace {
+
+// energy_of()'s blocks: one thread a block of kSumBlock bodies, in index order, in double.
+__global__ void energy_blocks(const Body* __restrict__ pos, const Body* __restrict__ vel, const Body* __restrict__ acc,
+                              long long n, double h, double self, double* kinetic, double* potential) {
+  const long long b = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const long long begin = b * static_cast<long long>(kSumBlock);
+  if (begin >= n) return;
+  double k = 0, w = 0;
+  for (long long i = begin; i < min(n, begin + static_cast<long long>(kSumBlock)); ++i) {
+    const Body p = pos[i], v = vel[i], a = acc[i];
+    const double vx = __dadd_rn(v.x, __dmul_rn(a.x, h)), vy = __dadd_rn(v.y, __dmul_rn(a.y, h)),
+                 vz = __dadd_rn(v.z, __dmul_rn(a.z, h));
+    const double v2 = __dadd_rn(__dadd_rn(__dmul_rn(vx, vx), __dmul_rn(vy, vy)), __dmul_rn(vz, vz));
+    k = __dadd_rn(k, __dmul_rn(__dmul_rn(0.5, p.w), v2));
+    w = __dadd_rn(w, __dmul_rn(p.w, __dsub_rn(a.w, __dmul_rn(p.w, self))));
+  }
+  kinetic[b] = k;
+  potential[b] = w;
+}
+
+}  // namespace
+
+Energy energy_of(const Body* pos, const Body* vel, const Body* acc, int n, double h, double self) {
+  Energy e;
+  if (n <= 0) return e;
+  const int blocks = static_cast<int>((static_cast<std::size_t>(n) + kSumBlock - 1) / kSumBlock);
+  DeviceBuffer<double> parts(2 * static_cast<std::size_t>(blocks));
+  energy_blocks<<<(blocks + 127) / 128, 128>>>(pos, vel, acc, n, h, self, parts.get(), parts.get() + blocks);
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<double> sums;
+  parts.download(sums);
+  double w = 0;  // the blocks added in order, as block_sum adds them
+  for (int b = 0; b < blocks; ++b) e.kinetic += sums[static_cast<std::size_t>(b)];
+  for (int b = 0; b < blocks; ++b) w += sums[static_cast<std::size_t>(blocks + b)];
+  e.potential = 0.5 * w;
+  return e;
+}
+
 template <typename T>
 std::vector<T> TreeRanks::local(const DeviceBuffer<T>& b) const {
   std::vector<T> h(static_cast<std::size_t>(n_));
@@ -636,27 +675,13 @@ Energy TreeRanks::own_energy() {
   move();  // as accelerations(): the next step's ranges, its work unchanged
   next_ = first_;
   const bool remote = forces(false, true) > 0;
-  const std::vector<Body> a = local(acc_), v = local(vel_), p = local(pos_[cur_]);
-  const double h = 0.5 * static_cast<double>(dt_);
   // The walk takes each body's own term (-m_i / eps) off the potential once per walk, as if it had
   // met it: the walk of the received trees, which do not hold the body, took it off a second time.
   const double self = remote ? 1.0 / std::sqrt(static_cast<double>(eps2_)) : 0.0;
-  const double kinetic = block_sum(p.size(), [&](std::size_t begin, std::size_t end) {
-    double k = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      const double vx = v[i].x + a[i].x * h, vy = v[i].y + a[i].y * h, vz = v[i].z + a[i].z * h;
-      k += 0.5 * p[i].w * (vx * vx + vy * vy + vz * vz);
-    }
-    return k;
-  });
-  const double potential = 0.5 * block_sum(p.size(), [&](std::size_t begin, std::size_t end) {
-    double w = 0;
-    for (std::size_t i = begin; i < end; ++i) w += p[i].w * (a[i].w - p[i].w * self);
-    return w;
-  });
+  const Energy mine = energy_of(pos_[cur_].get(), vel_.get(), acc_.get(), n_, 0.5 * static_cast<double>(dt_), self);
   Energy e;
-  for (const double k : ex_.all(kinetic)) e.kinetic += k;  // in rank order
-  for (const double w : ex_.all(potential)) e.potential += w;
+  for (const double k : ex_.all(mine.kinetic)) e.kinetic += k;  // in rank order
+  for (const double w : ex_.all(mine.potential)) e.potential += w;
   return e;
 }
 

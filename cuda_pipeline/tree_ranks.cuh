@@ -37,6 +37,13 @@
 
 namespace nbody::cuda::tree {
 
+// The energy of the n bodies at pos (mass in w) with velocities v_{n-1/2} at vel and the force
+// stage's a and phi (phi in w) at acc, v_n = v_{n-1/2} + a h, each body's potential less
+// m_i `self` (a term its walks took off once too often): K and W summed on the device as the host's
+// synchronise() and block_sum() sum them, blocks of kSumBlock in index order, each operation rounded
+// as the host's code rounds it (no fused multiply-adds there), the blocks added in order on the host.
+Energy energy_of(const Body* pos, const Body* vel, const Body* acc, int n, double h, double self);
+
 // An essential tree on the way: its counts (sent ahead), then its cells (a monopole tree's leave
 // their moments behind), then its bodies (16 bytes each).
 struct Wire {
