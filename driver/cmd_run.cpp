@@ -58,6 +58,7 @@ class RunCommand {
   Keeper keeper_;  // snapshots and checkpoints
   nlohmann::json phases_ = nlohmann::json::object();  // after the set-up's (the JSON's "phases_s")
   double setup_s_ = 0, sim_s_ = 0, frames_s_ = 0;
+  long long frames_written_ = 0;
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<viewer::FrameWriter> frames_;
 #endif
@@ -107,7 +108,7 @@ void RunCommand::frame([[maybe_unused]] long long step) {
   if (a_.colour == "rank") label.push_back(viewer::rank_legend(World::size()));
   const std::string png = frames_->png(run_->rung(), rung(run_->name()).state == StateHome::GlTexture, label, ranks);
   write_output((std::filesystem::path(a_.out) / file).string(), png);
-  frames_s_ += since(t0);
+  frames_s_ += since(t0), ++frames_written_;
 #endif
 }
 
@@ -145,7 +146,7 @@ void RunCommand::print(const std::optional<Energy>& e1, double wall_s) const {
               setup_s_, sim_s_, steps > 0 ? 1e3 * sim_s_ / steps : 0.0, wall_s);
   if (r.resumed()) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), r.first(), last_);
   for (const std::string& line : r.summary(e1)) std::printf("%s\n", line.c_str());
-  if (a_.frames > 0) std::printf("frames: %s\n", a_.out.c_str());
+  if (a_.frames > 0) std::printf("frames: %lld in %s (every %lld steps)\n", frames_written_, a_.out.c_str(), a_.frames);
   if (keeper_.snapshots_written() > 0)
     std::printf("snapshots: %lld in %s (the last %s)\n", keeper_.snapshots_written(), a_.out.c_str(),
                 keeper_.last_snapshot_path().c_str());

@@ -2,22 +2,33 @@
 # together) passed on to stdout line by line and, after every 4 s without a line (one compiler job,
 # one long test), says on stderr that it is still at work: nothing the scripts run is silent for
 # more than 5 s, also where stdout goes to a file. Returns CMD's exit status.
+# `heartbeat --quiet CMD...` keeps CMD's output back (shown on stderr only if CMD fails) and says it
+# is still at work after every 4 s, whatever CMD prints: the lines kept back are no sign of life.
 heartbeat() {
-  local start=$SECONDS status line
-  status=$(mktemp)
-  { "$@" && echo 0 >"$status" || echo $? >"$status"; } 2>&1 | while :; do
-    if IFS= read -r -t 4 line; then
-      printf '%s\n' "$line"
-    elif (($? > 128)); then  # a timeout (what came of a line so far is in $line)
-      [ -n "$line" ] && printf '%s\n' "$line"
-      printf '  ... still at work (%d s)\n' $((SECONDS - start)) >&2
-    else  # the end (a last line without its newline is in $line)
-      [ -n "$line" ] && printf '%s\n' "$line"
-      break
-    fi
-  done
+  local quiet=0
+  if [ "${1:-}" = --quiet ]; then quiet=1; shift; fi
+  local start=$SECONDS status kept line
+  status=$(mktemp) kept=$(mktemp)
+  { "$@" && echo 0 >"$status" || echo $? >"$status"; } 2>&1 | {
+    local shown=$SECONDS  # when the user last saw a line
+    while :; do
+      if IFS= read -r -t 4 line; then
+        if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; shown=$SECONDS; fi
+      elif (($? > 128)); then  # a timeout (what came of a line so far is in $line)
+        [ -n "$line" ] && if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; fi
+      else  # the end (a last line without its newline is in $line)
+        [ -n "$line" ] && if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; fi
+        break
+      fi
+      if ((SECONDS - shown >= 4)); then
+        printf '  ... still at work (%d s)\n' $((SECONDS - start)) >&2
+        shown=$SECONDS
+      fi
+    done
+  }
   local rc
   rc=$(cat "$status")
-  rm -f "$status"
+  [ "${rc:-1}" != 0 ] && ((quiet)) && cat "$kept" >&2
+  rm -f "$status" "$kept"
   return "${rc:-1}"
 }

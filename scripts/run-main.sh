@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/heartbeat.sh
 heartbeat bash scripts/install-deps.sh
 echo "run-main: configuring build/release (cmake --preset release) ..." >&2
-heartbeat cmake --preset release >/dev/null
+heartbeat --quiet cmake --preset release
 echo "run-main: building nbody (about a minute on 2 cores)" >&2
 heartbeat cmake --build --preset release -j "$(nproc)" --target nbody  # the main job runs nbody alone
 exec build/release/driver/nbody compare -n 2048 --steps 50 "$@"

@@ -24,7 +24,7 @@ summary() {  # ctest's summary line (ctest prints the list of skipped tests afte
   grep -E "tests passed|tests failed" "$log" | tail -n 1
 }
 
-heartbeat cmake --preset ci >/dev/null
+heartbeat --quiet cmake --preset ci
 heartbeat cmake --build --preset ci -j "$jobs"
 status=0
 heartbeat ctest --preset ci -j "$jobs" | tee "$log" || status=$?
@@ -52,7 +52,7 @@ heartbeat bash scripts/test-web.sh build/ci/driver/nbody || web_status=$?
 [ $web_status -eq 0 ] || status=$web_status
 
 echo "== ASan + UBSan (asan preset) =="
-heartbeat cmake --preset asan >/dev/null
+heartbeat --quiet cmake --preset asan
 heartbeat cmake --build --preset asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=0 heartbeat ctest --preset asan -j "$jobs" | tee "$log" || status=$?
 asan_line="asan: $(summary)"

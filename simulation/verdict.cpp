@@ -101,7 +101,8 @@ std::string energy_sentence(const CompareResult& r, const std::string& reference
   if (own.empty())
     return s + ", every rung with it (within 10%):\n    the leapfrog's error at dt = " + dts +
            ", not rounding (a smaller dt shrinks it; compare --explain separates the two)";
-  return s + " (the leapfrog's error at dt = " + dts + "); these drift by more or less:\n    " + joined(own);
+  return s + " (the leapfrog's error at dt = " + dts + "); these drift by more than 10% more or less than it:\n    " +
+         joined(own);
 }
 
 }  // namespace
