@@ -467,6 +467,33 @@ TEST(Mpi, TreeByKeyRanges) {
   for (const std::string& p : trees) expect_key_ranges(p);
 }
 
+// The tree's check against float64 on a sample under mpirun: its rows split across the ranks and
+// gathered, the same statistics as one process's to float rounding (a row's j summed in another
+// order), and the same on a second run with as many ranks.
+TEST(Mpi, TreeCheckIsSplitByRowsAndGathered) {
+  REQUIRE_MPI();
+  const std::string run = "run -p cpu:tree -n 5000 --steps 1 --diagnostics tree --json ";
+  const auto check_of = [&](const std::string& prefix, const std::string& name) {
+    const fs::path j = scratch() / name;
+    const Result r = nbody(run + "'" + j.string() + "'", prefix);
+    EXPECT_EQ(r.code, 0) << prefix << r.err;
+    return nlohmann::json::parse(slurp(j))["diagnostics"]["check"];
+  };
+  const nlohmann::json one = check_of("", "check1.json");
+  ASSERT_EQ(one["sampled_bodies"], 1024);
+  for (int ranks : {2, 3}) {
+    const nlohmann::json many = check_of(mpirun(ranks), "check" + std::to_string(ranks) + ".json"),
+                         again = check_of(mpirun(ranks), "check" + std::to_string(ranks) + "b.json");
+    EXPECT_EQ(many, again) << ranks << " ranks: the same bits run after run";
+    EXPECT_EQ(many["sampled_bodies"], 1024);
+    for (const char* error : {"potential_error", "accel_error"})
+      for (const char* stat : {"median_rel", "p99_rel", "max_rel"}) {
+        const double a = one[error][stat].get<double>(), b = many[error][stat].get<double>();
+        EXPECT_NEAR(b, a, 1e-6 * a) << ranks << " ranks, " << error << " " << stat;
+      }
+  }
+}
+
 // MPI counts bytes in ints: an exchange past 2 GiB (the state of 2^26 bodies gathered) goes in
 // rounds. With the limit lowered to 300 bytes (rounds of 100 from each of 3 ranks), every message of
 // a run moves in hundreds of pieces, uneven ones among them: the same bits as one piece each.
