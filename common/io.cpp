@@ -102,21 +102,14 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
 
 void validate_bodies(const Bodies& b, const std::string& where) {
   if (b.size() == 0) throw InputError(where + ": no bodies");
-  std::atomic<std::size_t> first{b.size()};  // the first body that is wrong, in any chunk
-  std::atomic<bool> massive{false};
-  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w, b.vel[i].x, b.vel[i].y, b.vel[i].z};
-      if (std::all_of(v, v + 7, [](double x) { return std::isfinite(x); }) && b.pos[i].w >= 0) {
-        if (b.pos[i].w > 0) massive.store(true, std::memory_order_relaxed);
-        continue;
-      }
-      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
-      }
-      return;
-    }
+  std::atomic<bool> massive{false};  // seen on the way (every body is seen where none is wrong)
+  const std::size_t i = first_where(b.size(), [&](std::size_t k) {
+    const double v[7] = {b.pos[k].x, b.pos[k].y, b.pos[k].z, b.pos[k].w, b.vel[k].x, b.vel[k].y, b.vel[k].z};
+    if (!std::all_of(v, v + 7, [](double x) { return std::isfinite(x); }) || b.pos[k].w < 0) return true;
+    if (b.pos[k].w > 0) massive.store(true, std::memory_order_relaxed);
+    return false;
   });
-  if (const std::size_t i = first.load(); i < b.size()) {
+  if (i < b.size()) {
     const double v[7] = {b.pos[i].x, b.pos[i].y, b.pos[i].z, b.pos[i].w, b.vel[i].x, b.vel[i].y, b.vel[i].z};
     if (!std::all_of(v, v + 7, [](double x) { return std::isfinite(x); }))
       throw InputError(where + ": body " + std::to_string(i) + " has a non-finite value");

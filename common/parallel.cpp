@@ -1,6 +1,7 @@
 #include "parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #ifdef _OPENMP
@@ -43,6 +44,19 @@ double block_sum(std::size_t n, const std::function<double(std::size_t, std::siz
   double s = 0;
   for (const double p : part) s += p;
   return s;
+}
+
+std::size_t first_where(std::size_t n, const std::function<bool(std::size_t)>& bad) {
+  std::atomic<std::size_t> first{n};  // the first found so far, in any chunk
+  parallel_chunks(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end && i < first.load(std::memory_order_relaxed); ++i) {
+      if (!bad(i)) continue;
+      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  return first.load();
 }
 
 }  // namespace nbody

@@ -26,6 +26,10 @@ void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::s
 inline constexpr std::size_t kSumBlock = std::size_t{1} << 16;
 double block_sum(std::size_t n, const std::function<double(std::size_t, std::size_t)>& block);
 
+// The smallest i in [0, n) for which bad(i) holds, looked for on every core (each chunk stops at its
+// first); n where there is none: the first bad body whatever the thread count.
+std::size_t first_where(std::size_t n, const std::function<bool(std::size_t)>& bad);
+
 // v.resize(n), with the pages of fresh storage first touched on every core: a vector's own
 // construction of its elements faults every new page in from one thread (at 2^24 bodies, 0.5 s for
 // the 900 MB of positions and velocities on a GPU machine's host), after that only writes them.

@@ -356,20 +356,13 @@ Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& 
 }
 
 void check_finite(const Bodies& b, const std::string& what, long long step) {
-  std::atomic<std::size_t> first{b.size()};  // the first body that is not finite, in any chunk
-  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const Vec4& p = b.pos[i];
-      const Vec3& v = b.vel[i];
-      if (std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
-          std::isfinite(v.y) && std::isfinite(v.z))
-        continue;
-      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
-      }
-      return;
-    }
+  const std::size_t i = first_where(b.size(), [&](std::size_t k) {
+    const Vec4& p = b.pos[k];
+    const Vec3& v = b.vel[k];
+    return !(std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z) && std::isfinite(v.x) &&
+             std::isfinite(v.y) && std::isfinite(v.z));
   });
-  if (const std::size_t i = first.load(); i < b.size()) {
+  if (i < b.size()) {
     const Vec4& p = b.pos[i];
     const Vec3& v = b.vel[i];
     char buf[256];
@@ -383,25 +376,18 @@ void check_finite(const Bodies& b, const std::string& what, long long step) {
 void check_state_fits(const Bodies& b, const std::string& name, const std::string& where) {
   if (rung(name).fp64_forces) return;
   constexpr double kMax = std::numeric_limits<float>::max();
-  std::atomic<std::size_t> first{b.size()};  // the first body that does not fit, in any chunk
   const auto values = [&](std::size_t i) {
     return std::array<double, 7>{b.pos[i].x, b.pos[i].y, b.pos[i].z, b.vel[i].x, b.vel[i].y, b.vel[i].z, b.pos[i].w};
   };
-  parallel_chunks(b.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto v = values(i);
-      if (std::none_of(v.begin(), v.end(), [&](double x) { return std::abs(x) > kMax; })) continue;  // (NaN: validate_bodies')
-      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
-      }
-      return;
-    }
+  const auto beyond = [&](double x) { return std::abs(x) > kMax; };  // (NaN: validate_bodies')
+  const std::size_t i = first_where(b.size(), [&](std::size_t k) {
+    const auto v = values(k);
+    return std::any_of(v.begin(), v.end(), beyond);
   });
-  const std::size_t i = first.load();
   if (i == b.size()) return;
   static const char* const kNames[7] = {"x", "y", "z", "vx", "vy", "vz", "mass"};
   const auto v = values(i);
-  const auto k = static_cast<std::size_t>(
-      std::find_if(v.begin(), v.end(), [&](double x) { return std::abs(x) > kMax; }) - v.begin());
+  const auto k = static_cast<std::size_t>(std::find_if(v.begin(), v.end(), beyond) - v.begin());
   throw InputError(where + ": body " + std::to_string(i) + "'s " + kNames[k] + " = " + number_text(v[k]) +
                    " is beyond float32's range (3.4e+38), in which " + name +
                    " computes; a rung with float64 forces (cpu64 and the -fp64 rungs) takes it");

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <random>
 
 #include <omp.h>
 
@@ -276,6 +277,28 @@ TEST(Fp64Engine, Cpu64PassMatchesTheReferenceAndTheEnergy) {
   EXPECT_EQ(x.vel[17].x, y.vel[17].x);
   EXPECT_NEAR(e0.total(), energy(b.pos, b.vel, p.eps2()).total(), 1e-13);
   EXPECT_EQ(engine->name(), "cpu64");
+}
+
+// first_where: the smallest bad index whatever the thread count, among several bad ones spread over
+// many chunks (fresh random positions, the seed printed), and n where none is bad.
+TEST(Parallel, FirstWhereIsTheSmallestBadIndex) {
+  const int threads = omp_get_max_threads();
+  const std::uint64_t seed = test::test_seed();
+  std::mt19937_64 rng(seed);
+  const std::size_t n = 1000003;
+  std::vector<char> bad(n, 0);
+  std::size_t smallest = n;
+  for (int k = 0; k < 40; ++k) {
+    const std::size_t i = std::uniform_int_distribution<std::size_t>(100000, n - 1)(rng);
+    bad[i] = 1, smallest = std::min(smallest, i);
+  }
+  for (int t : {1, 2, 3, 8}) {
+    omp_set_num_threads(t);
+    EXPECT_EQ(first_where(n, [&](std::size_t i) { return bad[i] != 0; }), smallest) << t << " threads, seed " << seed;
+    EXPECT_EQ(first_where(n, [](std::size_t) { return false; }), n);
+    EXPECT_EQ(first_where(0, [](std::size_t) { return true; }), 0u);
+  }
+  omp_set_num_threads(threads);
 }
 
 // parallel_copy: every element, in order, whatever the size and the thread count (its vector's
