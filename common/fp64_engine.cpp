@@ -150,7 +150,7 @@ Energy stagger(Bodies& b, const Params& p, Fp64Engine& engine, bool energy, Eval
   return e;
 }
 
-Synchronised synchronise(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy) {
+Synchronised synchronise(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy, std::vector<Vec3>* acc) {
   std::vector<Vec3> a;
   std::vector<double> phi;
   engine.evaluate(b.pos, p.eps2(), &a, energy ? &phi : nullptr);
@@ -161,6 +161,7 @@ Synchronised synchronise(const Bodies& b, const Params& p, Fp64Engine& engine, b
     for (std::size_t i = begin; i < end; ++i) s.vel[i] = {b.vel[i].x + a[i].x * h, b.vel[i].y + a[i].y * h, b.vel[i].z + a[i].z * h};
   });
   if (energy) s.energy = {kinetic_energy(b.pos, s.vel), potential_energy(b.pos, phi)};
+  if (acc) *acc = std::move(a);
   return s;
 }
 

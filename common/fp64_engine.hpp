@@ -47,6 +47,10 @@ class Fp64Engine {
   // Every pair summed (an O(N^2) pass, as the estimate counts it); false for a tree rung's engine
   // (--diagnostics tree: O(N log N), its error the opening angle's).
   virtual bool all_pairs() const { return true; }
+  // Its accelerations are the rung's own, bit for bit (cpu:tree's engine: the rung's tree at its
+  // settings, from the positions rounded to float as the rung holds them): a pass at the rung's
+  // current positions can stand in for the rung's own (Pipeline::adopt_accelerations).
+  virtual bool rung_bits() const { return false; }
   // Called with (bodies done, bodies in all) during a long pass, from the calling thread.
   std::function<void(std::size_t, std::size_t)> on_progress;
 };
@@ -71,11 +75,12 @@ struct Evaluation {
 Energy stagger(Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy, Evaluation* keep = nullptr);
 
 // State with v_{n-1/2} -> synchronised v_n = v_{n-1/2} + a(x_n) dt/2 and, when `energy` is true,
-// E_n, with one pass of `engine`.
+// E_n, with one pass of `engine`; `acc`, when given, receives the pass's a(x_n).
 struct Synchronised {
   std::vector<Vec3> vel;
   Energy energy;
 };
-Synchronised synchronise(const Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy);
+Synchronised synchronise(const Bodies& bodies, const Params& params, Fp64Engine& engine, bool energy,
+                         std::vector<Vec3>* acc = nullptr);
 
 }  // namespace nbody

@@ -110,6 +110,10 @@ class Pipeline {
   virtual void accelerations(std::vector<Vec3>& out) = 0;
   // Advance `count` leapfrog kick-drift steps (leapfrog.hpp). No host transfer between steps.
   virtual void step(int count) = 0;
+  // a(x) at the current positions from a pass with this rung's own bits (Fp64Engine::rung_bits():
+  // the stagger's, an energy's): the next step kicks with them in place of a force pass of its
+  // own. Returns whether the rung took them (one process, a rung that can); load() forgets them.
+  virtual bool adopt_accelerations(const std::vector<Vec3>& /*acc*/) { return false; }
   // Copy state out. A synchronisation point.
   virtual void read(Bodies& bodies) = 0;
   // The first body whose position or velocity is not finite, or -1: the check between batches of

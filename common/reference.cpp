@@ -159,6 +159,15 @@ void Float32Soa::load(const Bodies& bodies, const Params& params) {
   }
   dt_ = static_cast<float>(params.dt);
   eps2_ = static_cast<float>(params.eps2());
+  adopted_ = false;
+}
+
+bool Float32Soa::adopt_accelerations(const std::vector<Vec3>& acc) {
+  if (exchange() || acc.size() != x_.size()) return false;
+  for (std::size_t i = 0; i < acc.size(); ++i)  // float sums held in double: exact both ways
+    ax_[i] = static_cast<float>(acc[i].x), ay_[i] = static_cast<float>(acc[i].y), az_[i] = static_cast<float>(acc[i].z);
+  adopted_ = true;
+  return true;
 }
 
 void Float32Soa::accelerations(std::vector<Vec3>& out) {
@@ -172,7 +181,8 @@ void Float32Soa::accelerations(std::vector<Vec3>& out) {
 void Float32Soa::step(int count) {
   const auto [b, e] = own(x_.size());
   for (int s = 0; s < count; ++s) {
-    compute_accelerations(b, e);
+    if (!adopted_) compute_accelerations(b, e);
+    adopted_ = false;
     for (std::size_t i = b; i < e; ++i) {
       vx_[i] += ax_[i] * dt_;
       vy_[i] += ay_[i] * dt_;

@@ -50,12 +50,14 @@ class Float32Soa : public Pipeline {
   void accelerations(std::vector<Vec3>& out) override;
   void step(int count) override;
   void read(Bodies& bodies) override;
+  bool adopt_accelerations(const std::vector<Vec3>& acc) override;
 
  protected:
   // a(x) of the current positions for bodies [begin, end) into ax_, ay_, az_ (n long).
   virtual void compute_accelerations(std::size_t begin, std::size_t end) = 0;
   std::vector<float> x_, y_, z_, m_, vx_, vy_, vz_, ax_, ay_, az_;
   float dt_ = 0, eps2_ = 0;
+  bool adopted_ = false;  // ax_, ay_, az_ hold a(x) at the current positions: the next step's kick
 };
 
 class Cpu32 final : public Float32Soa {

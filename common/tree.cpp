@@ -479,6 +479,7 @@ class CpuTreeEngine final : public Fp64Engine {
   }
   std::string where() const override { return std::to_string(cpu_threads()) + " CPU threads"; }
   bool all_pairs() const override { return false; }
+  bool rung_bits() const override { return true; }
 
  private:
   float theta_;

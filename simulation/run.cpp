@@ -70,6 +70,8 @@ void Run::start(Reporter& report, const Setup& how) {
   stage(report, how.given);
   if (diag_->tree()) check_diagnostics(report);
   p_->load(bodies_, params());
+  adopt(pass0_.acc);  // the stagger's a(x_0): the first step's
+  pass0_ = {};
   resume_split(report);
   // Split by key ranges with the rung's own tree as the diagnostics: E_0 from the rung's pass over
   // each rank's bodies, as every later E_n (energy_at), so that the drift compares energies whose
@@ -165,15 +167,24 @@ void Run::check_diagnostics(Reporter& report) {
                                      std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
                                  1);
   diag_->make_check(bodies_.pos, params().eps2(), resumed_ ? nullptr : &pass0_);
-  pass0_ = {};
   task->update(1);
   phase("diagnostics_check");
+}
+
+// A pass with the rung's own bits (Fp64Engine::rung_bits) is also its next step's force pass.
+void Run::adopt(const std::vector<Vec3>& acc) {
+  if (engine().rung_bits() && !acc.empty() && p_->adopt_accelerations(acc)) adopted_at_ = step_;
+}
+
+void Run::stepped(long long step) {
+  if (adopted_at_ && *adopted_at_ < step) ++steps_on_diagnostics_, adopted_at_.reset();
+  step_ = step, stale_ = true;  // read back when someone needs the state, not after every batch
 }
 
 int Run::advance(long long last, Reporter& report, bool force, const std::function<void(Stepper&)>& observe) {
   Stepper stepper({p_.get()}, step_, last);
   stepper.after_batch([this](long long step) {
-    step_ = step, stale_ = true;  // read back when someone needs the state, not after every batch
+    stepped(step);
     if (p_->first_non_finite() >= 0) check_finite(state(), name(), step);  // names the body and its values
   });
   if (with_energy())
@@ -185,7 +196,7 @@ int Run::advance(long long last, Reporter& report, bool force, const std::functi
     Run& run;
     Stepper& stepper;
     ~Counted() {
-      if (stepper.done() != run.step_) run.step_ = stepper.done(), run.stale_ = true;
+      if (stepper.done() != run.step_) run.stepped(stepper.done());
       if (run.step_ > 0) run.vel0_ = {};
     }
   } counted{*this, stepper};
@@ -194,8 +205,7 @@ int Run::advance(long long last, Reporter& report, bool force, const std::functi
 
 double Run::timed_advance(int count) {
   const double ms = p_->timed_steps(count);
-  step_ += count;
-  stale_ = true;
+  stepped(step_ + count);
   vel0_ = {};
   return ms;
 }
@@ -224,7 +234,10 @@ const Synchronised& Run::synchronised(const std::string& label, Reporter& report
     synced_.emplace(step_, Synchronised{{vel0_.begin(), vel0_.end()}, e0_.value_or(Energy{})});
   } else {
     // E_n comes with the same pass: given even under no_energy, to a caller who asks for it.
-    synced_.emplace(step_, synchronise_reported(state(), params(), engine(), true, label, report));
+    std::vector<Vec3> acc;
+    synced_.emplace(step_, synchronise_reported(state(), params(), engine(), true, label, report,
+                                                engine().rung_bits() ? &acc : nullptr));
+    adopt(acc);
     if (with_energy()) check_energy(synced_->second.energy, state(), name(), step_);
   }
   diag_s_ += run_seconds_since(t0);
@@ -321,10 +334,18 @@ Energy Run::energy_at(const std::string& label, Reporter& report) {
   return synchronised(label, report).energy;
 }
 
+// "; 2 of its 10 steps kicked with a diagnostics pass's forces ..." where any did.
+std::string Run::reused_text() const {
+  if (steps_on_diagnostics_ == 0) return "";
+  return "; " + std::to_string(steps_on_diagnostics_) + " of its " + std::to_string(step_ - first_) +
+         " steps kicked with the forces of a diagnostics pass (the stagger's, an energy's: the same bits), "
+         "not a pass of their own";
+}
+
 std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {
   std::vector<std::string> lines;
   if (const std::string tree = tree_settings_text(name(), spec_.cfg.pipeline); !tree.empty())
-    lines.push_back("tree: " + tree);
+    lines.push_back("tree: " + tree + reused_text());
   lines.push_back(diag_->text());
   if (std::string ranks = decomposition_text(decomposition_, spec_.cfg.pipeline.balance); !ranks.empty())
     lines.push_back(std::move(ranks));
@@ -362,6 +383,7 @@ nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
   j["last_step"] = step_;
   j["fp64_engine"] = diag_->float64_engine().name();
   j["diagnostics"] = diag_->to_json(e0_ ? &*e0_ : nullptr);
+  j["diagnostics"]["steps_on_its_forces"] = steps_on_diagnostics_;
   if (with_energy() && e0_ && e1) {
     j["energy"] = energy_json(e0_->total(), e1->total());
     j["energy_samples"] = samples_;

@@ -7,7 +7,10 @@
 //
 // The diagnostics (the stagger and E_0 at the start; E and the synchronised velocities of a snapshot
 // later) are one pass each of the float64 all-pairs engine or, for a tree rung with `diagnostics`
-// tree, of its own tree, checked once against all pairs on a sample (diagnostics.hpp).
+// tree, of its own tree, checked once against all pairs on a sample (diagnostics.hpp). Where that
+// tree's pass gives the rung's own bits (cpu:tree in one process), the rung's next step kicks with
+// its accelerations in place of a force pass of its own: the stagger and an energy mid-run then
+// cost the step about the potential's share.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -150,6 +153,9 @@ class Run {
   void check_diagnostics(Reporter& report);
   void resume_split(Reporter& report);
   void phase(const char* what);
+  void adopt(const std::vector<Vec3>& acc);  // a diagnostics pass's a(x) at this step, for the next
+  void stepped(long long step);              // the steps up to `step` were taken
+  std::string reused_text() const;
 
   RunSpec spec_;
   bool resumed_ = false;
@@ -160,7 +166,7 @@ class Run {
   bool stale_ = false;   // the rung's state is newer (steps were taken, or it was just loaded)
   UnfilledVector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;
-  Evaluation pass0_;     // a tree's stagger pass, which the check reads
+  Evaluation pass0_;     // a tree's stagger pass, which the check reads (and the first step, rung_bits())
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();
   std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges
@@ -169,6 +175,8 @@ class Run {
   std::pair<long long, std::shared_ptr<const Bodies>> kept_{-1, nullptr};
   Decomposition decomposition_;
   double diag_s_ = 0;
+  std::optional<long long> adopted_at_;  // the step whose forces the rung holds from a diagnostics pass
+  long long steps_on_diagnostics_ = 0;   // steps that kicked with them
   nlohmann::json phases_ = nlohmann::json::object();
   std::chrono::steady_clock::time_point t_phase_ = std::chrono::steady_clock::now();
 };

@@ -347,10 +347,10 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
 }
 
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
-                                  const std::string& label, Reporter& report) {
+                                  const std::string& label, Reporter& report, std::vector<Vec3>* acc) {
   const auto task = report.begin(label + " (" + engine.name() + ")", static_cast<long long>(b.size()));
   engine.on_progress = [&](std::size_t done, std::size_t) { task->update(static_cast<long long>(done)); };
-  Synchronised s = synchronise(b, p, engine, energy);
+  Synchronised s = synchronise(b, p, engine, energy, acc);
   engine.on_progress = nullptr;
   return s;
 }

@@ -99,7 +99,8 @@ Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, b
 
 // synchronise() (fp64_engine.hpp) reported as a task named `label`.
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,
-                                  const std::string& label, Reporter& report = silent());
+                                  const std::string& label, Reporter& report = silent(),
+                                  std::vector<Vec3>* acc = nullptr);
 
 // Throws NonFinite when a position or velocity is NaN or inf ("<what> at step S: body i ...").
 void check_finite(const Bodies& b, const std::string& what, long long step);

@@ -115,6 +115,26 @@ TEST(Run, SynchronisedAtStepZeroIsTheInitialConditions) {
   EXPECT_EQ(&r.synchronised("again"), &s1);
 }
 
+// cpu:tree with its tree as the diagnostics: the stagger's pass is the first step's force pass, and
+// an energy's pass the next step's (the rung computes no pass of its own for them: its count of the
+// last pass's interactions stays that of the pass before). That the bits are those of steps that
+// compute every pass: test_tree's CpuTree.TheNextStepKicksWithAdoptedAccelerations.
+TEST(Run, TheTreesDiagnosticPassesAreTheStepsForcePasses) {
+  RunSpec spec = small_spec("cpu:tree", 3000);
+  spec.cfg.diagnostics = "tree";
+  nbody::Run run(spec);
+  run.start(silent(), {});
+  ASSERT_EQ(run.advance(1, silent(), false), 0);
+  EXPECT_EQ(run.rung().computed_interactions(), 0) << "the first step computed a pass of its own";
+  ASSERT_EQ(run.advance(4, silent(), false), 0);  // then an energy at step 4 (energy_every 4)
+  const double fourth = run.rung().computed_interactions();  // the pass at x_3
+  EXPECT_GT(fourth, 0);
+  ASSERT_EQ(run.advance(5, silent(), false), 0);
+  EXPECT_EQ(run.rung().computed_interactions(), fourth) << "the step after the energy computed a pass of its own";
+  ASSERT_EQ(run.advance(6, silent(), false), 0);
+  EXPECT_NE(run.rung().computed_interactions(), fourth) << "the step after that one computes its own";
+}
+
 TEST(Run, RefusesABadSpecBeforeAnyWork) {
   RunSpec s = small_spec("cpu64");
   s.cfg.dt = -1;

@@ -536,6 +536,62 @@ TEST_P(TreeRung, DiagnosticsEngineSumsTheRungsTree) {
   EXPECT_LT(off[0], off[1]) << "W's error grows with theta";
 }
 
+// cpu:tree kicks with accelerations handed to it (the diagnostics engine's pass at its positions,
+// which has the step's bits) in place of its own force pass, once: zeros handed over give a step
+// that only drifts; the engine's own give the bits of steps that computed every pass; load() and
+// a distributed rung refuse or forget them.
+TEST(CpuTree, TheNextStepKicksWithAdoptedAccelerations) {
+  const Bodies b = test::random_bodies(3000, 17);
+  PipelineOptions o;
+  auto tree = make_pipeline("cpu:tree", o);
+  tree->load(b, kParams);
+  ASSERT_TRUE(tree->adopt_accelerations(std::vector<Vec3>(b.size(), Vec3{0, 0, 0})));
+  tree->step(1);
+  Bodies once;
+  tree->read(once);
+  const float dt = static_cast<float>(kParams.dt);
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const float v = static_cast<float>(b.vel[i].x), x = static_cast<float>(b.pos[i].x);
+    ASSERT_EQ(once.vel[i].x, v) << "body " << i << ": kicked by a pass of its own";
+    ASSERT_EQ(once.pos[i].x, x + v * dt) << "body " << i;
+  }
+  tree->step(1);  // its own pass again
+  Bodies twice;
+  tree->read(twice);
+  std::size_t kicked = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) kicked += twice.vel[i].x != once.vel[i].x;
+  EXPECT_GT(kicked, b.size() / 2) << "the second step kicks with its own pass";
+
+  auto engine = tree_engine({"cpu:tree", "monopole"}, 0.5, 0);
+  EXPECT_TRUE(engine->rung_bits());
+  EXPECT_FALSE(make_cpu64_engine()->rung_bits());
+  std::vector<Vec3> a;
+  engine->evaluate(b.pos, kParams.eps2(), &a, nullptr);
+  Bodies adopted, own;
+  tree->load(b, kParams);
+  ASSERT_TRUE(tree->adopt_accelerations(a));
+  tree->step(3);
+  tree->read(adopted);
+  tree->load(b, kParams);
+  tree->step(3);
+  tree->read(own);
+  EXPECT_TRUE(same_bits(adopted, own));
+
+  tree->load(b, kParams);
+  ASSERT_TRUE(tree->adopt_accelerations(std::vector<Vec3>(b.size(), Vec3{0, 0, 0})));
+  tree->load(b, kParams);  // forgets them
+  tree->step(1);
+  tree->read(once);
+  EXPECT_TRUE(same_bits(once, [&] {
+    Bodies r;
+    tree->load(b, kParams);
+    tree->step(1);
+    tree->read(r);
+    return r;
+  }()));
+  EXPECT_FALSE(tree->adopt_accelerations(std::vector<Vec3>(b.size() - 1))) << "not one per body";
+}
+
 // The engine is the tree's: the all-pairs engines are not, and an all-pairs rung has none.
 TEST(TreeEngine, OnlyTreeRungsHaveOne) {
   EXPECT_TRUE(make_cpu64_engine()->all_pairs());
