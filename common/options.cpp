@@ -21,7 +21,7 @@ const std::vector<OptionRow> kOptions{
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
     {"ic", "--ic", "ic", "ic", V{std::string_view(d::ic)}, "",
      "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin (Tipsy) | FILE.csv "
-     "(x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)"},
+     "(x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)", "", "NAME|FILE"},
     {"seed", "--seed", "seed", "seed", V{d::seed}, "0..2^64-1",
      "Random seed for generated initial conditions and --subset random"},
     {"subset", "--subset", "subset", "subset", V{std::string_view(d::subset)}, "first | random",
@@ -68,7 +68,7 @@ const std::vector<OptionRow> kOptions{
      "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
      "run to run). One process has no blocks: the value is checked and changes nothing"},
     {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "",
-     "The rung to run (nbody info lists them)", "-p"},
+     "The rung to run (nbody info lists them)", "-p", "NAME"},
     {"reference", "--reference", "reference", "", V{std::string_view(d::reference)}, "a float64 pipeline",
      "The float64 pipeline every other is measured against"},
     {"every", "--every", "every", "", V{d::every}, ">= 1",
@@ -88,7 +88,7 @@ const std::vector<OptionRow> kOptions{
      "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative acceleration error <= "
      "1e-12, else exit 3)"},
     {"force", "--force", "force", "", V{0LL}, "", "Start even when the estimated time is above the limit (1 hour)"},
-    {"json", "--json", "", "", V{std::string_view("")}, "", "Write the results as JSON to FILE (- for stdout)"},
+    {"json", "--json", "", "", V{std::string_view("")}, "", "Write the results as JSON to FILE (- for stdout)", "", "FILE"},
 
     // run's outputs
     {"out", "--out", "", "", V{std::string_view("")}, "",
@@ -96,7 +96,7 @@ const std::vector<OptionRow> kOptions{
      "that wrote nothing), refused when it cannot be written or holds another run's files (a --resume goes on in "
      "its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP writes a checkpoint there before the run exits "
      "130, 143 or 129 (signals within a second of the first are the same interrupt; a later one stops at once, "
-     "exit 4, without it)"},
+     "exit 4, without it)", "", "DIR"},
     {"frames", "--frames", "", "", V{0LL}, ">= 0",
      "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
      "from its textures, any other read back first; 0: none)"},
@@ -120,40 +120,40 @@ const std::vector<OptionRow> kOptions{
      "SIGTERM or SIGHUP)"},
     {"resume", "--resume", "", "", V{std::string_view("")}, "",
      "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what remains of its --steps); "
-     "outputs, --device and --balance are asked for again, the rest comes from the file"},
+     "outputs, --device and --balance are asked for again, the rest comes from the file", "", "FILE"},
     {"save", "--save", "", "", V{std::string_view("")}, "",
-     "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)"},
+     "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)", "", "FILE"},
 
     // compare's own
     {"pipelines", "--pipelines", "pipelines", "pipeline", V{std::string_view("")}, "",
      "Comma-separated pipelines; each must be able to run here (exit 3 otherwise). Default: every pipeline, those "
-     "that cannot run here reported as skipped. The reference is always added"},
-    {"csv", "--csv", "", "", V{std::string_view("")}, "", "Write step,pair,max,rms rows to FILE (- for stdout)"},
+     "that cannot run here reported as skipped. The reference is always added", "", "LIST"},
+    {"csv", "--csv", "", "", V{std::string_view("")}, "", "Write step,pair,max,rms rows to FILE (- for stdout)", "", "FILE"},
     {"plot", "--plot", "", "", V{std::string_view("")}, "",
      "Draw the divergence (the pairs with the reference) and the energy (the reference's drift, each rung's "
      "difference from it) vs step to FILE.png (gnuplot; without --energy-every, the energy is sampled at most 40 "
      "times, every ceil(steps/40) steps, which are then compared steps too); FILE.gp writes the gnuplot script "
-     "instead, data included (gnuplot -c FILE.gp [OUT.png]). With --preset, that preset's figure"},
+     "instead, data included (gnuplot -c FILE.gp [OUT.png]). With --preset, that preset's figure", "", "FILE"},
     {"plot_all_pairs", "--plot-all-pairs", "", "", V{0LL}, "", "--plot: draw every pair, not only those with the reference"},
     {"fail_above", "--fail-above", "", "", V{std::string_view("")}, "DISTANCE@STEP",
      "DISTANCE@STEP: exit 1 if any pair with the reference is farther apart than DISTANCE at STEP; exit 3 if no "
-     "such pair ran (the hook for a CI regression test)"},
+     "such pair ran (the hook for a CI regression test)", "", "DISTANCE@STEP"},
     {"junit", "--junit", "", "", V{std::string_view("")}, "",
      "With --fail-above: write its checks to FILE as JUnit XML (one test case per pair with the reference, or per "
-     "pipeline with --against; failure text = the FAIL line) for CI test reporters"},
+     "pipeline with --against; failure text = the FAIL line) for CI test reporters", "", "FILE"},
     {"preset", "--preset", "", "", V{std::string_view("")}, "tr04-fig9 | dt-sweep | theta-sweep",
      "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 (-n, --steps override), max "
      "distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to T = --steps x --dt "
      "(default 50 x 0.02) at dt = --dt and 5 halvings, each against the reference at a quarter of the smallest "
      "dt, and each float rung against the reference at its own dt (its rounding alone, the floor of its V) "
-     "(default n 256; --plot draws both against dt)."},
+     "(default n 256; --plot draws both against dt).", "", "NAME"},
     {"thetas", "--thetas", "", "", V{std::string_view("")}, "",
      "With --preset theta-sweep: the thetas to sweep, comma-separated and rising, each in 0..1 (at large N leave "
-     "out the small ones: theta 0 is all pairs)"},
+     "out the small ones: theta 0 is all pairs)", "", "LIST"},
     {"against", "--against", "", "", V{std::string_view("")}, "",
      "SNAPSHOT.h5 (from run --snapshot-every): repeat its run to its step with --pipelines (default: the "
      "snapshot's) and measure the distance to its positions; with --fail-above DISTANCE, exit 1 past it (a stored "
-     "CI baseline)"},
+     "CI baseline)", "", "FILE"},
     {"explain", "--explain", "", "", V{0LL}, "",
      "Explain the divergence: CPU float32 variants that differ in one factor each (summation order, rsqrt, FMA, "
      "storage precision), the time step's own error (cpu64 at dt, dt/2, dt/4: the measured order and the "
@@ -164,8 +164,8 @@ const std::vector<OptionRow> kOptions{
 
     // bench's and ladder's own
     {"bench_pipelines", "--pipelines", "pipelines", "", V{std::string_view(d::bench_pipelines)}, "",
-     "Comma-separated pipelines"},
-    {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n"},
+     "Comma-separated pipelines", "", "LIST"},
+    {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n", "LIST"},
     {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n"},
     {"bench_steps", "--steps", "steps", "", V{d::bench_steps}, ">= 1", "Steps per timed repetition"},
     {"ladder_steps", "--steps", "steps", "", V{d::ladder_steps}, ">= 1", "Steps per timed repetition"},
@@ -179,7 +179,7 @@ const std::vector<OptionRow> kOptions{
     // view's own
     {"view_pipelines", "--pipelines", "", "", V{std::string_view("")}, "",
      "One or two pipelines, left and right (default: gl:forcequad beside cuda:tuned; cpu32 where there is no CUDA "
-     "device)", "-p"},
+     "device)", "-p", "LIST"},
     {"steps_per_frame", "--steps-per-frame", "", "", V{d::steps_per_frame}, ">= 1", "Leapfrog steps between frames"},
     {"view_colour", "--colour", "", "", V{std::string_view(d::view_colour)}, "auto | plain | speed | species | divergence",
      "auto | plain | speed | species | divergence (each body's distance to its twin, log scale); auto: species "
@@ -188,8 +188,8 @@ const std::vector<OptionRow> kOptions{
      "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)"},
     {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "Another name of --frame-count (taken as it, with a warning)"},
     {"screenshot", "--screenshot", "", "", V{std::string_view("")}, "",
-     "PNG file for --frame-count's last frame and for the p key"},
-    {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels"},
+     "PNG file for --frame-count's last frame and for the p key", "", "FILE"},
+    {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels", "", "WxH"},
     {"no_interop", "--no-interop", "", "", V{0LL}, "",
      "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)"},
     {"offscreen", "--offscreen", "", "", V{0LL}, "",

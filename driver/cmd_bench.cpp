@@ -42,6 +42,8 @@ std::vector<long long> parse_sizes(const std::string& s) {
     if (used != item.size() || item.empty())
       throw InputError("--bodies '" + s + "': expected comma-separated integers");
     if (v <= 0) throw InputError("--bodies " + item + ": must be > 0");
+    if (std::find(out.begin(), out.end(), v) != out.end())
+      throw InputError("--bodies '" + s + "': " + item + " twice (each count is measured once)");
     out.push_back(v);
   }
   if (out.empty()) throw InputError("--bodies is empty");

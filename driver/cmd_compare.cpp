@@ -111,8 +111,8 @@ int run_fig9(CompareArgs& a) {
   Terminal terminal;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     a.cfg.n = sizes[k];
-    echo_config(a, *engine);
     Comparison c = comparison(a, compared_steps(a.cfg.steps, 1, 0));
+    c.on_made = [&] { echo_config(a, *engine); };
     c.sizes = sizes;
     c.estimated = k > 0;  // the first size's estimate covered them all
     const CompareResult r = compare(c, *engine, terminal);
@@ -273,9 +273,9 @@ int run_compare_once(CompareArgs& a) {
   const Threshold threshold = check_compare_args(a);
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
-  echo_config(a, *engine);
   Terminal terminal;
-  const Comparison c = comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every));
+  Comparison c = comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every));
+  c.on_made = [&] { echo_config(a, *engine); };
   const CompareResult r = compare(c, *engine, terminal);
   print_summary(r, a.reference, a.cfg.dt);
 

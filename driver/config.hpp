@@ -51,7 +51,12 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
   note_registered(app, key);
   if constexpr (std::is_same_v<T, bool>) return app.add_flag(cli_names(row), field, text);
   // Given twice, an option is refused: the last one quietly winning would run what was not meant.
-  else return app.add_option(cli_names(row), field, text)->capture_default_str()->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+  else {
+    CLI::Option* o = app.add_option(cli_names(row), field, text)->capture_default_str()->multi_option_policy(
+        CLI::MultiOptionPolicy::Throw);
+    if (!row.value.empty()) o->type_name(std::string(row.value));
+    return o;
+  }
 }
 
 // --help as lines of at most kHelpWidth columns: each option's help and each command's description

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <sstream>
+#include <vector>
 
 #include "commands.hpp"
 #include "config.hpp"
@@ -18,6 +20,37 @@
 #include "world.hpp"
 
 namespace {
+
+// CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value
+// (FILE)", "-p is not an option of compare", "'extra' follows no option".
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app) {
+  std::string what = e.what();
+  const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
+  if (const auto at = what.find(twice); at != std::string::npos)
+    return what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
+  const std::string missing = ": 1 required ";  // "--json: 1 required FILE missing"
+  if (const auto at = what.find(missing); at != std::string::npos && what.ends_with(" missing"))
+    return what.substr(0, at) + " needs a value (" +
+           what.substr(at + missing.size(), what.size() - at - missing.size() - 8) + ")";
+  if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
+  const auto extras = what.find(" not expected: ");
+  if (extras == std::string::npos) return what;
+  const auto subs = app.get_subcommands();
+  const std::string command = subs.empty() ? "nbody itself" : subs.front()->get_name();
+  std::vector<std::string> words;  // CLI11 lists them last first
+  std::istringstream in(what.substr(extras + 15));
+  for (std::string w; in >> w;) words.insert(words.begin(), w);
+  std::string options, values;
+  std::size_t n_values = 0;
+  for (const std::string& w : words) {
+    if (w.starts_with("-")) options += (options.empty() ? "" : ", ") + w;
+    else values += (values.empty() ? "'" : ", '") + w + "'", ++n_values;
+  }
+  if (!options.empty())
+    return options + (options.find(',') == std::string::npos ? " is not an option" : " are not options") + " of " +
+           command;
+  return values + (n_values == 1 ? " follows" : " follow") + " no option (a value comes after its option: --name VALUE)";
+}
 
 // Runs the command line; exceptions become exit codes, agreed across ranks (world.hpp).
 int run_command(int argc, char** argv) {
@@ -55,11 +88,7 @@ int run_command(int argc, char** argv) {
     if (app.get_subcommands().empty() && argv[1][0] != '-')
       return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
                             "ladder or view (see --help)\n");
-    std::string what = e.what();
-    const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
-    if (const auto at = what.find(twice); at != std::string::npos)
-      what = what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
-    return World::fail(2, "nbody: " + what + " (see --help)\n");
+    return World::fail(2, "nbody: " + parse_error_text(e, app) + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

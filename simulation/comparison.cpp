@@ -126,6 +126,7 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
                                std::to_string(m.skipped.size()) + " skipped), so no pair with it "
                                "would be compared; name the pipelines to test");
   });
+  if (c.on_made) c.on_made();
   CompareResult r;
   r.pipelines = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;

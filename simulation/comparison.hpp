@@ -60,6 +60,9 @@ struct Comparison {
   std::vector<long long> sizes;
   bool explain = false;
   bool estimated = false;
+  // Called once the rungs are made (those that must run can), before any other work: where a front
+  // end says what it is about to compare, so that nothing is said of a comparison refused.
+  std::function<void()> on_made;
 };
 
 // The comparison's own options, checked once for every front end (the reference: check_reference()):

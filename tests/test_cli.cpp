@@ -131,6 +131,35 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   EXPECT_EQ(lines(parse.err), 1) << parse.err;
 }
 
+// A command line the parser refuses reads as the rest of nbody's refusals: one line naming what is
+// wrong in nbody's words, exit 2; --help names a file's, a folder's and a list's values so.
+TEST(Cli, ParseErrorsSayWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"run --json", "nbody: --json needs a value (FILE) (see --help)"},
+      {"run -n 10 --steps", "nbody: --steps needs a value (INT) (see --help)"},
+      {"run --bogus", "nbody: --bogus is not an option of run (see --help)"},
+      {"compare -p cpu32 -n 10", "nbody: -p is not an option of compare (see --help)"},
+      {"run -p cpu32 extra", "nbody: 'extra' follows no option (a value comes after its option: --name VALUE)"},
+      {"run -p cpu32 a b", "nbody: 'a', 'b' follow no option"},
+      {"--bogus", "nbody: a command is required: info, run, compare, bench, ladder or view"},
+      {"bench --pipelines cpu32 -n 1024,2048,1024", "--bodies '1024,2048,1024': 1024 twice"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const Result r = nbody(args);
+    EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.find("required but"), std::string::npos) << args << ": CLI11's words\n" << r.err;
+    EXPECT_EQ(r.err.find(" missing"), std::string::npos) << args << ": CLI11's words\n" << r.err;
+    EXPECT_EQ(r.err.find("not expected"), std::string::npos) << args << ": CLI11's words\n" << r.err;
+  }
+  const std::string run = nbody("run --help").out, compare = nbody("compare --help").out;
+  for (const char* shown : {"--json FILE", "--save FILE", "--resume FILE", "--out DIR", "-p,--pipeline NAME=gl"})
+    EXPECT_NE(run.find(shown), std::string::npos) << shown << "\n" << run;
+  for (const char* shown : {"--pipelines LIST", "--plot FILE", "--fail-above DISTANCE@STEP", "--thetas LIST"})
+    EXPECT_NE(compare.find(shown), std::string::npos) << shown << "\n" << compare;
+}
+
 // Every option of every command is a row of the library's option table, and info --json names the
 // rows each command offers: each flag of a command's --help is one of its rows, showing that row's
 // default. A new option cannot bypass the table.

@@ -107,6 +107,21 @@ TEST(CliCompare, Fig9PresetNamesThePapersBound) {
 
 // An option for other rungs than those named is refused the same way whatever its value; the
 // default set takes it (its tree rungs do).
+// A comparison refused because a named rung cannot run here says nothing of itself before the
+// refusal: no header line of a comparison that never starts.
+TEST(CliCompare, ARefusedComparisonPrintsNoHeader) {
+  std::string missing;
+  for (const std::string& name : rungs_where("family", "cuda"))
+    if (!unavailable(name).empty()) missing = name;
+  for (const std::string& name : rungs_where("family", "gl"))
+    if (missing.empty() && !unavailable(name).empty()) missing = name;
+  if (missing.empty()) GTEST_SKIP() << "every CUDA and GL rung runs here: none to be refused";
+  const Result r = nbody("compare --pipelines cpu32," + missing + " -n 100 --steps 2");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find(missing + " cannot run here"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << "a header before the refusal";
+}
+
 TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
   expect_bad_input({{"compare --pipelines cpu64,cpu32 --theta 0.3 -n 64 --steps 1",
                      "--theta 0.3: cpu:tree, cuda:tree take it, not cpu64, cpu32"},
