@@ -183,6 +183,8 @@ struct Octree::List {
   std::vector<std::array<float, 6>> q;  // with quadrupoles: each cell's, as stored (quadrupole.hpp)
   std::size_t cells = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
+  void reserve(std::size_t nodes, bool quad);  // room for every node; emptied
+  void take(const Far& c, bool quad);          // the cell as one body, at the end
   double terms() const {
     double t = static_cast<double>(cells);
     for (const auto& [b, e] : runs) t += e - b;
@@ -190,26 +192,43 @@ struct Octree::List {
   }
 };
 
+namespace {
+
+// Whether a cell is far from a box: theta x (the distance from its centre of mass to the box, 0
+// inside it) > bmax. Monotone in the box, in float as in exact arithmetic (each operation rounds
+// monotonically): a cell far from a box is far from every box inside it.
+template <typename Cell>
+[[gnu::always_inline]] inline bool far_from(const Cell& c, const float lo[3], const float hi[3], float t2) {
+  const float dx = std::max(std::max(lo[0] - c.cx, c.cx - hi[0]), 0.0f);
+  const float dy = std::max(std::max(lo[1] - c.cy, c.cy - hi[1]), 0.0f);
+  const float dz = std::max(std::max(lo[2] - c.cz, c.cz - hi[2]), 0.0f);
+  return t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2;
+}
+
+}  // namespace
+
+void Octree::List::take(const Far& c, bool quad) {
+  x[cells] = c.cx, y[cells] = c.cy, z[cells] = c.cz, m[cells] = c.mass;
+  if (quad) std::copy(std::begin(c.q), std::end(c.q), q[cells].begin());
+  ++cells;
+}
+
+void Octree::List::reserve(std::size_t nodes, bool quad) {
+  if (x.size() < nodes)
+    for (auto* v : {&x, &y, &z, &m}) v->resize(nodes);
+  if (quad && q.size() < nodes) q.resize(nodes);
+  cells = 0;
+  runs.clear();
+}
+
 void Octree::walk(const Node& target, float theta, List& l) const {
-  if (l.x.size() < far_.size())
-    for (auto* v : {&l.x, &l.y, &l.z, &l.m}) v->resize(far_.size());
   const bool quad = far_field_ == Multipole::Quadrupole;
-  if (quad && l.q.size() < far_.size()) l.q.resize(far_.size());
-  l.cells = 0;
-  l.runs.clear();
+  l.reserve(far_.size(), quad);
   const float t2 = theta * theta;
-  const float lo0 = target.lo[0], lo1 = target.lo[1], lo2 = target.lo[2];
-  const float hi0 = target.hi[0], hi1 = target.hi[1], hi2 = target.hi[2];
   for (std::size_t i = 0; i < far_.size();) {
     const Far& c = far_[i];
-    // The distance from the cell's centre of mass to the target leaf's box (0 inside it).
-    const float dx = std::max(std::max(lo0 - c.cx, c.cx - hi0), 0.0f);
-    const float dy = std::max(std::max(lo1 - c.cy, c.cy - hi1), 0.0f);
-    const float dz = std::max(std::max(lo2 - c.cz, c.cz - hi2), 0.0f);
-    if (t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2) {  // far: the cell as one body
-      l.x[l.cells] = c.cx, l.y[l.cells] = c.cy, l.z[l.cells] = c.cz, l.m[l.cells] = c.mass;
-      if (quad) std::copy(std::begin(c.q), std::end(c.q), l.q[l.cells].begin());
-      ++l.cells;
+    if (far_from(c, target.lo, target.hi, t2)) {  // far: the cell as one body
+      l.take(c, quad);
       i = c.skip;
     } else if (c.leaf_end != 0) {  // near: its bodies
       l.runs.emplace_back(c.begin, c.leaf_end);
@@ -218,11 +237,96 @@ void Octree::walk(const Node& target, float theta, List& l) const {
       ++i;  // opened: its first child
     } else {
       // A grafted cell kept without its subtree: cut for a box holding this leaf, where it was far
-      // (the test above is monotone in the box), so this branch is rounding's at most: taken whole.
-      l.x[l.cells] = c.cx, l.y[l.cells] = c.cy, l.z[l.cells] = c.cz, l.m[l.cells] = c.mass;
-      if (quad) std::copy(std::begin(c.q), std::end(c.q), l.q[l.cells].begin());
-      ++l.cells;
+      // (the test is monotone in the box), so this branch is rounding's at most: taken whole.
+      l.take(c, quad);
       i = c.skip;
+    }
+  }
+}
+
+// A group of leaves (a cell of at most kGroupLeaves x B bodies) walked once with the group's box:
+// the cells far from it are far from each of its leaves too (far_from is monotone), so they are
+// taken for all of them, in runs of the group's list; the nodes it opened are the entries each leaf
+// tests again with its own box. A leaf's list is then walk()'s for it, cell for cell in the same
+// order (the same bits), at the cost of the tests near the group only.
+struct Octree::GroupWalk {
+  struct Entry {
+    bool far;             // a run of the group's cells [first, first + count), else a node to test
+    std::uint32_t first;  // the run's first cell, or the node
+    std::uint32_t count;  // the run's cells, or the entry after the node's subtree
+  };
+  std::vector<Entry> entries;
+  List cells;                                              // the cells far from the group
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> open;  // opened nodes: (entry, skip)
+};
+
+void Octree::walk_group(const Node& group, float theta, GroupWalk& g) const {
+  const bool quad = far_field_ == Multipole::Quadrupole;
+  g.cells.reserve(far_.size(), quad);
+  g.entries.clear();
+  g.open.clear();
+  const float t2 = theta * theta;
+  bool in_run = false;
+  const auto close = [&](std::size_t before) {  // the subtrees that end before node `before`
+    while (!g.open.empty() && g.open.back().second <= before) {
+      g.entries[g.open.back().first].count = static_cast<std::uint32_t>(g.entries.size());
+      g.open.pop_back();
+      in_run = false;  // a run never spans a subtree's end: a leaf may jump there
+    }
+  };
+  for (std::size_t i = 0; i < far_.size();) {
+    close(i);
+    const Far& c = far_[i];
+    if (far_from(c, group.lo, group.hi, t2)) {
+      if (!in_run) g.entries.push_back({true, static_cast<std::uint32_t>(g.cells.cells), 0});
+      in_run = true;
+      g.cells.take(c, quad);
+      ++g.entries.back().count;
+      i = c.skip;
+      continue;
+    }
+    in_run = false;
+    const auto e = static_cast<std::uint32_t>(g.entries.size());
+    g.entries.push_back({false, static_cast<std::uint32_t>(i), e + 1});
+    if (c.leaf_end == 0 && c.skip != i + 1) {  // opened: its subtree's entries follow
+      g.open.emplace_back(e, c.skip);
+      ++i;
+    } else {
+      i = c.skip;
+    }
+  }
+  close(far_.size());
+}
+
+void Octree::walk_in_group(const Node& leaf, float theta, const GroupWalk& g, List& l) const {
+  const bool quad = far_field_ == Multipole::Quadrupole;
+  l.reserve(far_.size(), quad);
+  const float t2 = theta * theta;
+  for (std::size_t k = 0; k < g.entries.size();) {
+    const GroupWalk::Entry& e = g.entries[k];
+    if (e.far) {  // far from the group: far from the leaf
+      const List& r = g.cells;
+      std::copy_n(r.x.begin() + e.first, e.count, l.x.begin() + static_cast<std::ptrdiff_t>(l.cells));
+      std::copy_n(r.y.begin() + e.first, e.count, l.y.begin() + static_cast<std::ptrdiff_t>(l.cells));
+      std::copy_n(r.z.begin() + e.first, e.count, l.z.begin() + static_cast<std::ptrdiff_t>(l.cells));
+      std::copy_n(r.m.begin() + e.first, e.count, l.m.begin() + static_cast<std::ptrdiff_t>(l.cells));
+      if (quad) std::copy_n(r.q.begin() + e.first, e.count, l.q.begin() + static_cast<std::ptrdiff_t>(l.cells));
+      l.cells += e.count;
+      ++k;
+      continue;
+    }
+    const Far& c = far_[e.first];
+    if (far_from(c, leaf.lo, leaf.hi, t2)) {  // walk()'s branches, in its order
+      l.take(c, quad);
+      k = e.count;
+    } else if (c.leaf_end != 0) {
+      l.runs.emplace_back(c.begin, c.leaf_end);
+      k = e.count;
+    } else if (c.skip != e.first + 1) {
+      ++k;
+    } else {
+      l.take(c, quad);
+      k = e.count;
     }
   }
 }
@@ -382,22 +486,41 @@ void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin,
 
 template <typename Visit>
 double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const {
-  std::vector<std::uint32_t> leaves;
-  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].leaf) leaves.push_back(i);
+  // The groups: the largest cells of at most kGroupLeaves x B bodies (fewer where there would not be
+  // 16 a thread to share out), and the larger leaves. A leaf's list is the same in any group.
+  const std::size_t per_thread = sx_.size() / (16 * static_cast<std::size_t>(cpu_threads()));
+  const auto group_bodies = static_cast<std::uint32_t>(
+      std::max<std::size_t>(1, std::min<std::size_t>(kGroupLeaves * static_cast<std::size_t>(leaf_size_), per_thread)));
+  std::vector<std::uint32_t> groups;
+  for (std::uint32_t i = 0; i < nodes_.size();) {
+    const Node& c = nodes_[i];
+    if (c.leaf || c.end - c.begin <= group_bodies) groups.push_back(i), i = c.skip;
+    else ++i;
+  }
   double count = 0;  // a whole number below 2^53: the same in any order of addition
 #pragma omp parallel reduction(+ : count)
   {
     List l;
-#pragma omp for schedule(dynamic, 4)
-    for (std::ptrdiff_t g = 0; g < static_cast<std::ptrdiff_t>(leaves.size()); ++g) {
-      const Node& leaf = nodes_[leaves[g]];
-      const auto mine = std::count_if(order_.begin() + leaf.begin, order_.begin() + leaf.end,
-                                      [&](std::uint32_t i) { return i >= begin && i < end; });
-      if (mine == 0) continue;
-      walk(leaf, theta, l);
-      count += static_cast<double>(mine) * l.terms();
-      visit(leaf, l);
+    GroupWalk walked;
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(groups.size()); ++k) {
+      const Node& group = nodes_[groups[static_cast<std::size_t>(k)]];
+      bool group_walked = false;
+      for (std::uint32_t j = groups[static_cast<std::size_t>(k)]; j < group.skip; ++j) {
+        const Node& leaf = nodes_[j];
+        if (!leaf.leaf) continue;
+        const auto mine = std::count_if(order_.begin() + leaf.begin, order_.begin() + leaf.end,
+                                        [&](std::uint32_t i) { return i >= begin && i < end; });
+        if (mine == 0) continue;
+        if (group.leaf) {
+          walk(leaf, theta, l);
+        } else {
+          if (!group_walked) walk_group(group, theta, walked), group_walked = true;
+          walk_in_group(leaf, theta, walked, l);
+        }
+        count += static_cast<double>(mine) * l.terms();
+        visit(leaf, l);
+      }
     }
   }
   return count;

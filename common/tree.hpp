@@ -102,6 +102,9 @@ class Octree {
   void cut_cells(std::uint64_t first, std::uint64_t end);
   struct List;
   void walk(const Node& target, float theta, List& l) const;
+  struct GroupWalk;
+  void walk_group(const Node& group, float theta, GroupWalk& g) const;
+  void walk_in_group(const Node& leaf, float theta, const GroupWalk& g, List& l) const;
   void sum(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
            float* az) const;
   void sum_potential(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
@@ -111,6 +114,8 @@ class Octree {
   template <typename Visit>
   double each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const;
 
+  // Leaves walked as one group (each_leaf): cells of at most this many leaves' bodies.
+  static constexpr int kGroupLeaves = 32;
   int leaf_size_ = 16;
   Multipole far_field_ = Multipole::Monopole;
   std::vector<std::uint64_t> keys_;  // in Morton order

@@ -431,6 +431,43 @@ TEST(Tree, BoxesByLevel) {
 
 // The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
 // two blocks (as two ranks sum them).
+// Leaves are walked in groups (the cells a group's box finds far are far from each of its leaves):
+// every leaf's list is the one its own walk gives, cell for cell in the same order. One thread
+// groups up to 32 leaves; 1000 threads leave each leaf a group of its own (a walk of its own): the
+// same bits, the same terms, on clustered and uniform bodies, monopole and quadrupole cells.
+TEST(Tree, GroupsOfLeavesGiveEachLeafItsOwnList) {
+#ifndef _OPENMP
+  GTEST_SKIP() << "built without OpenMP: one thread, one grouping";
+#else
+  const int before = omp_get_max_threads();
+  for (const Bodies& b : {plummer(20000, test::test_seed()), test::random_bodies(20000, 12)})
+    for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
+      const Floats f = floats(b);
+      Octree t;
+      t.build(f.x, f.y, f.z, f.m, 16, far);
+      std::vector<std::vector<float>> a;
+      std::vector<std::vector<double>> phi;
+      std::vector<double> terms;
+      for (int threads : {1, 1000}) {
+        omp_set_num_threads(threads);
+        std::vector<float> ax(b.size(), NAN), ay(ax), az(ax);
+        terms.push_back(t.accelerations(0.5f, kEps * kEps, 0, b.size(), ax.data(), ay.data(), az.data()));
+        std::vector<Vec3> acc(b.size());
+        std::vector<double> p(b.size(), NAN);
+        t.potentials(0.5f, kEps * kEps, 0, b.size(), acc.data(), p.data());
+        ax.insert(ax.end(), ay.begin(), ay.end());
+        ax.insert(ax.end(), az.begin(), az.end());
+        a.push_back(std::move(ax));
+        phi.push_back(std::move(p));
+      }
+      omp_set_num_threads(before);
+      EXPECT_EQ(std::memcmp(a[0].data(), a[1].data(), a[0].size() * sizeof(float)), 0);
+      EXPECT_EQ(std::memcmp(phi[0].data(), phi[1].data(), phi[0].size() * sizeof(double)), 0);
+      EXPECT_EQ(terms[0], terms[1]);
+    }
+#endif
+}
+
 TEST(Tree, SameBitsWithAnyThreadCountAndAnyBlocks) {
   const Bodies b = test::random_bodies(2001, 10);
   for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
