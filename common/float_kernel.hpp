@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "wide_clones.hpp"
+
 namespace nbody {
 
 // One term: body (x, y, z, m) added to the sums of a body at (xi, yi, zi). Returns the term's

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "parallel.hpp"
+#include "wide_clones.hpp"
 
 namespace nbody {
 
@@ -15,7 +16,7 @@ namespace {
 // a lane's own, with eps^2 > 0: each lane sums exactly as one row of the scalar loop below does,
 // term for term in j order, so the bits are the same; the lanes are one vector of the target.
 template <int L>
-void lane_rows(const Vec4* pos, std::ptrdiff_t j0, std::ptrdiff_t j1, const double* xi, const double* yi,
+[[gnu::always_inline]] inline void lane_rows(const Vec4* pos, std::ptrdiff_t j0, std::ptrdiff_t j1, const double* xi, const double* yi,
                const double* zi, double eps2, double* ax, double* ay, double* az, double* p) {
   for (std::ptrdiff_t j = j0; j < j1; ++j) {
     const Vec4 pj = pos[j];
@@ -74,7 +75,7 @@ class Cpu64Engine final : public Fp64Engine {
 
   // Rows [g, g1) (at most kLanes), each summing j = 0..n-1 in order: in lanes where no j is a
   // row's own (with eps^2 > 0 no d2 is 0), one at a time among the rows' own bodies.
-  static void rows(const std::vector<Vec4>& pos, std::ptrdiff_t g, std::ptrdiff_t g1, double eps2,
+  NBODY_WIDE_CLONES static void rows(const std::vector<Vec4>& pos, std::ptrdiff_t g, std::ptrdiff_t g1, double eps2,
                    std::vector<Vec3>* acc, std::vector<double>* phi) {
     const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(pos.size());
     double xi[kLanes], yi[kLanes], zi[kLanes], ax[kLanes] = {}, ay[kLanes] = {}, az[kLanes] = {}, p[kLanes] = {};

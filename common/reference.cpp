@@ -38,7 +38,7 @@ namespace {
 // body i and sums over j in order 0..n-1, exactly as one thread of GPU Gems 3 listing 31-3 does.
 constexpr std::ptrdiff_t kLanes = 16;
 
-void accel_block_fp32(const float* x, const float* y, const float* z, const float* m,
+NBODY_WIDE_CLONES void accel_block_fp32(const float* x, const float* y, const float* z, const float* m,
                       std::ptrdiff_t n, std::ptrdiff_t i0, std::ptrdiff_t i_end, float eps2,
                       float* ax, float* ay, float* az) {
   float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};

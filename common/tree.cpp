@@ -415,7 +415,7 @@ constexpr std::uint32_t kLanes = 8;
 // The cells of the list, with their quadrupoles (quadrupole.hpp), added to L lanes' sums in order;
 // with kPotential, each cell's potential added to sp beside (the diagnostics' pass).
 template <int L, bool kPotential = false>
-void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const float* m,
+[[gnu::always_inline]] inline void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const float* m,
                           const std::array<float, 6>* q, std::size_t count, const float* xi, const float* yi,
                           const float* zi, float eps2, float* sx, float* sy, float* sz, float* sp = nullptr) {
   for (std::size_t j = 0; j < count; ++j) {
@@ -438,7 +438,7 @@ void sum_quadrupole_lanes(const float* x, const float* y, const float* z, const 
 // skipping it, and the loop stays vectorised). The sums are held in locals: through the pointers
 // the compiler must store and reload them for every j, as they might alias the list.
 template <int L, bool kOwn>
-void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
+[[gnu::always_inline]] inline void sum_lanes_potential(const float* x, const float* y, const float* z, const float* m, std::size_t count,
                          std::uint32_t first, const std::uint32_t* self, const float* xi_in, const float* yi_in,
                          const float* zi_in, float eps2, float* sx_io, float* sy_io, float* sz_io, float* sp_io) {
   float xi[L], yi[L], zi[L], sx[L], sy[L], sz[L], sp[L];
@@ -462,7 +462,7 @@ void sum_lanes_potential(const float* x, const float* y, const float* z, const f
 }  // namespace
 
 // The leaf's bodies of [begin, end) (index order), kLanes at a time, each summing the whole list.
-void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
+NBODY_WIDE_CLONES void Octree::sum(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, float* ax, float* ay,
                  float* az) const {
   for (std::uint32_t k0 = leaf.begin; k0 < leaf.end; k0 += kLanes) {
     float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {};
@@ -537,7 +537,7 @@ double Octree::accelerations(float theta, float eps2, std::size_t begin, std::si
 }
 
 // sum() with the potential: the leaf's bodies of [begin, end), kLanes at a time.
-void Octree::sum_potential(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
+NBODY_WIDE_CLONES void Octree::sum_potential(const Node& leaf, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
                            double* phi) const {
   for (std::uint32_t k0 = leaf.begin; k0 < leaf.end; k0 += kLanes) {
     float xi[kLanes], yi[kLanes], zi[kLanes], sx[kLanes] = {}, sy[kLanes] = {}, sz[kLanes] = {}, sp[kLanes] = {};
