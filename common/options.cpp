@@ -21,7 +21,7 @@ const std::vector<OptionRow> kOptions{
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
     {"ic", "--ic", "ic", "ic", V{std::string_view(d::ic)}, "",
      "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin (Tipsy) | FILE.csv "
-     "(x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)", "", "NAME|FILE"},
+     "(x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)", "", "SOURCE"},
     {"seed", "--seed", "seed", "seed", V{d::seed}, "0..2^64-1",
      "Random seed for generated initial conditions and --subset random"},
     {"subset", "--subset", "subset", "subset", V{std::string_view(d::subset)}, "first | random",
@@ -189,7 +189,7 @@ const std::vector<OptionRow> kOptions{
     {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "Another name of --frame-count (taken as it, with a warning)"},
     {"screenshot", "--screenshot", "", "", V{std::string_view("")}, "",
      "PNG file for --frame-count's last frame and for the p key", "", "FILE"},
-    {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels", "", "WxH"},
+    {"size", "--size", "", "", V{std::string_view(d::view_size)}, "WxH", "Window size WxH in pixels", "", "SIZE"},
     {"no_interop", "--no-interop", "", "", V{0LL}, "",
      "Copy a cuda:* pane through the host even where CUDA-GL interop works (to compare)"},
     {"offscreen", "--offscreen", "", "", V{0LL}, "",

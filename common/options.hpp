@@ -66,7 +66,7 @@ struct OptionRow {
   std::string_view range;   // what it accepts, in words ("" : anything of its type)
   std::string_view help;    // one line (a command may add what only the code knows: the rungs' names)
   std::string_view also = "";  // the CLI's other spellings: "-n", "--color"
-  std::string_view value = "";  // the value's name in --help where its type's says less: "FILE", "LIST"
+  std::string_view value = "";  // the value's name in --help where its type's says less: "FILE", "LIST" (capitals)
 };
 
 // Every row: the configuration's and the rungs' options, then each command's own (the order --help

@@ -158,6 +158,15 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
     EXPECT_NE(run.find(shown), std::string::npos) << shown << "\n" << run;
   for (const char* shown : {"--pipelines LIST", "--plot FILE", "--fail-above DISTANCE@STEP", "--thetas LIST"})
     EXPECT_NE(compare.find(shown), std::string::npos) << shown << "\n" << compare;
+  // Every value's name is capitals, as scripts that read --help's defaults ("--dt FLOAT=0.01") expect.
+  const std::regex option(R"(\n  (?:-[a-z],)?--[a-z0-9-]+(?:,--[a-z0-9-]+)? ([^ =\n]+))");
+  for (const char* command : {"info", "run", "compare", "bench", "ladder", "view"}) {
+    const std::string help = nbody(std::string(command) + " --help").out;
+    int values = 0;
+    for (std::sregex_iterator m(help.begin(), help.end(), option), end; m != end; ++m, ++values)
+      EXPECT_TRUE(std::regex_match((*m)[1].str(), std::regex("[A-Z0-9@]+"))) << command << ": " << m->str();
+    EXPECT_GE(values, 1) << command << "'s options with a value: none read\n" << help;
+  }
 }
 
 // Every option of every command is a row of the library's option table, and info --json names the
