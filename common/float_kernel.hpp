@@ -1,19 +1,18 @@
 // The float32 softened kernel of the float CPU rungs (cpu32, cpu:tree's leaves and cells): L lanes,
 // lane l owns a body (xi, yi, zi)[l] and adds the `count` bodies j, in order 0..count-1, to its sums
 // (sx, sy, sz)[l], each term as one thread of GPU Gems 3 listing 31-3 computes it. Internal to
-// common/ (reference.cpp, tree.cpp): its loop is vectorised there, under OpenMP's simd.
+// common/ (reference.cpp, tree.cpp): its loop is vectorised there, under OpenMP's simd, and inlined
+// into the functions wide_clones.hpp compiles for AVX2 too.
 #pragma once
 #include <cmath>
 #include <cstddef>
-
-#include "wide_clones.hpp"
 
 namespace nbody {
 
 // One term: body (x, y, z, m) added to the sums of a body at (xi, yi, zi). Returns the term's
 // potential m / sqrt(d2), as m inv3 d2 (one multiply, left out where no one reads it: cpu:tree's
 // diagnostics pass reads it).
-inline float add_term(float x, float y, float z, float m, float xi, float yi, float zi, float eps2, float& sx,
+[[gnu::always_inline]] inline float add_term(float x, float y, float z, float m, float xi, float yi, float zi, float eps2, float& sx,
                       float& sy, float& sz) {
   const float rx = x - xi, ry = y - yi, rz = z - zi;  // r_ij   [3 flops]
   const float d2 = rx * rx + ry * ry + rz * rz + eps2;  // |r|^2+e [6 flops]
@@ -27,7 +26,7 @@ inline float add_term(float x, float y, float z, float m, float xi, float yi, fl
 }
 
 template <int L>
-inline void sum_lanes(const float* x, const float* y, const float* z, const float* m, std::size_t count,
+[[gnu::always_inline]] inline void sum_lanes(const float* x, const float* y, const float* z, const float* m, std::size_t count,
                       const float* xi, const float* yi, const float* zi, float eps2, float* sx, float* sy, float* sz) {
   for (std::size_t j = 0; j < count; ++j) {
 #pragma omp simd

@@ -26,11 +26,11 @@ const std::vector<OptionRow> kOptions{
      "Random seed for generated initial conditions and --subset random"},
     {"subset", "--subset", "subset", "subset", V{std::string_view(d::subset)}, "first | random",
      "With -n below a file's count: first (the first n bodies, file order) | random (n drawn with --seed, each "
-     "species in proportion, masses scaled to the file's total)"},
+     "species in proportion, masses scaled to the file's total)", "", "MODE"},
     {"gl_chunk", "--gl-chunk", "gl_chunk", "gl_chunk", V{static_cast<long long>(d::gl_chunk)}, ">= 0",
      "GL force-quad side in bodies (a run of more bodies draws the quad in chunks, at most 64 a side: n / 64 or more)"},
     {"gl_precision", "--gl-precision", "gl_precision", "", V{std::string_view(d::gl_precision)}, "float | half",
-     "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)"},
+     "GL body and force-quad storage: float (RGBA32F) | half (RGBA16F)", "", "PRECISION"},
     {"cuda_block", "--cuda-block", "cuda_block", "", V{static_cast<long long>(d::cuda_block)}, "",
      "CUDA threads per block (one tile of that many bodies)"},
     {"cuda_unroll", "--cuda-unroll", "cuda_unroll", "", V{static_cast<long long>(d::cuda_unroll)}, "",
@@ -53,7 +53,7 @@ const std::vector<OptionRow> kOptions{
      "Tree cells (cpu:tree, cuda:tree): monopole (a cell pulls as its mass at its centre of mass) | quadrupole (and "
      "its traceless second "
      "moment about the centre of mass, the softened expansion to second order): far more accurate at the same "
-     "theta, so a given error is reached at a larger theta with fewer cells"},
+     "theta, so a given error is reached at a larger theta with fewer cells", "", "KIND"},
     {"webgpu_p", "", "", "webgpu_p", V{static_cast<long long>(d::webgpu_p)}, "",
      "WebGPU invocations per workgroup p (one tile of that many bodies in workgroup memory)"},
     {"webgpu_k", "", "", "webgpu_k", V{static_cast<long long>(d::webgpu_k)}, "", "WebGPU bodies per invocation K"},
@@ -66,15 +66,15 @@ const std::vector<OptionRow> kOptions{
      "measured rates differ by more than 10%, else equal) | W0:W1:... (fixed weights, one per rank). For the "
      "all-pairs rungs every choice gives the same bits; only the speed differs. cpu:tree cuts its key ranges "
      "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
-     "run to run). One process has no blocks: the value is checked and changes nothing"},
+     "run to run). One process has no blocks: the value is checked and changes nothing", "", "SPEC"},
     {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "",
      "The rung to run (nbody info lists them)", "-p", "NAME"},
     {"reference", "--reference", "reference", "", V{std::string_view(d::reference)}, "a float64 pipeline",
-     "The float64 pipeline every other is measured against"},
+     "The float64 pipeline every other is measured against", "", "NAME"},
     {"every", "--every", "every", "", V{d::every}, ">= 1",
-     "Read back and compare every K steps (and at the --energy-every steps, the --fail-above step and the last)"},
+     "Read back and compare every K steps (and at the --energy-every steps, the --fail-above step and the last)", "", "K"},
     {"energy_every", "--energy-every", "energy_every", "", V{d::energy_every}, ">= 0",
-     "Also measure the energy every K steps (0: at the start and the end only)"},
+     "Also measure the energy every K steps (0: at the start and the end only)", "", "K"},
     {"no_energy", "--no-energy", "", "", V{0LL}, "",
      "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it comes with the "
      "stagger's pass, which every run makes; a tree split by key ranges under mpirun measures it by a pass of "
@@ -83,7 +83,7 @@ const std::vector<OptionRow> kOptions{
      "How the stagger, the energies and the synchronised velocities of snapshots and --save are computed: "
      "all-pairs (float64, O(N^2) a pass) | "
      "tree (a tree rung's own tree: O(N log N) a pass, its error measured against float64 all pairs on sampled "
-     "bodies and reported) | auto (tree for a tree rung from a size on, else all-pairs)"},
+     "bodies and reported) | auto (tree for a tree rung from a size on, else all-pairs)", "", "MODE"},
     {"validate_n", "--validate-n", "validate_n", "", V{d::validate_n}, ">= 1",
      "Bodies for checking a --reference other than cpu64 against cpu64 (rms relative acceleration error <= "
      "1e-12, else exit 3)"},
@@ -99,25 +99,25 @@ const std::vector<OptionRow> kOptions{
      "exit 4, without it)", "", "DIR"},
     {"frames", "--frames", "", "", V{0LL}, ">= 0",
      "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
-     "from its textures, any other read back first; 0: none)"},
+     "from its textures, any other read back first; 0: none)", "", "K"},
     {"colour", "--colour", "", "", V{std::string_view(d::colour)}, "plain | speed | species | rank",
      "Frames: plain | speed | species (a file's gas, dark, star) | rank (the rank that computes each body "
-     "under mpirun)", "--color"},
+     "under mpirun)", "--color", "COLOUR"},
     {"view_radius", "--view-radius", "", "", V{0.0}, ">= 0",
      "Half the picture's height in world units (0: fit 90% of the luminous bodies)"},
     {"view_tilt", "--view-tilt", "", "", V{d::view_tilt}, "", "Camera tilt about x in degrees (0: looking down z)"},
     {"view_yaw", "--view-yaw", "", "", V{0.0}, "", "Camera turn about z in degrees"},
     {"tree_cells", "--tree-cells", "", "", V{0LL}, "",
      "the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size where it is a tree, else "
-     "cpu:tree's), down to D levels below the root"},
+     "cpu:tree's), down to D levels below the root", "", "D"},
     {"snapshot_every", "--snapshot-every", "", "", V{0LL}, ">= 0",
      "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last (synchronised velocities: "
-     "one diagnostics pass each; 0: none)"},
+     "one diagnostics pass each; 0: none)", "", "K"},
     {"snapshot_format", "--snapshot-format", "format", "", V{std::string_view(d::snapshot_format)},
-     "hdf5 | tipsy | csv", "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv"},
+     "hdf5 | tipsy | csv", "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv", "", "FORMAT"},
     {"checkpoint_every", "--checkpoint-every", "", "", V{0LL}, ">= 0",
      "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as .prev; 0: only on Ctrl-C, "
-     "SIGTERM or SIGHUP)"},
+     "SIGTERM or SIGHUP)", "", "K"},
     {"resume", "--resume", "", "", V{std::string_view("")}, "",
      "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what remains of its --steps); "
      "outputs, --device and --balance are asked for again, the rest comes from the file", "", "FILE"},
@@ -166,7 +166,7 @@ const std::vector<OptionRow> kOptions{
     {"bench_pipelines", "--pipelines", "pipelines", "", V{std::string_view(d::bench_pipelines)}, "",
      "Comma-separated pipelines", "", "LIST"},
     {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n", "LIST"},
-    {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n"},
+    {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n", "N"},
     {"bench_steps", "--steps", "steps", "", V{d::bench_steps}, ">= 1", "Steps per timed repetition"},
     {"ladder_steps", "--steps", "steps", "", V{d::ladder_steps}, ">= 1", "Steps per timed repetition"},
     {"reps", "--reps", "reps", "reps", V{d::reps}, ">= 1", "Timed repetitions (the median is reported, and the spread)"},
@@ -183,9 +183,9 @@ const std::vector<OptionRow> kOptions{
     {"steps_per_frame", "--steps-per-frame", "", "", V{d::steps_per_frame}, ">= 1", "Leapfrog steps between frames"},
     {"view_colour", "--colour", "", "", V{std::string_view(d::view_colour)}, "auto | plain | speed | species | divergence",
      "auto | plain | speed | species | divergence (each body's distance to its twin, log scale); auto: species "
-     "for a file with several, else speed", "--color"},
+     "for a file with several, else speed", "--color", "COLOUR"},
     {"frame_count", "--frame-count", "", "", V{0LL}, ">= 0",
-     "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)"},
+     "Scripted: draw K frames, save the last to --screenshot, print frames/s and exit (0: interactive)", "", "K"},
     {"view_frames", "--frames", "", "", V{0LL}, ">= 0", "Another name of --frame-count (taken as it, with a warning)"},
     {"screenshot", "--screenshot", "", "", V{std::string_view("")}, "",
      "PNG file for --frame-count's last frame and for the p key", "", "FILE"},

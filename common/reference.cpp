@@ -1,6 +1,7 @@
 #include "reference.hpp"
 
 #include "float_kernel.hpp"
+#include "wide_clones.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -1,6 +1,7 @@
 #include "tree.hpp"
 
 #include "float_kernel.hpp"
+#include "wide_clones.hpp"
 #include "morton.hpp"
 #include "parallel.hpp"
 #include "quadrupole.hpp"

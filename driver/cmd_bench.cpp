@@ -148,8 +148,9 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
 // cannot are listed with the reason and left out. Then the whole run must be able to finish
 // within the hour (exit 2, --force).
 int run_bench(BenchArgs& a, bool ladder) {
+  if (ladder && a.sizes.find(',') != std::string::npos)
+    throw InputError("--bodies " + a.sizes + ": the ladder takes one body count");
   const std::vector<long long> sizes = parse_sizes(a.sizes);
-  if (ladder && sizes.size() != 1) throw InputError("--bodies " + a.sizes + ": the ladder takes one body count");
   const std::vector<std::string> asked = ladder ? ladder_table_names() : parse_pipeline_list(a.pipelines);
   check_args(a, asked, sizes);
   place_on_device(a.spec.cfg.pipeline);

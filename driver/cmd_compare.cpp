@@ -222,11 +222,13 @@ int run_dt_sweep(CompareArgs& a) {
   s.dts = halvings(a.cfg.dt, 6);
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
-  std::printf("dt-sweep: n=%lld T=%g (dt = %g down to %g) eps=%g ic=%s seed=%llu; the truth: %s at dt/%d of the "
-              "smallest; fp64 engine=%s\n", a.cfg.n, s.time, s.dts.front(), s.dts.back(), a.cfg.softening,
-              a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), s.truth_factor,
-              engine->name().c_str());
-  std::fflush(stdout);
+  s.on_made = [&] {
+    std::printf("dt-sweep: n=%lld T=%g (dt = %g down to %g) eps=%g ic=%s seed=%llu; the truth: %s at dt/%d of the "
+                "smallest; fp64 engine=%s\n", a.cfg.n, s.time, s.dts.front(), s.dts.back(), a.cfg.softening,
+                a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), s.truth_factor,
+                engine->name().c_str());
+    std::fflush(stdout);
+  };
   Terminal terminal;
   const DtSweepResult r = dt_sweep(s, *engine, terminal);
   for (const auto& [name, why] : r.skipped) std::printf("skipped %-18s %s\n", name.c_str(), why.c_str());

@@ -144,16 +144,18 @@ int run_theta_sweep(CompareArgs& a) {
   char sampled[64];
   std::snprintf(sampled, sizeof sampled, "%zu bodies (one in %.3g)", sample.size(),
                 static_cast<double>(a.cfg.n) / static_cast<double>(sample.size()));
-  const std::string leaf_sizes = theta_sweep_leaf_sizes_text(s);
-  std::string fars;
-  for (const std::string& f : s.multipoles) fars += (fars.empty() ? "" : ", ") + f;
-  std::printf("theta-sweep: n=%lld leaf_size=%s multipole=%s eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
-              "float64 (fp64 engine=%s); ms/step: the median of %lld step%s timed one by one after a warm-up step\n",
-              a.cfg.n, leaf_sizes.c_str(), fars.c_str(), a.cfg.softening, a.cfg.ic.c_str(),
-              static_cast<unsigned long long>(a.cfg.seed), thetas.c_str(),
-              sample.size() < static_cast<std::size_t>(a.cfg.n) ? sampled : "every body", engine->name().c_str(), s.steps,
-              s.steps == 1 ? "" : "s");
-  std::fflush(stdout);
+  s.on_made = [&] {
+    const std::string leaf_sizes = theta_sweep_leaf_sizes_text(s);
+    std::string fars;
+    for (const std::string& f : s.multipoles) fars += (fars.empty() ? "" : ", ") + f;
+    std::printf("theta-sweep: n=%lld leaf_size=%s multipole=%s eps=%g ic=%s seed=%llu; theta = %s; the forces of %s against "
+                "float64 (fp64 engine=%s); ms/step: the median of %lld step%s timed one by one after a warm-up step\n",
+                a.cfg.n, leaf_sizes.c_str(), fars.c_str(), a.cfg.softening, a.cfg.ic.c_str(),
+                static_cast<unsigned long long>(a.cfg.seed), thetas.c_str(),
+                sample.size() < static_cast<std::size_t>(a.cfg.n) ? sampled : "every body", engine->name().c_str(), s.steps,
+                s.steps == 1 ? "" : "s");
+    std::fflush(stdout);
+  };
   Terminal terminal;
   const ThetaSweepResult r = theta_sweep(s, *engine, terminal);
   for (const auto& [name, why] : r.skipped) std::printf("skipped %-18s %s\n", name.c_str(), why.c_str());
@@ -165,7 +167,7 @@ int run_theta_sweep(CompareArgs& a) {
   if (!a.plot.empty() && World::writer())
     write_plot(theta_sweep_plot_script(
                    r, plot_title("nbody compare --preset theta-sweep", std::to_string(r.n), a.cfg,
-                                 "leaf_size=" + leaf_sizes),
+                                 "leaf_size=" + theta_sweep_leaf_sizes_text(s)),
                    plot_png_name(a.plot)),
                a.plot);
   return 0;

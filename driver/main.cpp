@@ -21,17 +21,20 @@
 
 namespace {
 
-// CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value
-// (FILE)", "-p is not an option of compare", "'extra' follows no option".
-std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app) {
+// CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
+// FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, bool after_dashes) {
   std::string what = e.what();
   const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
   if (const auto at = what.find(twice); at != std::string::npos)
     return what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
   const std::string missing = ": 1 required ";  // "--json: 1 required FILE missing"
   if (const auto at = what.find(missing); at != std::string::npos && what.ends_with(" missing"))
-    return what.substr(0, at) + " needs a value (" +
-           what.substr(at + missing.size(), what.size() - at - missing.size() - 8) + ")";
+    return what.substr(0, at) + " needs a value: " +
+           what.substr(at + missing.size(), what.size() - at - missing.size() - 8);
+  const std::string convert = "Could not convert: ";  // "Could not convert: --dt = abc"
+  if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos)
+    return what.substr(convert.size(), eq - convert.size()) + " '" + what.substr(eq + 3) + "': not a number";
   if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
   const auto extras = what.find(" not expected: ");
   if (extras == std::string::npos) return what;
@@ -43,13 +46,13 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app) {
   std::string options, values;
   std::size_t n_values = 0;
   for (const std::string& w : words) {
-    if (w.starts_with("-")) options += (options.empty() ? "" : ", ") + w;
+    if (w.starts_with("-") && !after_dashes) options += (options.empty() ? "" : ", ") + w;
     else values += (values.empty() ? "'" : ", '") + w + "'", ++n_values;
   }
   if (!options.empty())
     return options + (options.find(',') == std::string::npos ? " is not an option" : " are not options") + " of " +
            command;
-  return values + (n_values == 1 ? " follows" : " follow") + " no option (a value comes after its option: --name VALUE)";
+  return values + (n_values == 1 ? " follows" : " follow") + " no option: a value comes after its option, --name VALUE";
 }
 
 // Runs the command line; exceptions become exit codes, agreed across ranks (world.hpp).
@@ -83,12 +86,14 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    bool dashes = false;  // "--": what follows is no option
+    for (int i = 1; i < argc; ++i) dashes = dashes || std::strcmp(argv[i], "--") == 0;
     if (argc == 1)  // `nbody` alone: the usage
-      return World::fail(2, std::string("nbody: ") + e.what() + "\n\n" + app.help());
+      return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) + "\n\n" + app.help());
     if (app.get_subcommands().empty() && argv[1][0] != '-')
       return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
                             "ladder or view (see --help)\n");
-    return World::fail(2, "nbody: " + parse_error_text(e, app) + " (see --help)\n");
+    return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

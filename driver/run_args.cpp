@@ -195,7 +195,7 @@ Command add_run(CLI::App& app) {
   add_row(*sub, "view_radius", a->view_radius, frames("view_radius"));
   add_row(*sub, "view_tilt", a->view_tilt, frames("view_tilt"));
   add_row(*sub, "view_yaw", a->view_yaw, frames("view_yaw"));
-  add_row(*sub, "tree_cells", a->tree_cells, tree_cells_help("Frames: draw"))->type_name("D");
+  add_row(*sub, "tree_cells", a->tree_cells, tree_cells_help("Frames: draw"));
   add_row(*sub, "snapshot_every", a->snapshot_every);
   add_row(*sub, "snapshot_format", a->snapshot_format);
   add_row(*sub, "checkpoint_every", a->checkpoint_every);

@@ -126,7 +126,6 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
                                std::to_string(m.skipped.size()) + " skipped), so no pair with it "
                                "would be compared; name the pipelines to test");
   });
-  if (c.on_made) c.on_made();
   CompareResult r;
   r.pipelines = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
@@ -134,6 +133,7 @@ CompareResult compare(const Comparison& c, Fp64Engine& engine, Reporter& report)
   decompose(ps, c.cfg.pipeline, params, c.cfg.n);
   if (rung(reference).family != Family::Cpu) r.reference_error = validate_reference(*ps[0], c);
   if (!c.estimated) estimate(c, made, engine);
+  if (c.on_made) c.on_made();
 
   // E_0 from the stagger's own pass
   const Start start = initial_state(c.cfg, engine, true, report, nullptr, r.pipelines);

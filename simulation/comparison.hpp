@@ -60,8 +60,9 @@ struct Comparison {
   std::vector<long long> sizes;
   bool explain = false;
   bool estimated = false;
-  // Called once the rungs are made (those that must run can), before any other work: where a front
-  // end says what it is about to compare, so that nothing is said of a comparison refused.
+  // Called once the rungs are made (those that must run can) and the estimate is within the limit,
+  // before the initial state: where a front end says what it is about to compare, so that nothing
+  // is said of a comparison refused.
   std::function<void()> on_made;
 };
 

@@ -65,6 +65,7 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
     for (const auto& p : made.pipelines) work.push_back(step_work(*p, steps, s.cfg.params(), s.cfg.n));
     check_estimate(work, s.cfg.force);
   }
+  if (s.on_made) s.on_made();
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
   // Many short runs, each too short for its own progress: the sweep's, in steps (a halved dt's run
   // takes twice the steps), each run's counted as it ends.

@@ -4,6 +4,7 @@
 // (growing with the number of steps) show side by side. A float rung's curve is a V; a float64
 // one follows dt^2 much further down; a tree's levels off at its opening angle's error.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct DtSweep {
   double time = 1.0;               // T
   std::vector<double> dts;         // largest first
   int truth_factor = 4;            // the truth's step: the smallest dt / this
+  std::function<void()> on_made;   // once the rungs are made and the estimate is within the limit
 };
 
 struct DtSweepResult {

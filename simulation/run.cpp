@@ -334,18 +334,23 @@ Energy Run::energy_at(const std::string& label, Reporter& report) {
   return synchronised(label, report).energy;
 }
 
-// "; 2 of its 10 steps kicked with a diagnostics pass's forces ..." where any did.
-std::string Run::reused_text() const {
+// "forces: 2 of the 10 steps kicked with a diagnostics pass's ..." where any did.
+std::string Run::adopted_text() const {
   if (steps_on_diagnostics_ == 0) return "";
-  return "; " + std::to_string(steps_on_diagnostics_) + " of its " + std::to_string(step_ - first_) +
-         " steps kicked with the forces of a diagnostics pass (the stagger's, an energy's: the same bits), "
-         "not a pass of their own";
+  const long long steps = step_ - first_;
+  const std::string which = steps_on_diagnostics_ < steps ? std::to_string(steps_on_diagnostics_) + " of the " +
+                                                                std::to_string(steps) + " steps"
+                            : steps == 1 ? std::string("the one step")
+                                         : "all " + std::to_string(steps) + " steps";
+  return "forces: " + which + " kicked with those of a diagnostics pass (the stagger's, an energy's or a "
+         "snapshot's: the same bits), whose time is counted in its phase, not in the simulation's";
 }
 
 std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {
   std::vector<std::string> lines;
   if (const std::string tree = tree_settings_text(name(), spec_.cfg.pipeline); !tree.empty())
-    lines.push_back("tree: " + tree + reused_text());
+    lines.push_back("tree: " + tree);
+  if (std::string adopted = adopted_text(); !adopted.empty()) lines.push_back(std::move(adopted));
   lines.push_back(diag_->text());
   if (std::string ranks = decomposition_text(decomposition_, spec_.cfg.pipeline.balance); !ranks.empty())
     lines.push_back(std::move(ranks));
@@ -383,7 +388,7 @@ nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
   j["last_step"] = step_;
   j["fp64_engine"] = diag_->float64_engine().name();
   j["diagnostics"] = diag_->to_json(e0_ ? &*e0_ : nullptr);
-  j["diagnostics"]["steps_on_its_forces"] = steps_on_diagnostics_;
+  j["diagnostics"]["steps_on_diagnostics_forces"] = steps_on_diagnostics_;
   if (with_energy() && e0_ && e1) {
     j["energy"] = energy_json(e0_->total(), e1->total());
     j["energy_samples"] = samples_;

@@ -155,7 +155,7 @@ class Run {
   void phase(const char* what);
   void adopt(const std::vector<Vec3>& acc);  // a diagnostics pass's a(x) at this step, for the next
   void stepped(long long step);              // the steps up to `step` were taken
-  std::string reused_text() const;
+  std::string adopted_text() const;
 
   RunSpec spec_;
   bool resumed_ = false;

@@ -185,6 +185,7 @@ ThetaSweepResult theta_sweep(const ThetaSweep& s, Fp64Engine& engine, Reporter& 
   const std::unique_ptr<Task> task = report.begin("theta-sweep (passes)", 2 + points * (s.steps + 2));
   Units units{*task, report};
   estimate(s, m, engine, r.sampled);
+  if (s.on_made) s.on_made();
   units.next();
   std::vector<Vec3> ref;
   sampled_reference(bodies.pos, idx, params.eps2(), engine, &ref, nullptr);

@@ -4,6 +4,7 @@
 // its time per step and the interactions a body computes; and the all-pairs rungs at the same N,
 // measured the same way, for the speed-up.
 #pragma once
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct ThetaSweep {
   std::vector<std::string> multipoles{"monopole", "quadrupole"};  // each tree's cells, in turn
   long long sample = kThetaSweepSample;
   long long steps = kThetaSweepSteps;  // timed steps of each point, one at a time after a warm-up step; the median counts
+  std::function<void()> on_made;       // once the rungs are made and the estimate is within the limit
 };
 
 // One rung at one theta (an all-pairs rung: at its only setting).

@@ -135,11 +135,14 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
 // wrong in nbody's words, exit 2; --help names a file's, a folder's and a list's values so.
 TEST(Cli, ParseErrorsSayWhatIsWrong) {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"run --json", "nbody: --json needs a value (FILE) (see --help)"},
-      {"run -n 10 --steps", "nbody: --steps needs a value (INT) (see --help)"},
+      {"run --json", "nbody: --json needs a value: FILE (see --help)"},
+      {"run -n 10 --steps", "nbody: --steps needs a value: INT (see --help)"},
+      {"run --dt abc", "nbody: --dt 'abc': not a number (see --help)"},
+      {"run -n 10 --json --no-energy", "--json '--no-energy': an option where a file was expected"},
+      {"run -p cpu32 -- -n 10", "nbody: '-n', '10' follow no option"},
       {"run --bogus", "nbody: --bogus is not an option of run (see --help)"},
       {"compare -p cpu32 -n 10", "nbody: -p is not an option of compare (see --help)"},
-      {"run -p cpu32 extra", "nbody: 'extra' follows no option (a value comes after its option: --name VALUE)"},
+      {"run -p cpu32 extra", "nbody: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
       {"run -p cpu32 a b", "nbody: 'a', 'b' follow no option"},
       {"--bogus", "nbody: a command is required: info, run, compare, bench, ladder or view"},
       {"bench --pipelines cpu32 -n 1024,2048,1024", "--bodies '1024,2048,1024': 1024 twice"},
@@ -152,7 +155,12 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
     EXPECT_EQ(r.err.find("required but"), std::string::npos) << args << ": CLI11's words\n" << r.err;
     EXPECT_EQ(r.err.find(" missing"), std::string::npos) << args << ": CLI11's words\n" << r.err;
     EXPECT_EQ(r.err.find("not expected"), std::string::npos) << args << ": CLI11's words\n" << r.err;
+    EXPECT_EQ(r.err.find("Could not"), std::string::npos) << args << ": CLI11's words\n" << r.err;
   }
+  const Result alone = nbody("");
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_TRUE(alone.err.starts_with("nbody: a command is required: info, run, compare, bench, ladder or view\n"))
+      << alone.err;
   const std::string run = nbody("run --help").out, compare = nbody("compare --help").out;
   for (const char* shown : {"--json FILE", "--save FILE", "--resume FILE", "--out DIR", "-p,--pipeline NAME=gl"})
     EXPECT_NE(run.find(shown), std::string::npos) << shown << "\n" << run;

@@ -105,23 +105,35 @@ TEST(CliCompare, Fig9PresetNamesThePapersBound) {
   EXPECT_NE(r.out.find("within Fig. 9's bound, not the goal"), std::string::npos) << r.out;
 }
 
-// An option for other rungs than those named is refused the same way whatever its value; the
-// default set takes it (its tree rungs do).
-// A comparison refused because a named rung cannot run here says nothing of itself before the
-// refusal: no header line of a comparison that never starts.
+// A comparison refused because a named rung cannot run here, or by the estimate, says nothing of
+// itself before the refusal: no header line of a comparison that never starts (presets too).
 TEST(CliCompare, ARefusedComparisonPrintsNoHeader) {
   std::string missing;
   for (const std::string& name : rungs_where("family", "cuda"))
     if (!unavailable(name).empty()) missing = name;
   for (const std::string& name : rungs_where("family", "gl"))
     if (missing.empty() && !unavailable(name).empty()) missing = name;
+  const Result late = nbody("compare --pipelines cpu32 -n 200000 --steps 100000");  // the estimate refuses it
+  EXPECT_EQ(late.code, 2) << late.err;
+  EXPECT_NE(late.err.find("the limit is 1 hour"), std::string::npos) << late.err;
+  EXPECT_EQ(late.out, "") << "a header before the refusal";
   if (missing.empty()) GTEST_SKIP() << "every CUDA and GL rung runs here: none to be refused";
-  const Result r = nbody("compare --pipelines cpu32," + missing + " -n 100 --steps 2");
-  EXPECT_EQ(r.code, 3) << r.err;
-  EXPECT_NE(r.err.find(missing + " cannot run here"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out, "") << "a header before the refusal";
+  for (const std::string& args : {"--pipelines cpu32," + missing + " -n 100 --steps 2",
+                                  "--preset dt-sweep --pipelines cpu32," + missing + " -n 100"}) {
+    const Result r = nbody("compare " + args);
+    EXPECT_EQ(r.code, 3) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(missing + " cannot run here"), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args << ": a header before the refusal";
+  }
+  if (!unavailable("cuda:tree").empty()) {
+    const Result r = nbody("compare --preset theta-sweep --pipelines cuda:tree -n 100");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_EQ(r.out, "") << "a header before the refusal";
+  }
 }
 
+// An option for other rungs than those named is refused the same way whatever its value; the
+// default set takes it (its tree rungs do).
 TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
   expect_bad_input({{"compare --pipelines cpu64,cpu32 --theta 0.3 -n 64 --steps 1",
                      "--theta 0.3: cpu:tree, cuda:tree take it, not cpu64, cpu32"},

@@ -77,9 +77,9 @@ TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
   EXPECT_LT(check["potential_energy_rel"].get<double>(), 1e-3) << check;
   EXPECT_TRUE(t["phases_s"].contains("diagnostics_check"));
   // The stagger's pass has the step's bits: the first step kicks with it.
-  EXPECT_EQ(t["diagnostics"]["steps_on_its_forces"], 1);
-  EXPECT_NE(r.out.find("monopole cells; 1 of its 4 steps kicked with the forces of a diagnostics pass"),
-            std::string::npos) << r.out;
+  EXPECT_EQ(t["diagnostics"]["steps_on_diagnostics_forces"], 1);
+  EXPECT_NE(r.out.find("\nforces: 1 of the 4 steps kicked with those of a diagnostics pass"), std::string::npos)
+      << r.out;
   // Four steps of a tree: the drift of its energies is within the floor run prints.
   EXPECT_GT(check["drift_floor"].get<double>(), t["energy"]["rel_drift"].get<double>()) << check;
 
@@ -88,7 +88,7 @@ TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
   const auto e = nlohmann::json::parse(slurp(exact_json));
   EXPECT_EQ(e["diagnostics"]["method"], "all-pairs");
   EXPECT_FALSE(e["diagnostics"].contains("check"));
-  EXPECT_EQ(e["diagnostics"]["steps_on_its_forces"], 0) << "float64 all pairs are not the step's forces";
+  EXPECT_EQ(e["diagnostics"]["steps_on_diagnostics_forces"], 0) << "float64 all pairs are not the step's forces";
   EXPECT_EQ(e["diagnostics"]["engine"], exact) << "all pairs: every pass on the float64 engine";
   EXPECT_NE(r.out.find("fp64 engine: " + exact), std::string::npos) << r.out;
   const double e0_tree = t["energy"]["initial"], e0_exact = e["energy"]["initial"];

@@ -429,8 +429,6 @@ TEST(Tree, BoxesByLevel) {
   }
 }
 
-// The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
-// two blocks (as two ranks sum them).
 // Leaves are walked in groups (the cells a group's box finds far are far from each of its leaves):
 // every leaf's list is the one its own walk gives, cell for cell in the same order. One thread
 // groups up to 32 leaves; 1000 threads leave each leaf a group of its own (a walk of its own): the
@@ -468,6 +466,8 @@ TEST(Tree, GroupsOfLeavesGiveEachLeafItsOwnList) {
 #endif
 }
 
+// The same bodies give the same bits: twice, with 1, 2 or 3 threads, and with the rows summed in
+// two blocks (as two ranks sum them).
 TEST(Tree, SameBitsWithAnyThreadCountAndAnyBlocks) {
   const Bodies b = test::random_bodies(2001, 10);
   for (Multipole far : {Multipole::Monopole, Multipole::Quadrupole}) {
@@ -575,8 +575,9 @@ TEST_P(TreeRung, DiagnosticsEngineSumsTheRungsTree) {
 
 // cpu:tree kicks with accelerations handed to it (the diagnostics engine's pass at its positions,
 // which has the step's bits) in place of its own force pass, once: zeros handed over give a step
-// that only drifts; the engine's own give the bits of steps that computed every pass; load() and
-// a distributed rung refuse or forget them.
+// that only drifts; the engine's own give the bits of steps that computed every pass; load()
+// forgets them, and a list of the wrong length is refused. (A distributed rung refuses them:
+// test_cli_mpi's Mpi.TreeCheckIsSplitByRowsAndGathered.)
 TEST(CpuTree, TheNextStepKicksWithAdoptedAccelerations) {
   const Bodies b = test::random_bodies(3000, 17);
   PipelineOptions o;
