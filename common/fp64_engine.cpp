@@ -67,7 +67,7 @@ class Cpu64Engine final : public Fp64Engine {
   }
   std::string name() const override { return "cpu64"; }
   std::string where() const override {
-    return std::to_string(cpu_threads()) + " CPU threads";
+    return threads_text();
   }
 
  private:

@@ -145,7 +145,7 @@ const std::vector<OptionRow> kOptions{
      "tr04-fig9: TR04-032 §7.3, 1000 steps of dt 0.01 for N = 1024, 4096, 16384 (-n, --steps override), max "
      "distance to the reference per step (--plot: a panel per N). dt-sweep: every rung to T = --steps x --dt "
      "(default 50 x 0.02) at dt = --dt and 5 halvings, each against the reference at a quarter of the smallest "
-     "dt, and each float rung against the reference at its own dt (its rounding alone, the floor of its V) "
+     "dt, and each float rung against the reference at its own dt (its rounding alone: the floor under its curve, where the error stops falling with dt) "
      "(default n 256; --plot draws both against dt).", "", "NAME"},
     {"thetas", "--thetas", "", "", V{std::string_view("")}, "",
      "With --preset theta-sweep: the thetas to sweep, comma-separated and rising, each in 0..1 (at large N leave "
@@ -166,7 +166,7 @@ const std::vector<OptionRow> kOptions{
     {"bench_pipelines", "--pipelines", "pipelines", "", V{std::string_view(d::bench_pipelines)}, "",
      "Comma-separated pipelines", "", "LIST"},
     {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n", "LIST"},
-    {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n", "N"},
+    {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n", "INT"},
     {"bench_steps", "--steps", "steps", "", V{d::bench_steps}, ">= 1", "Steps per timed repetition"},
     {"ladder_steps", "--steps", "steps", "", V{d::ladder_steps}, ">= 1", "Steps per timed repetition"},
     {"reps", "--reps", "reps", "reps", V{d::reps}, ">= 1", "Timed repetitions (the median is reported, and the spread)"},

@@ -16,6 +16,11 @@ constexpr std::size_t kChunk = std::size_t{1} << 16;  // bodies a thread takes a
 
 }  // namespace
 
+std::string threads_text() {
+  const int n = cpu_threads();
+  return std::to_string(n) + (n == 1 ? " CPU thread" : " CPU threads");
+}
+
 int cpu_threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();

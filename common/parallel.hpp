@@ -3,6 +3,7 @@
 // functions. At 2^24 bodies a serial pass that touches fresh memory costs 0.1-0.5 s on the GPU
 // machines' hosts, more than a step of cuda:tree.
 #pragma once
+#include <string>
 #include <algorithm>
 #include <cstddef>
 #include <functional>
@@ -16,6 +17,8 @@ namespace nbody {
 
 // The threads those loops run on here (OpenMP's count: a rank's share of the cores under mpirun).
 int cpu_threads();
+// "1 CPU thread", "16 CPU threads": where a CPU engine runs, for humans.
+std::string threads_text();
 
 // body(begin, end) for consecutive chunks that cover [0, n), the chunks spread over the threads.
 void parallel_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);

@@ -601,7 +601,7 @@ class CpuTreeEngine final : public Fp64Engine {
                   far_ == Multipole::Quadrupole ? ", quadrupole cells" : "");
     return buf;
   }
-  std::string where() const override { return std::to_string(cpu_threads()) + " CPU threads"; }
+  std::string where() const override { return threads_text(); }
   bool all_pairs() const override { return false; }
   bool rung_bits() const override { return true; }
 

@@ -179,8 +179,8 @@ void print_rounding(const DtSweepResult& r, const std::string& reference) {
     print_per_dt(r, r.opening_angle);
   }
   if (r.rounding.empty()) return;
-  std::printf("\n\nfloat rounding alone: max distance to %s run at the same dt (the floor of each float rung's "
-              "V; --plot draws it dashed)\n", reference.c_str());
+  std::printf("\n\nfloat rounding alone: max distance to %s run at the same dt (the floor under each float rung's "
+              "curve, where its error stops falling with dt; --plot draws it dashed)\n", reference.c_str());
   print_per_dt(r, r.rounding);
   std::printf("\n\ncrossing dt (float rounding as large as the time step's error, i.e. sqrt(2) x %s's own "
               "distance; rounding dominates below it):\n", reference.c_str());

@@ -116,7 +116,7 @@ Command add_view(CLI::App& app) {
   add_row(*sub, "offscreen", a->offscreen);
   add_row(*sub, "vsync", a->vsync);
   sub->footer(
-      "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, "
+      "Keys: h help, space pause, . one step, r reset, c colour mode, [ ] halve/double dt, f fit, t tree cells, "
       "p screenshot, Esc quit; drag orbits, the wheel zooms. Without a display: exit 3 (`--frame-count K "
       "--offscreen` and `nbody run --frames K --out DIR` render headless). The set-up's float64 pass "
       "(and a scripted run's steps) past an hour is refused without --force. Exit codes: 0 ok, 2 bad "

@@ -268,7 +268,12 @@ void check_plot_tool(const std::string& path) {
 
 void check_plot(const std::string& path, const std::string& option) {
   check_output_path(path, option);
-  if (!path.empty()) check_plot_tool(path);
+  if (path.empty()) return;
+  const std::string ext = fs::path(path).extension().string();
+  if (path != "-" && ext != ".png" && ext != ".gp")
+    throw InputError(option + " '" + path + "': must end in .png (the picture) or .gp (its gnuplot script), or be - "
+                     "for stdout");
+  check_plot_tool(path);
 }
 
 std::string plot_title(const std::string& what, const std::string& n, const Config& cfg, std::string steps) {

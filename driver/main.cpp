@@ -61,7 +61,7 @@ int run_command(int argc, char** argv) {
   CLI::App app{
       "nbody: gravitational N-body on rungs from the 2004 shader method (gl:*) to CUDA (cuda:*) and "
       "Barnes-Hut trees (cpu:tree, cuda:tree), cross-checked against a float64 CPU reference (cpu64). "
-      "Under `mpirun -np P` the bodies are split across P processes"};
+      "Under `mpirun -np P` the bodies are split across P processes."};
   app.require_subcommand(1);
   app.formatter(nbody::wrapped_help());  // before the subcommands, which take their parent's
   // A flag given twice is one flag; an option with a value given twice is refused (config.hpp).

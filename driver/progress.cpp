@@ -58,7 +58,9 @@ void Progress::update(long long done) {
   show(now);
 }
 
-// Between updates: the line again, its time left counting down from the last update's estimate.
+// Between updates: the line again, its time left counting down from the last update's estimate, but
+// never below what the elapsed time gives if the unit under way ended now (a unit slower than the
+// ones before, or a first unit that cost nothing, would otherwise leave "0.0 s left" for long).
 void Progress::beat() {
   std::unique_lock<std::mutex> lock(m_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; }))
@@ -69,7 +71,9 @@ void Progress::show(std::chrono::steady_clock::time_point now) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < 1.0) return;
   const long long done = done_;
-  const double left = std::max(0.0, left_ - std::chrono::duration<double>(now - updated_).count());
+  const double left =
+      std::max({0.0, left_ - std::chrono::duration<double>(now - updated_).count(),
+                done > 0 ? elapsed * static_cast<double>(total_ - done) / static_cast<double>(done + 1) : 0.0});
   char tail[96];
   if (done > 0) std::snprintf(tail, sizeof tail, "%lld/%lld (%.0f%%) after %.1f s, about %.1f s left", done, total_,
                               100.0 * done / total_, elapsed, left);

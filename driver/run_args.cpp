@@ -98,8 +98,10 @@ void check_out_folder(const RunArgs& a) {
   std::string names;
   for (std::size_t k = 0; k < std::min<std::size_t>(found.size(), 3); ++k) names += (k ? ", " : "") + found[k];
   if (found.size() > 3) names += " and " + std::to_string(found.size() - 3) + " more";
-  throw InputError("--out '" + a.out + "' already holds another run's files (" + names +
-                   "): give a new or empty folder, or --resume that run's checkpoint there");
+  const bool checkpoint = std::find(found.begin(), found.end(), "checkpoint.nbck") != found.end();
+  throw InputError("--out '" + a.out + "' already holds another run's files (" + names + "): give a new or empty folder" +
+                   (checkpoint ? ", or --resume " + (fs::path(a.out) / "checkpoint.nbck").string() + " to go on with that run"
+                               : std::string()));
 }
 
 // --json and --save may not be files that run writes in --out.

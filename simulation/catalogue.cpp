@@ -271,6 +271,7 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> option_takers
   for (const Rung& r : rungs()) {
     for (const RungOption& opt : r.options) add(opt.key, r.name);
     if (r.method == Method::Tree) add("multipole", r.name);
+    if (r.family == Family::Gl && r.state_bits == 32) add("gl_precision", r.name);  // float state in RGBA32F or 16F
   }
   return out;
 }
@@ -278,6 +279,7 @@ std::vector<std::pair<std::string_view, std::vector<std::string>>> option_takers
 // The value of option `key` in `o`, as text, where it differs from the default ("" where it does not).
 std::string changed_value(std::string_view key, const PipelineOptions& o) {
   if (key == "multipole") return o.multipole != defaults::multipole ? o.multipole : "";
+  if (key == "gl_precision") return o.gl_precision != defaults::gl_precision ? o.gl_precision : "";
   const PipelineOptions d;
   for (const Rung& r : rungs())
     for (const RungOption& opt : r.options) {
@@ -319,6 +321,10 @@ PipelineOptions options_taken_by(const std::vector<std::string>& names, const Pi
     if (named) continue;
     if (key == "multipole") {
       out.multipole = defaults::multipole;
+      continue;
+    }
+    if (key == "gl_precision") {
+      out.gl_precision = defaults::gl_precision;
       continue;
     }
     for (const Rung& r : rungs())

@@ -123,7 +123,7 @@ std::string RunDiagnostics::text() const {
   std::snprintf(buf, sizeof buf,
                 "diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled bodies: "
                 "potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% %.2e, max "
-                "%.2e; W off by about %.1e here, by at most %.1e (relative)",
+                "%.2e; W (the potential energy) off by about %.1e here, by at most %.1e (relative)",
                 engine->name().c_str(), engine->where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
                 c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy_error,
                 c.potential_energy_bound);

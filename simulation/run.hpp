@@ -121,6 +121,9 @@ class Run {
   std::vector<int> owners() const { return p_->owners(n()); }
   // Under mpirun, how its bodies are split among the ranks.
   const Decomposition& decomposition() const { return decomposition_; }
+  // The steps that kicked with a diagnostics pass's forces (Pipeline::adopt_accelerations): their
+  // force passes are timed in those passes' phases.
+  long long steps_on_diagnostics() const { return steps_on_diagnostics_; }
   Pipeline& rung() { return *p_; }
   const Pipeline& rung() const { return *p_; }
   const RunDiagnostics& diagnostics() const { return *diag_; }

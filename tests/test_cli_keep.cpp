@@ -582,11 +582,16 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("already holds another run's files (snapshot_000000.csv, snapshot_000002.csv, "
                        "snapshot_000004.csv)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("--resume"), std::string::npos) << "no checkpoint there to resume: " << r.err;
   EXPECT_TRUE(r.out.empty()) << "refused before any work: " << r.out;
   EXPECT_FALSE(fs::exists(d / "checkpoint.nbck"));
   const fs::path own = dir("out-own-run");
   r = cli_test::nbody("run -p cpu32 -n 50 --steps 4 --checkpoint-every 2 --out '" + own.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run -p cpu32 -n 50 --steps 4 --out '" + own.string() + "' --checkpoint-every 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("or --resume " + (own / "checkpoint.nbck").string() + " to go on with that run"), std::string::npos)
+      << r.err;
   r = cli_test::nbody("run --resume '" + (own / "checkpoint.nbck").string() + "' --steps 2 --checkpoint-every 2 --out '" +
                       own.string() + "'");
   EXPECT_EQ(r.code, 0) << "a resume writes on in its own folder: " << r.err;

@@ -314,7 +314,8 @@ TEST(Mpi, EachRankTakesItsShareOfTheCores) {
   const std::string run = "run -p cpu32 -n 300 --steps 1";
   const Result shared = nbody(run, "env -u OMP_NUM_THREADS " + mpirun(2) + "--bind-to none ");
   ASSERT_EQ(shared.code, 0) << shared.err;
-  const std::string share = "fp64 engine: cpu64 (" + std::to_string(std::max(1, cores / 2)) + " CPU threads";
+  const int each = std::max(1, cores / 2);
+  const std::string share = "fp64 engine: cpu64 (" + std::to_string(each) + (each == 1 ? " CPU thread," : " CPU threads,");
   EXPECT_NE(shared.out.find(share), std::string::npos) << "want '" << share << "' in\n" << shared.out;
   // A value OpenMP cannot read (its runtime says so) is no choice: the share again.
   const Result unread = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=many ");

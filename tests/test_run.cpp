@@ -240,6 +240,33 @@ TEST(RunRecord, NamesWhatIsWrong) {
 
 // The command line's progress is never silent for long: while one unit of the work runs past the
 // first line's two seconds with no update, a line says how far it got and for how long.
+// A first unit that cost nothing (a step that kicked with the stagger's forces) then a slow one: the
+// time left is never below what the elapsed time gives if the unit under way ended now (2 s for 1 of
+// 6 units: at least 5 x 2 / 2 = 5 s), not the first unit's estimate counted down to 0.
+TEST(Progress, TheTimeLeftHoldsWhenAUnitIsSlowerThanTheOnesBefore) {
+  const std::filesystem::path log = std::filesystem::temp_directory_path() / ("nbody-left-" + std::to_string(::getpid()));
+  std::fflush(stderr);
+  const int saved = ::dup(STDERR_FILENO);
+  FILE* f = std::fopen(log.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  ::dup2(::fileno(f), STDERR_FILENO);
+  {
+    Progress p("steps", 6);
+    p.update(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2600));
+  }
+  std::fflush(stderr);
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+  std::fclose(f);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(log);
+  const auto at = text.find("about ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_GE(std::stod(text.substr(at + 6)), 5.0) << text;
+}
+
 TEST(Progress, ALongUnitWithoutUpdatesIsNotSilent) {
   const std::filesystem::path log = std::filesystem::temp_directory_path() / ("nbody-progress-" + std::to_string(::getpid()));
   std::fflush(stderr);
