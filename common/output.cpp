@@ -211,8 +211,8 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty()) return;
   // "--json --no-energy": the parser gave the next option to this one as its value.
   if (path.size() > 1 && path[0] == '-')
-    throw InputError(option + " '" + path + "': an option where a file was expected (" + option +
-                     " needs a file, or - for stdout; a file of that name: ./" + path + ")");
+    throw InputError(option + " '" + path + "': looks like an option, not a file (" + option +
+                     " takes the next word as its file; name such a file ./" + path + ")");
   if (!g_enabled) return;
   if (const int fd = inherited_fd(path); fd >= 0) {
     if (::fcntl(fd, F_GETFD) < 0)

@@ -1,3 +1,4 @@
+#include <cctype>
 #include "compare_plot.hpp"
 
 #include <fcntl.h>
@@ -269,8 +270,15 @@ void check_plot_tool(const std::string& path) {
 void check_plot(const std::string& path, const std::string& option) {
   check_output_path(path, option);
   if (path.empty()) return;
-  const std::string ext = fs::path(path).extension().string();
-  if (path != "-" && ext != ".png" && ext != ".gp")
+  // A file's name says what it holds; stdout, a descriptor, a FIFO or a device is written through.
+  std::string ext = fs::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".gp") ext = fs::path(path).extension().string();  // .GP is not a script (is_script)
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  const bool through = path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/self/fd/") ||
+                       (fs::exists(status) && !fs::is_regular_file(status));
+  if (!through && ext != ".png" && ext != ".gp")
     throw InputError(option + " '" + path + "': must end in .png (the picture) or .gp (its gnuplot script), or be - "
                      "for stdout");
   check_plot_tool(path);

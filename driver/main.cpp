@@ -4,6 +4,7 @@
 // stopped it at once (interrupts.hpp). Under mpirun every rank runs the same command on its block
 // of bodies (world.hpp).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,7 +24,7 @@ namespace {
 
 // CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
 // FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
-std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, bool after_dashes) {
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const std::vector<std::string>& after_dashes) {
   std::string what = e.what();
   const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
   if (const auto at = what.find(twice); at != std::string::npos)
@@ -33,8 +34,13 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, bool
     return what.substr(0, at) + " needs a value: " +
            what.substr(at + missing.size(), what.size() - at - missing.size() - 8);
   const std::string convert = "Could not convert: ";  // "Could not convert: --dt = abc"
-  if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos)
-    return what.substr(convert.size(), eq - convert.size()) + " '" + what.substr(eq + 3) + "': not a number";
+  if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos) {
+    const std::string name = what.substr(convert.size(), eq - convert.size());
+    const auto subs = app.get_subcommands();
+    const CLI::Option* opt = subs.empty() ? nullptr : subs.front()->get_option_no_throw(name);
+    const bool real = opt != nullptr && opt->get_type_name() == "FLOAT";
+    return name + " '" + what.substr(eq + 3) + "': " + (real ? "not a number" : "not a whole number");
+  }
   if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
   const auto extras = what.find(" not expected: ");
   if (extras == std::string::npos) return what;
@@ -46,7 +52,9 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, bool
   std::string options, values;
   std::size_t n_values = 0;
   for (const std::string& w : words) {
-    if (w.starts_with("-") && !after_dashes) options += (options.empty() ? "" : ", ") + w;
+    const bool value = !w.starts_with("-") ||
+                       std::find(after_dashes.begin(), after_dashes.end(), w) != after_dashes.end();
+    if (!value) options += (options.empty() ? "" : ", ") + w;
     else values += (values.empty() ? "'" : ", '") + w + "'", ++n_values;
   }
   if (!options.empty())
@@ -86,8 +94,11 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    bool dashes = false;  // "--": what follows is no option
-    for (int i = 1; i < argc; ++i) dashes = dashes || std::strcmp(argv[i], "--") == 0;
+    std::vector<std::string> dashes;  // the words after "--", which are no options
+    for (int i = 1, seen = 0; i < argc; ++i) {
+      if (seen) dashes.emplace_back(argv[i]);
+      seen = seen || std::strcmp(argv[i], "--") == 0;
+    }
     if (argc == 1)  // `nbody` alone: the usage
       return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) + "\n\n" + app.help());
     if (app.get_subcommands().empty() && argv[1][0] != '-')

@@ -59,8 +59,9 @@ void Progress::update(long long done) {
 }
 
 // Between updates: the line again, its time left counting down from the last update's estimate, but
-// never below what the elapsed time gives if the unit under way ended now (a unit slower than the
-// ones before, or a first unit that cost nothing, would otherwise leave "0.0 s left" for long).
+// never below the units not yet done at the rate of the elapsed time over the units done and the one
+// under way, elapsed / (done + 1) a unit (a unit slower than the ones before, or a first unit that
+// cost nothing, would otherwise leave "0.0 s left" for long).
 void Progress::beat() {
   std::unique_lock<std::mutex> lock(m_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stop_; }))

@@ -2,7 +2,8 @@
 // place (the innermost task's, cut to the terminal's width), and otherwise (a log, a CI job) a line
 // after two seconds and then every four, so that a task is never silent for more than five. A
 // thread of its own keeps the lines coming while one unit of the work (a timed repetition, a long
-// pass) takes longer than that, the time left counting down from the last unit's estimate.
+// pass) takes longer than that, the time left counting down from the last unit's estimate but never
+// below what the elapsed time gives with the unit under way counted done (progress.cpp).
 #pragma once
 #include <chrono>
 #include <condition_variable>

@@ -79,6 +79,9 @@ void check_out_folder(const RunArgs& a) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (a.out.empty()) return;
+  if (a.out.size() > 1 && a.out[0] == '-')  // "--out --no-energy": the parser gave it the next option
+    throw InputError("--out '" + a.out + "': looks like an option, not a folder (--out takes the next word as its "
+                     "folder; name such a folder ./" + a.out + ")");
   if (!fs::exists(a.out, ec)) {  // made once every check has passed: its nearest existing folder must take it
     fs::path up = fs::absolute(a.out, ec).parent_path();
     while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();

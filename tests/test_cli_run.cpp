@@ -80,6 +80,7 @@ TEST(CliRun, TreeDiagnosticsAreCheckedAndReported) {
   EXPECT_EQ(t["diagnostics"]["steps_on_diagnostics_forces"], 1);
   EXPECT_NE(r.out.find("\nforces: 1 of the 4 steps kicked with those of a diagnostics pass"), std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find(" ms a step with a force pass of its own), the rest "), std::string::npos) << r.out;
   // Four steps of a tree: the drift of its energies is within the floor run prints.
   EXPECT_GT(check["drift_floor"].get<double>(), t["energy"]["rel_drift"].get<double>()) << check;
 

@@ -238,8 +238,6 @@ TEST(RunRecord, NamesWhatIsWrong) {
   EXPECT_EQ(read_error(without("split")), "(read)");  // a run not split by key ranges has none
 }
 
-// The command line's progress is never silent for long: while one unit of the work runs past the
-// first line's two seconds with no update, a line says how far it got and for how long.
 // A first unit that cost nothing (a step that kicked with the stagger's forces) then a slow one: the
 // time left is never below what the elapsed time gives if the unit under way ended now (2 s for 1 of
 // 6 units: at least 5 x 2 / 2 = 5 s), not the first unit's estimate counted down to 0.
@@ -267,6 +265,8 @@ TEST(Progress, TheTimeLeftHoldsWhenAUnitIsSlowerThanTheOnesBefore) {
   EXPECT_GE(std::stod(text.substr(at + 6)), 5.0) << text;
 }
 
+// The command line's progress is never silent for long: while one unit of the work runs past the
+// first line's two seconds with no update, a line says how far it got and for how long.
 TEST(Progress, ALongUnitWithoutUpdatesIsNotSilent) {
   const std::filesystem::path log = std::filesystem::temp_directory_path() / ("nbody-progress-" + std::to_string(::getpid()));
   std::fflush(stderr);
