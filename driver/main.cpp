@@ -22,32 +22,13 @@
 
 namespace {
 
-// CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
-// FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
-std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const std::vector<std::string>& after_dashes) {
-  std::string what = e.what();
-  const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
-  if (const auto at = what.find(twice); at != std::string::npos)
-    return what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
-  const std::string missing = ": 1 required ";  // "--json: 1 required FILE missing"
-  if (const auto at = what.find(missing); at != std::string::npos && what.ends_with(" missing"))
-    return what.substr(0, at) + " needs a value: " +
-           what.substr(at + missing.size(), what.size() - at - missing.size() - 8);
-  const std::string convert = "Could not convert: ";  // "Could not convert: --dt = abc"
-  if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos) {
-    const std::string name = what.substr(convert.size(), eq - convert.size());
-    const auto subs = app.get_subcommands();
-    const CLI::Option* opt = subs.empty() ? nullptr : subs.front()->get_option_no_throw(name);
-    const bool real = opt != nullptr && opt->get_type_name() == "FLOAT";
-    return name + " '" + what.substr(eq + 3) + "': " + (real ? "not a number" : "not a whole number");
-  }
-  if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
-  const auto extras = what.find(" not expected: ");
-  if (extras == std::string::npos) return what;
+// CLI11's "The following arguments were not expected: W..." (`listed`, last first): the options
+// this command has not, or the values that follow none (every word after --, `after_dashes`, a value).
+std::string unexpected_text(const std::string& listed, const CLI::App& app, const std::vector<std::string>& after_dashes) {
   const auto subs = app.get_subcommands();
   const std::string command = subs.empty() ? "nbody itself" : subs.front()->get_name();
-  std::vector<std::string> words;  // CLI11 lists them last first
-  std::istringstream in(what.substr(extras + 15));
+  std::vector<std::string> words;
+  std::istringstream in(listed);
   for (std::string w; in >> w;) words.insert(words.begin(), w);
   std::string options, values;
   std::size_t n_values = 0;
@@ -61,6 +42,34 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, cons
     return options + (options.find(',') == std::string::npos ? " is not an option" : " are not options") + " of " +
            command;
   return values + (n_values == 1 ? " follows" : " follow") + " no option: a value comes after its option, --name VALUE";
+}
+
+// "Could not convert: --dt = abc": a number, or a whole one where the option takes an integer.
+std::string unconverted_text(const std::string& name, const std::string& value, const CLI::App& app) {
+  const auto subs = app.get_subcommands();
+  const CLI::Option* opt = subs.empty() ? nullptr : subs.front()->get_option_no_throw(name);
+  const bool real = opt != nullptr && opt->get_type_name() == "FLOAT";
+  return name + " '" + value + "': " + (real ? "not a number" : "not a whole number");
+}
+
+// CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
+// FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const std::vector<std::string>& after_dashes) {
+  const std::string what = e.what();
+  const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
+  if (const auto at = what.find(twice); at != std::string::npos)
+    return what.substr(0, at) + " was given " + what.substr(at + twice.size()) + " times: give it once";
+  const std::string missing = ": 1 required ";  // "--json: 1 required FILE missing"
+  if (const auto at = what.find(missing); at != std::string::npos && what.ends_with(" missing"))
+    return what.substr(0, at) + " needs a value: " +
+           what.substr(at + missing.size(), what.size() - at - missing.size() - 8);
+  const std::string convert = "Could not convert: ";
+  if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos)
+    return unconverted_text(what.substr(convert.size(), eq - convert.size()), what.substr(eq + 3), app);
+  if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
+  if (const auto at = what.find(" not expected: "); at != std::string::npos)
+    return unexpected_text(what.substr(at + 15), app, after_dashes);
+  return what;
 }
 
 // Runs the command line; exceptions become exit codes, agreed across ranks (world.hpp).
