@@ -62,15 +62,14 @@ for t in "${targets[@]}"; do
     fi
     child=$(grep -cE "^SUMMARY" "$reports" || true)
     # Each report's first stack (where it failed; the stacks after it say where memory was
-    # allocated or freed), its top four frames but the sanitizer's own (an intercepted memcpy is
+    # allocated or freed; `where` counts their first frames), its top four frames but the sanitizer's own (an intercepted memcpy is
     # the caller's copy): a report with nbody code among them is a finding (deeper down, our
     # frames are the parser's calls into the library), unless it is a read past memory the library
     # allocated itself (no nbody frame atop its allocation stack): the library reading its own
     # buffer past a corrupt file's sizes.
-    top=$(awk '/ERROR: AddressSanitizer/ {stack = 1; k = 0; next}
-               stack && /^ +#[0-9]+ / && !/ in __(interceptor|asan|sanitizer)_|in (malloc|calloc|realloc) / {
-                 print; if (++k == 4) stack = 0
-               }' "$reports")
+    first=$(awk '/ERROR: AddressSanitizer/ {stack = 1; next}
+                 stack && /^ +#[0-9]+ / && !/ in __(interceptor|asan|sanitizer)_| in (malloc|calloc|realloc) / {print; stack = 0}' \
+            "$reports")
     ours=$(awk 'function frame() { return /^ +#[0-9]+ / && !/ in __(interceptor|asan|sanitizer)_| in (malloc|calloc|realloc) / }
                 /ERROR: AddressSanitizer/ {if (open) n += hit && !(reads && !alloc_ours)
                                            open = 1; stack = 1; k = 0; hit = 0; reads = 0; alloc = 0; alloc_ours = 0; next}
@@ -80,7 +79,7 @@ for t in "${targets[@]}"; do
                 stack && frame() {if (/nbody::/) hit = 1; if (++k == 4) stack = 0}
                 alloc && frame() {if (/nbody::/) alloc_ours = 1; if (++ak == 4) alloc = 0}
                 END {if (open) n += hit && !(reads && !alloc_ours); print n + 0}' "$reports")
-    where=$(grep -E "^ +#0 " <<<"$top" | sed -E 's/.* in (([^( ]|\(anonymous namespace\))+).*/\1/' | sort | uniq -c | sort -rn |
+    where=$(grep -E "^ +#" <<<"$first" | sed -E 's/.* in (([^( ]|\(anonymous namespace\))+).*/\1/' | sort | uniq -c | sort -rn |
             head -5 | sed -E 's/^ +//' | paste -sd ';' - | sed 's/;/; /g' || true)
     # A file the reading process dies on after reading others is read again by a fresh one
     # (hdf5_isolated.cpp), so one file may give two reports.
