@@ -121,7 +121,7 @@ TEST(Run, SynchronisedAtStepZeroIsTheInitialConditions) {
 // last pass's interactions stays that of the pass before). That the bits are those of steps that
 // compute every pass: test_tree's CpuTree.TheNextStepKicksWithAdoptedAccelerations.
 TEST(Run, TheTreesDiagnosticPassesAreTheStepsForcePasses) {
-  RunSpec spec = small_spec("cpu:tree", 3000);
+  RunSpec spec = small_spec("cpu:tree", 3001);
   spec.cfg.diagnostics = "tree";
   nbody::Run run(spec);
   run.start(silent(), {});
