@@ -165,6 +165,23 @@ void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, s
   for (const Acceleration& a : every) out[a.id] = {a.ax, a.ay, a.az};
 }
 
+bool is_sampled(const std::vector<std::size_t>& sample, std::uint64_t id) {
+  return std::binary_search(sample.begin(), sample.end(), static_cast<std::size_t>(id));
+}
+
+void gather_sample(Exchange& ex, const std::vector<Sampled>& mine, const std::vector<std::size_t>& sample,
+                   std::vector<Vec3>& acc, std::vector<double>& phi) {
+  acc.assign(sample.size(), Vec3{NAN, NAN, NAN});  // a body no rank held stays NaN: the check reads it as lost
+  phi.assign(sample.size(), NAN);
+  for (const Sampled& s : records_of<Sampled>(ex.allgatherv(bytes_of(mine)))) {
+    const auto at = std::lower_bound(sample.begin(), sample.end(), static_cast<std::size_t>(s.id));
+    if (at == sample.end() || *at != s.id) continue;
+    const auto k = static_cast<std::size_t>(at - sample.begin());
+    acc[k] = {s.ax, s.ay, s.az};
+    phi[k] = s.phi;
+  }
+}
+
 std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std::size_t n) {
   struct Owner {
     std::uint64_t id;

@@ -90,6 +90,16 @@ struct Acceleration {
 void gather_state(Exchange& ex, const std::vector<Body>& mine, Bodies& bodies);
 void gather_accelerations(Exchange& ex, const std::vector<Acceleration>& mine, std::vector<Vec3>& out);
 long long first_non_finite(Exchange& ex, const std::vector<Body>& mine);
+// A pass's acceleration and potential at one body, by its index; gathered from every rank into the
+// order of `sample` (indices, ascending), where each sampled body is held by exactly one rank.
+struct Sampled {
+  std::uint64_t id;
+  double ax, ay, az, phi;
+};
+// Whether body `id` is one of `sample` (ascending).
+bool is_sampled(const std::vector<std::size_t>& sample, std::uint64_t id);
+void gather_sample(Exchange& ex, const std::vector<Sampled>& mine, const std::vector<std::size_t>& sample,
+                   std::vector<Vec3>& acc, std::vector<double>& phi);
 // The rank that holds each of the n bodies (collective): every rank's ids, gathered.
 std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std::size_t n);
 

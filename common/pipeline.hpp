@@ -158,13 +158,29 @@ class Pipeline {
   virtual void resume_split(const std::vector<std::uint64_t>&) {}
   // Distributed by key ranges: the bodies this rank holds now (0 for the others).
   virtual std::size_t held() const { return 0; }
-  // Distributed by key ranges: the energy at the current positions (x_n, with v_n = v_{n-1/2} +
-  // a dt/2) from one force pass with the potential over each rank's own bodies, walked as a step
-  // walks them, each rank's sums added in rank order: no body gathered (collective). The same
-  // opening angle as the rung's tree diagnostics, cut at the ranks' ranges. cuda:tree in one
-  // process: the same pass over the state where it lives, nothing read back (the bits of the tree
-  // diagnostics' synchronise()). nullopt for the others.
-  virtual std::optional<Energy> own_energy() { return std::nullopt; }
+  // Distributed by key ranges: one force pass with the potential over each rank's own bodies,
+  // walked as a step walks them (the opening angle of the rung's tree diagnostics, the trees cut at
+  // the ranks' ranges), at the ranges the next step takes, its work unchanged (collective). Its
+  // energy adds each rank's kinetic and potential sums in rank order: no body is gathered. `sample`
+  // (indices, ascending): the pass's acceleration and potential at each of those bodies, gathered
+  // to every rank in the sample's order. Without `stagger` the energy is at x_n with v_n = v_{n-1/2}
+  // + a dt/2 and the state is left as it was; with it (loaded with the synchronised v_0, before
+  // the first step) the energy is v_0's and the pass staggers each rank's bodies to v_{-1/2} =
+  // v_0 - a dt/2 (leapfrog.hpp). cuda:tree in one process, with neither: the same pass over the
+  // state where it lives, nothing read back (the bits of the tree diagnostics' synchronise()).
+  // nullopt for the others.
+  struct OwnPass {
+    Energy energy;
+    std::vector<Vec3> acc;    // at each sampled body, in the sample's order
+    std::vector<double> phi;  // likewise
+  };
+  virtual std::optional<OwnPass> own_pass(const std::vector<std::size_t>& /*sample*/, bool /*stagger*/) {
+    return std::nullopt;
+  }
+  std::optional<Energy> own_energy() {
+    const std::optional<OwnPass> p = own_pass({}, false);
+    return p ? std::optional<Energy>(p->energy) : std::nullopt;
+  }
   // The rank that computes each of the n bodies now, by index (collective where distributed): a
   // split that moves the bodies says where each went; the blocks are fixed. All 0 in one process.
   virtual std::vector<int> owners(std::size_t n) const;

@@ -149,7 +149,7 @@ class CpuTree final : public Float32Soa {
 
   std::size_t held() const override { return mine_.size(); }
   std::vector<int> owners(std::size_t n) const override;
-  std::optional<Energy> own_energy() override;
+  std::optional<OwnPass> own_pass(const std::vector<std::size_t>& sample, bool stagger) override;
 
  private:
   void compute_accelerations(std::size_t begin, std::size_t end) override;  // one process: the tree of all N

@@ -143,7 +143,7 @@ void CpuTree::accelerations(std::vector<Vec3>& out) {
   kr::gather_accelerations(*exchange(), mine, out);
 }
 
-std::optional<Energy> CpuTree::own_energy() {
+std::optional<Pipeline::OwnPass> CpuTree::own_pass(const std::vector<std::size_t>& sample, bool stagger) {
   if (!exchange()) return std::nullopt;
   move_to_ranges();  // as accelerations(): the next step's ranges, its work unchanged
   next_ = first_;
@@ -152,7 +152,8 @@ std::optional<Energy> CpuTree::own_energy() {
   std::vector<Vec3> a(n);
   std::vector<double> phi(n);
   tree_.potentials(theta_, eps2_, 0, n, a.data(), phi.data());
-  const double h = 0.5 * static_cast<double>(dt_);
+  // The energy's velocities: v_0 as loaded (stagger), else v_n = v_{n-1/2} + a dt/2.
+  const double h = stagger ? 0.0 : 0.5 * static_cast<double>(dt_);
   const double kinetic = block_sum(n, [&](std::size_t begin, std::size_t end) {
     double k = 0;
     for (std::size_t i = begin; i < end; ++i) {
@@ -167,10 +168,23 @@ std::optional<Energy> CpuTree::own_energy() {
     for (std::size_t i = begin; i < end; ++i) w += mine_[i].m * phi[i];
     return w;
   });
-  Energy e;
-  for (const double k : exchange()->all(kinetic)) e.kinetic += k;  // in rank order
-  for (const double w : exchange()->all(potential)) e.potential += w;
-  return e;
+  OwnPass pass;
+  for (const double k : exchange()->all(kinetic)) pass.energy.kinetic += k;  // in rank order
+  for (const double w : exchange()->all(potential)) pass.energy.potential += w;
+  if (stagger) {  // v_{-1/2} = v_0 - a dt/2 in float, as the steps kick
+    const float half = 0.5f * dt_;
+    for (std::size_t k = 0; k < n; ++k) {
+      kr::Body& b = mine_[k];
+      b.vx -= static_cast<float>(a[k].x) * half, b.vy -= static_cast<float>(a[k].y) * half,
+          b.vz -= static_cast<float>(a[k].z) * half;
+    }
+  }
+  std::vector<kr::Sampled> mine;
+  if (!sample.empty())
+    for (std::size_t k = 0; k < n; ++k)
+      if (kr::is_sampled(sample, mine_[k].id)) mine.push_back({mine_[k].id, a[k].x, a[k].y, a[k].z, phi[k]});
+  kr::gather_sample(*exchange(), mine, sample, pass.acc, pass.phi);
+  return pass;
 }
 
 void CpuTree::read(Bodies& bodies) {

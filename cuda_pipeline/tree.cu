@@ -90,13 +90,14 @@ class Tree final : public BodySystem<float> {
   }
   std::size_t held() const override { return ranks_ ? ranks_->held() : 0; }
   std::vector<int> owners(std::size_t n) const override { return ranks_ ? ranks_->owners(n) : Pipeline::owners(n); }
-  std::optional<Energy> own_energy() override {
-    if (ranks_) return ranks_->own_energy();
-    if (n() == 0) return std::nullopt;
+  std::optional<OwnPass> own_pass(const std::vector<std::size_t>& sample, bool stagger) override {
+    if (ranks_) return ranks_->own_pass(sample, stagger);
+    if (n() == 0 || !sample.empty() || stagger) return std::nullopt;  // one process: the energy alone
     potential_ = true;  // the force stage with the potential, into the acceleration buffer
     compute_accelerations(device_positions(), acceleration_buffer(), 0, n(), {0, 1});
     potential_ = false;
-    return tree::energy_of(device_positions(), device_velocities(), acceleration_buffer(), n(), 0.5 * dt_, 0.0);
+    return OwnPass{tree::energy_of(device_positions(), device_velocities(), acceleration_buffer(), n(), 0.5 * dt_, 0.0),
+                   {}, {}};
   }
   ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 

@@ -671,18 +671,39 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
   kr::gather_accelerations(ex_, mine, out);
 }
 
-Energy TreeRanks::own_energy() {
+Pipeline::OwnPass TreeRanks::own_pass(const std::vector<std::size_t>& sample, bool stagger) {
   move();  // as accelerations(): the next step's ranges, its work unchanged
   next_ = first_;
   const bool remote = forces(false, true) > 0;
   // The walk takes each body's own term (-m_i / eps) off the potential once per walk, as if it had
   // met it: the walk of the received trees, which do not hold the body, took it off a second time.
   const double self = remote ? 1.0 / std::sqrt(static_cast<double>(eps2_)) : 0.0;
-  const Energy mine = energy_of(pos_[cur_].get(), vel_.get(), acc_.get(), n_, 0.5 * static_cast<double>(dt_), self);
-  Energy e;
-  for (const double k : ex_.all(mine.kinetic)) e.kinetic += k;  // in rank order
-  for (const double w : ex_.all(mine.potential)) e.potential += w;
-  return e;
+  // The energy's velocities: v_0 as loaded (stagger), else v_n = v_{n-1/2} + a dt/2.
+  const double h = stagger ? 0.0 : 0.5 * static_cast<double>(dt_);
+  const Energy mine = energy_of(pos_[cur_].get(), vel_.get(), acc_.get(), n_, h, self);
+  Pipeline::OwnPass pass;
+  for (const double k : ex_.all(mine.kinetic)) pass.energy.kinetic += k;  // in rank order
+  for (const double w : ex_.all(mine.potential)) pass.energy.potential += w;
+  if (stagger && n_ > 0) kick_back<<<blocks(n_), kBlock>>>(vel_.get(), acc_.get(), n_, 0.5f * dt_);
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<kr::Sampled> found;
+  if (!sample.empty() && n_ > 0) {
+    const std::vector<unsigned long long> ids(sample.begin(), sample.end());
+    DeviceBuffer<unsigned long long> wanted(ids.size());
+    wanted.upload(ids.data(), 0, ids.size());
+    DeviceBuffer<kr::Sampled> out(ids.size());
+    DeviceBuffer<int> count(1);
+    CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int)));
+    sampled<<<blocks(n_), kBlock>>>(pos_[cur_].get(), acc_.get(), id_.get(), n_, wanted.get(),
+                                    static_cast<int>(ids.size()), self, out.get(), count.get());
+    CUDA_CHECK(cudaGetLastError());
+    int c = 0;
+    count.download(&c, 0, 1);
+    found.resize(static_cast<std::size_t>(c));
+    if (c > 0) out.download(found.data(), 0, found.size());
+  }
+  kr::gather_sample(ex_, found, sample, pass.acc, pass.phi);
+  return pass;
 }
 
 std::vector<Traveller> TreeRanks::records() const {

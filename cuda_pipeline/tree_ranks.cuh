@@ -70,7 +70,7 @@ class TreeRanks {
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
   std::vector<int> owners(std::size_t n) const;  // each body's rank, by index (gathered)
-  Energy own_energy();                           // Pipeline::own_energy
+  Pipeline::OwnPass own_pass(const std::vector<std::size_t>& sample, bool stagger);  // Pipeline's
   ExchangeTime exchange_time() const;
 
  private:

@@ -10,6 +10,7 @@
 //  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies
 //  essential   the nodes and bodies another rank's domain needs (the locally essential tree): a
 //              walk from the root a level at a time, then counted and written in node order
+//  own pass    the stagger's half kick back, and a pass's values at the sampled bodies
 #pragma once
 #include "key_ranges.hpp"
 #include "tree_nodes.cuh"
@@ -212,6 +213,35 @@ __global__ void bodies_received(const Body* __restrict__ in, int n, Received* ou
   const Body b = in[i];
   const float4 p = make_float4(b.x, b.y, b.z, 0), zero = make_float4(0, 0, 0, 0);
   out[i] = {make_float4(b.x, b.y, b.z, b.w), p, p, zero, zero};
+}
+
+// v_{-1/2} = v_0 - a dt/2: the stagger from the rung's own pass (half = dt/2), as the steps kick.
+__global__ void kick_back(Body* vel, const Body* __restrict__ acc, int n, float half) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Body a = acc[i];
+  Body& v = vel[i];
+  v.x -= a.x * half, v.y -= a.y * half, v.z -= a.z * half;
+}
+
+// The pass's acceleration and potential (w less m_i `self`, energy_of's) at each body whose id is
+// one of `sample` (m ids, ascending), appended at out[*count] in no particular order.
+__global__ void sampled(const Body* __restrict__ pos, const Body* __restrict__ acc,
+                        const unsigned long long* __restrict__ id, int n, const unsigned long long* __restrict__ sample,
+                        int m, double self, key_ranges::Sampled* out, int* count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned long long me = id[i];
+  int lo = 0, hi = m;  // the first sampled id not below mine
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (sample[mid] < me) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == m || sample[lo] != me) return;
+  const Body a = acc[i];
+  const double m_i = pos[i].w;
+  out[atomicAdd(count, 1)] = {me, a.x, a.y, a.z, static_cast<double>(a.w) - m_i * self};
 }
 
 }  // namespace nbody::cuda::tree

@@ -72,25 +72,31 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& 
 
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evaluation& pass, Fp64Engine& exact,
                          std::size_t sample) {
+  const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
+  Evaluation at{std::vector<Vec3>(idx.size()), std::vector<double>(idx.size())};
+  for (std::size_t k = 0; k < idx.size(); ++k) at.acc[k] = pass.acc[idx[k]], at.phi[k] = pass.phi[idx[k]];
+  return check_sampled(pos, eps2, at, exact, sample);
+}
+
+EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, Fp64Engine& exact,
+                          std::size_t sample) {
   EngineCheck c;
   c.against = exact.name();
   const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
   c.sampled = idx.size();
-  const std::vector<Vec3>& acc = pass.acc;
-  const std::vector<double>& phi = pass.phi;
   std::vector<Vec3> ref_acc;
   std::vector<double> ref_phi;
   sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
   std::vector<double> ea(idx.size()), ep(idx.size());
   double dw = 0, dw_abs = 0, w = 0;
   for (std::size_t k = 0; k < idx.size(); ++k) {
-    const Vec3& a = acc[idx[k]];
+    const Vec3& a = at.acc[k];
     const Vec3& r = ref_acc[k];
     ea[k] = relative(norm({a.x - r.x, a.y - r.y, a.z - r.z}), norm(r));
-    ep[k] = relative(std::abs(phi[idx[k]] - ref_phi[k]), std::abs(ref_phi[k]));
+    ep[k] = relative(std::abs(at.phi[k] - ref_phi[k]), std::abs(ref_phi[k]));
     const double m = pos[idx[k]].w;
-    dw += m * (phi[idx[k]] - ref_phi[k]);
-    dw_abs += m * std::abs(phi[idx[k]] - ref_phi[k]);
+    dw += m * (at.phi[k] - ref_phi[k]);
+    dw_abs += m * std::abs(at.phi[k] - ref_phi[k]);
     w += m * ref_phi[k];
   }
   c.accel = percentiles(std::move(ea));
@@ -111,6 +117,13 @@ void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const
   check = pass ? check_engine(pos, eps2, *pass, *exact) : check_engine(pos, eps2, *engine, *exact);
 }
 
+void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation& at,
+                                const std::string& of) {
+  if (!tree()) return;
+  check = check_sampled(pos, eps2, at, *exact);
+  check->of = of;
+}
+
 double RunDiagnostics::drift_floor(const Energy& e0) const {
   if (!check) return 0;
   return 2 * check->potential_energy_bound * std::abs(e0.potential) / std::abs(e0.total());
@@ -119,12 +132,13 @@ double RunDiagnostics::drift_floor(const Energy& e0) const {
 std::string RunDiagnostics::text() const {
   if (!check) return "fp64 engine: " + engine->name() + " (" + engine->where() + ")";
   const EngineCheck& c = *check;
-  char buf[512];
+  const std::string what = c.of.empty() ? engine->name() + " (" + engine->where() + ")" : c.of;
+  char buf[768];
   std::snprintf(buf, sizeof buf,
-                "diagnostics: tree, %s (%s), O(N log N) a pass; against float64 all pairs (%s) on %zu sampled bodies: "
+                "diagnostics: tree, %s, O(N log N) a pass; against float64 all pairs (%s) on %zu sampled bodies: "
                 "potential error median %.2e, 99%% %.2e, max %.2e; acceleration error median %.2e, 99%% %.2e, max "
                 "%.2e; W (the potential energy) off by about %.1e here, by at most %.1e (relative)",
-                engine->name().c_str(), engine->where().c_str(), c.against.c_str(), c.sampled, c.potential.median,
+                what.c_str(), c.against.c_str(), c.sampled, c.potential.median,
                 c.potential.p99, c.potential.max, c.accel.median, c.accel.p99, c.accel.max, c.potential_energy_error,
                 c.potential_energy_bound);
   return buf;
@@ -138,6 +152,7 @@ nlohmann::json RunDiagnostics::to_json(const Energy* e0) const {
     return nlohmann::json{{"median_rel", p.median}, {"p99_rel", p.p99}, {"max_rel", p.max}};
   };
   j["check"] = {{"against", c.against},
+                {"pass", c.of.empty() ? engine->name() : c.of},
                 {"sampled_bodies", c.sampled},
                 {"potential_error", stats(c.potential)},
                 {"accel_error", stats(c.accel)},

@@ -64,12 +64,18 @@ struct EngineCheck {
   // of the most W's relative error may reach at another state of a tree like this one (as the tree is
   // rebuilt, which errors cancel changes: the error of one W is not that of the next)
   double potential_energy_bound = 0;
+  // The pass checked where it is not the diagnostics engine's: "cuda:tree's own pass, ..."
+  std::string of;
 };
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, Fp64Engine& engine, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);
 // The same with the engine's pass at `pos` already made (stagger()'s, kept).
 EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evaluation& pass, Fp64Engine& exact,
                          std::size_t sample = kDiagnosticsSample);
+// The same from a pass's values at the sampled bodies alone (`at`: sampled_bodies(pos.size(),
+// sample)'s, in that order), as a rung split by key ranges gathers them (Pipeline::own_pass).
+EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, Fp64Engine& exact,
+                          std::size_t sample = kDiagnosticsSample);
 
 // A run's diagnostics, as `nbody run` and Python's Simulation hold them: the method, the engine of
 // every pass and, with a tree, the float64 all-pairs engine of its check and the check once made.
@@ -86,6 +92,8 @@ struct RunDiagnostics {
   const Fp64Engine& float64_engine() const { return exact ? *exact : *engine; }
   // Tree only: the check at `pos`, on `pass` (the stagger's, kept) or, without one, a pass of its own.
   void make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation* pass);
+  // The same from the values `at` the sampled bodies of a pass that is not the engine's, named by `of`.
+  void make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, const std::string& of);
   // The relative drift two tree energies can show with no change of the true energy: each W off by
   // up to the check's bound (its errors need not cancel as they did in the sample), relative to
   // |E_0|. 0 without a check.

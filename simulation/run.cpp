@@ -68,23 +68,50 @@ void Run::start(Reporter& report, const Setup& how) {
   if (!p_) make();
   if (how.estimate) estimate(how.output_passes);
   stage(report, how.given);
-  if (diag_->tree()) check_diagnostics(report);
+  const bool on_rung = passes_on_rung();
+  if (diag_->tree() && !on_rung) check_diagnostics(report);
   p_->load(bodies_, params());
   adopt(pass0_.acc);  // the stagger's a(x_0): the first step's
   pass0_ = {};
-  resume_split(report);
-  // Split by key ranges with the rung's own tree as the diagnostics: E_0 from the rung's pass over
-  // each rank's bodies, as every later E_n (energy_at), so that the drift compares energies whose
-  // trees are cut at the ranks' ranges alike.
-  if (!resumed_ && with_energy() && diag_->tree() && decomposition_.kind == "key ranges")
-    if (const std::optional<Energy> e = p_->own_energy()) {
-      e0_ = *e;
-      samples_ = nlohmann::json::array();
-      add_sample(0, *e);
-    }
-  for (Pipeline* p : how.beside) p->load(bodies_, params());
   if (!resumed_) stale_ = true;  // x_0 as the rung holds it, read back when asked for (a step-0 snapshot)
   phase("load");
+  resume_split(report);  // (before the rung's own pass, which moves the bodies to the ranges it gives)
+  if (on_rung) pass_on_rung(report);
+  if (!how.beside.empty()) {
+    const auto t0 = Clock::now();
+    for (Pipeline* p : how.beside) p->load(on_rung ? state() : bodies_, params());
+    phases_["load"] = phases_["load"].get<double>() + run_seconds_since(t0);
+    t_phase_ = Clock::now();
+  }
+}
+
+// Split by key ranges with tree diagnostics, the rung's own pass over each rank's bodies
+// (Pipeline::own_pass) staggers a new run and gives E_0, and its values at the sampled bodies are
+// the check's tree side: no rank passes over all N, and every energy of the drift (energy_at) is
+// cut at the ranks' ranges alike.
+void Run::pass_on_rung(Reporter& report) {
+  const bool stagger = !resumed_;
+  const std::vector<std::size_t> sample = sampled_bodies(bodies_.size(), kDiagnosticsSample);
+  {
+    const auto task = report.begin("set-up (" + name() + "'s own pass" +
+                                       (stagger ? std::string(": stagger") + (with_energy() ? " and E_0" : "") : "") +
+                                       ")",
+                                   1);
+    std::optional<Pipeline::OwnPass> pass = p_->own_pass(sample, stagger);
+    if (!pass) throw std::logic_error(name() + " is split by key ranges but has no pass of its own");
+    task->update(1);
+    own_check_ = Evaluation{std::move(pass->acc), std::move(pass->phi)};
+    if (stagger && p_->first_non_finite() >= 0) check_finite(state(), "the initial state", 0);
+    if (stagger && with_energy()) {
+      check_energy(pass->energy, bodies_, "the initial state", 0);
+      warn_if_unbound(spec_.cfg, bodies_.size(), pass->energy, report);
+      e0_ = pass->energy;
+      samples_ = nlohmann::json::array();
+      add_sample(0, pass->energy);
+    }
+  }
+  phase(stagger ? "stagger" : "diagnostics_check");
+  check_diagnostics(report);
 }
 
 // A run distributed by key ranges goes on from the checkpoint's ranges where it ran on as many
@@ -125,13 +152,13 @@ void Run::make() {
 void Run::estimate(long long output_passes) {
   const long long steps = spec_.cfg.steps;
   const bool tree = diag_->tree();
-  const bool own_e0 = tree && !resumed_ && with_energy() && decomposition_.kind == "key ranges";  // start()'s E_0
-  const long long passes = (resumed_ && !tree ? 0 : 1) + (own_e0 ? 1 : 0) +  // the stagger (resumed with a tree: the check's pass)
+  const bool on_rung = passes_on_rung();  // the stagger and E_0 (or a resumed run's check) a step's pass
+  const long long passes = (on_rung || (resumed_ && !tree) ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
                            (with_energy() ? 1 + (spec_.energy_every > 0 ? steps / spec_.energy_every : 0) : 0) +
                            output_passes;
   // (a file ic without n has its count in cfg.n: resolve_body_count)
   std::vector<Work> work{engine_work(engine(), static_cast<double>(passes), params(), spec_.cfg.n),
-                         step_work(*p_, static_cast<double>(steps), params(), spec_.cfg.n)};
+                         step_work(*p_, static_cast<double>(steps + (on_rung ? 1 : 0)), params(), spec_.cfg.n)};
   if (tree) {  // the check: the sampled bodies' rows of one float64 all-pairs pass
     const double rows = static_cast<double>(std::min<long long>(spec_.cfg.n, static_cast<long long>(kDiagnosticsSample)));
     work.push_back(engine_work(*diag_->exact, rows / static_cast<double>(spec_.cfg.n), params(), spec_.cfg.n,
@@ -146,14 +173,16 @@ void Run::stage(Reporter& report, const Bodies* given) {
   if (resumed_) return;
   Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
   if (given) check_state_fits(*given, name(), "the bodies");
-  nbody::Start s = given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
-                         : initial_state(spec_.cfg, engine(), with_energy(), report, keep, {name()});
+  const bool on_rung = passes_on_rung();  // staggered after the load (pass_on_rung())
+  nbody::Start s = on_rung ? (given ? unstaggered_state(*given) : made_state(spec_.cfg, {name()}))
+                   : given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
+                           : initial_state(spec_.cfg, engine(), with_energy(), report, keep, {name()});
   phases_["initial_conditions"] = s.ic_s;
-  phases_["stagger"] = s.stagger_s;
+  if (!on_rung) phases_["stagger"] = s.stagger_s;
   bodies_ = std::move(s.bodies);
   vel0_ = std::move(s.vel0);
   species_ = std::move(s.species);
-  if (with_energy()) {
+  if (with_energy() && !on_rung) {
     e0_ = s.energy;
     add_sample(0, s.energy);
   }
@@ -163,13 +192,24 @@ void Run::stage(Reporter& report, const Bodies* given) {
 // The tree engine's stagger pass (a resumed run's: a pass of its own) against float64 all pairs on a
 // sample, before the first step: the opening angle's error in the energies and velocities.
 void Run::check_diagnostics(Reporter& report) {
-  const auto task = report.begin("diagnostics check (" + engine().name() + " against float64 all pairs on " +
+  const bool on_rung = passes_on_rung();
+  const auto task = report.begin("diagnostics check (" + (on_rung ? name() + "'s own pass" : engine().name()) +
+                                     " against float64 all pairs on " +
                                      std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
                                  1);
-  diag_->make_check(bodies_.pos, params().eps2(), resumed_ ? nullptr : &pass0_);
+  if (on_rung)  // x_0 as made (or the checkpoint's x_n): the positions of the rung's pass
+    diag_->make_check(bodies_.pos, params().eps2(), own_check_,
+                      name() + "'s own pass over each rank's bodies (the trees cut at the ranks' ranges: the "
+                               "stagger, the energies and this check; synchronised velocities from " +
+                          engine().name() + " (" + engine().where() + "))");
+  else
+    diag_->make_check(bodies_.pos, params().eps2(), resumed_ ? nullptr : &pass0_);
+  own_check_ = {};
   task->update(1);
   phase("diagnostics_check");
 }
+
+bool Run::passes_on_rung() const { return diag_->tree() && decomposition_.kind == "key ranges"; }
 
 // A pass with the rung's own bits (Fp64Engine::rung_bits) is also its next step's force pass.
 void Run::adopt(const std::vector<Vec3>& acc) {

@@ -10,7 +10,9 @@
 // tree, of its own tree, checked once against all pairs on a sample (diagnostics.hpp). Where that
 // tree's pass gives the rung's own bits (cpu:tree in one process), the rung's next step kicks with
 // its accelerations in place of a force pass of its own: the stagger and an energy mid-run then
-// cost the step about the potential's share.
+// cost the step about the potential's share. Split by key ranges with tree diagnostics, the rung
+// itself staggers, and gives E_0, every E_n and the check's tree side from its own pass over each
+// rank's bodies (Pipeline::own_pass): no rank makes a pass over all N.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -154,6 +156,8 @@ class Run {
   void estimate(long long output_passes);
   void stage(Reporter& report, const Bodies* given);
   void check_diagnostics(Reporter& report);
+  bool passes_on_rung() const;       // split by key ranges with tree diagnostics
+  void pass_on_rung(Reporter& report);  // the stagger, E_0 and the check's tree side from the rung's pass
   void resume_split(Reporter& report);
   void phase(const char* what);
   void adopt(const std::vector<Vec3>& acc);  // a diagnostics pass's a(x) at this step, for the next
@@ -170,6 +174,7 @@ class Run {
   UnfilledVector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;
   Evaluation pass0_;     // a tree's stagger pass, which the check reads (and the first step, rung_bits())
+  Evaluation own_check_;  // pass_on_rung()'s values at the sampled bodies, until the check reads them
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();
   std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges

@@ -306,11 +306,11 @@ Bodies initial_bodies(const Config& c, std::vector<Species>* species) {
   return b;
 }
 
-Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy, Reporter& report,
-                      Evaluation* keep) {
-  Start s;
-  s.bodies = std::move(bodies);
-  s.vel0 = parallel_copy(s.bodies.vel);
+namespace {
+
+// s.bodies staggered by one pass of `engine` (E_0 from it when `energy`), checked.
+void stagger_start(Start& s, const Params& params, Fp64Engine& engine, bool energy, Reporter& report,
+                   Evaluation* keep) {
   const auto t1 = std::chrono::steady_clock::now();
   const auto task = report.begin("set-up (" + engine.name() + ": stagger" + (energy ? " and E_0" : "") + ")",
                                  static_cast<long long>(s.bodies.size()));
@@ -320,30 +320,51 @@ Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, b
   s.stagger_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   check_finite(s.bodies, "the initial state", 0);
   if (energy) check_energy(s.energy, s.bodies, "the initial state", 0);
+}
+
+}  // namespace
+
+Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy, Reporter& report,
+                      Evaluation* keep) {
+  Start s = unstaggered_state(std::move(bodies));
+  stagger_start(s, params, engine, energy, report, keep);
+  return s;
+}
+
+Start unstaggered_state(Bodies bodies) {
+  Start s;
+  s.bodies = std::move(bodies);
+  s.vel0 = parallel_copy(s.bodies.vel);
+  return s;
+}
+
+Start made_state(const Config& c, const std::vector<std::string>& held_by) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<Species> species;
+  Bodies bodies = initial_bodies(c, &species);
+  for (const std::string& name : held_by) check_state_fits(bodies, name, option("ic") + " " + c.ic);
+  Start s = unstaggered_state(std::move(bodies));
+  s.species = std::move(species);
+  s.ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return s;
 }
 
 Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& report, Evaluation* keep,
                     const std::vector<std::string>& held_by) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<Species> species;
-  Bodies bodies = initial_bodies(c, &species);
-  for (const std::string& name : held_by) check_state_fits(bodies, name, option("ic") + " " + c.ic);
-  const double ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  Start s = staggered_state(std::move(bodies), c.params(), engine, energy, report, keep);
-  s.species = std::move(species);
-  s.ic_s = ic_s;
-  const bool subset = c.ic_is_file() && c.n_given;
-  if (energy && subset && s.energy.total() > 0) {
-    char buf[300];
-    const std::string subset_option = option("subset");
-    const std::string hint = c.subset == "first" ? "; " + subset_option + " random keeps the file's mix of species" : "";
-    std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by %s %s are unbound (E_0 = %+.4g > 0)%s",
-                  s.bodies.size(), c.ic.c_str(), subset_option.c_str(), c.subset.c_str(), s.energy.total(),
-                  hint.c_str());
-    report.warn(buf);
-  }
+  Start s = made_state(c, held_by);
+  stagger_start(s, c.params(), engine, energy, report, keep);
+  if (energy) warn_if_unbound(c, s.bodies.size(), s.energy, report);
   return s;
+}
+
+void warn_if_unbound(const Config& c, std::size_t n, const Energy& e0, Reporter& report) {
+  if (!(c.ic_is_file() && c.n_given) || e0.total() <= 0) return;  // a subset of a file, unbound
+  char buf[300];
+  const std::string subset_option = option("subset");
+  const std::string hint = c.subset == "first" ? "; " + subset_option + " random keeps the file's mix of species" : "";
+  std::snprintf(buf, sizeof buf, "the %zu bodies taken from %s by %s %s are unbound (E_0 = %+.4g > 0)%s", n,
+                c.ic.c_str(), subset_option.c_str(), c.subset.c_str(), e0.total(), hint.c_str());
+  report.warn(buf);
 }
 
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,

@@ -96,6 +96,12 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
 // The same from bodies given with synchronised velocities (checked by the caller).
 Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, bool energy,
                       Reporter& report = silent(), Evaluation* keep = nullptr);
+// The state as made (checked to fit `held_by`, as initial_state()) or given, its velocities v_0 not
+// yet staggered: for a rung that staggers them by a pass of its own (Pipeline::own_pass).
+Start made_state(const Config& c, const std::vector<std::string>& held_by);
+Start unstaggered_state(Bodies bodies);
+// Warns when E_0 of a subset of a file (-n below its count) is positive: the subset is unbound.
+void warn_if_unbound(const Config& c, std::size_t n, const Energy& e0, Reporter& report);
 
 // synchronise() (fp64_engine.hpp) reported as a task named `label`.
 Synchronised synchronise_reported(const Bodies& b, const Params& p, Fp64Engine& engine, bool energy,

@@ -468,11 +468,12 @@ TEST(Mpi, TreeByKeyRanges) {
   for (const std::string& p : trees) expect_key_ranges(p);
 }
 
-// The tree's check against float64 on a sample under mpirun: its rows split across the ranks and
-// gathered, the same statistics as one process's to float rounding (a row's j summed in another
-// order), and the same on a second run with as many ranks. Only one process adopts the stagger's
-// accelerations.
-TEST(Mpi, TreeCheckIsSplitByRowsAndGathered) {
+// Split by key ranges, the check's tree side is the rung's own pass over each rank's bodies (the
+// pass that staggered the run), gathered at the sampled bodies; its float64 side is split by rows
+// and gathered. Its figures are one process's within the tree's cut (the trees differ), the same
+// bits run after run, and the JSON names the pass it checked. One process's first step kicks with
+// the stagger's pass; split, none does (each rank kicks by its own step's pass).
+TEST(Mpi, TreeCheckIsEachRanksOwnPass) {
   REQUIRE_MPI();
   const std::string run = "run -p cpu:tree -n 5000 --steps 1 --diagnostics tree --json ";
   const auto check_of = [&](const std::string& prefix, const std::string& name) {
@@ -480,22 +481,24 @@ TEST(Mpi, TreeCheckIsSplitByRowsAndGathered) {
     const Result r = nbody(run + "'" + j.string() + "'", prefix);
     EXPECT_EQ(r.code, 0) << prefix << r.err;
     const nlohmann::json d = nlohmann::json::parse(slurp(j))["diagnostics"];
-    // One process's first step kicks with the stagger's pass; split by key ranges, no step does (each
-    // rank's tree is cut at its range, the stagger's pass is all N's).
     EXPECT_EQ(d["steps_on_diagnostics_forces"], prefix.empty() ? 1 : 0) << prefix;
     return d["check"];
   };
   const nlohmann::json one = check_of("", "check1.json");
   ASSERT_EQ(one["sampled_bodies"], 1024);
+  EXPECT_EQ(one["pass"], "cpu:tree (theta 0.5, leaf 32)") << "one process: the diagnostics engine's";
   for (int ranks : {2, 3}) {
     const nlohmann::json many = check_of(mpirun(ranks), "check" + std::to_string(ranks) + ".json"),
                          again = check_of(mpirun(ranks), "check" + std::to_string(ranks) + "b.json");
     EXPECT_EQ(many, again) << ranks << " ranks: the same bits run after run";
     EXPECT_EQ(many["sampled_bodies"], 1024);
+    EXPECT_EQ(many["pass"].get<std::string>().rfind("cpu:tree's own pass over each rank's bodies", 0), 0u)
+        << many["pass"];
     for (const char* error : {"potential_error", "accel_error"})
-      for (const char* stat : {"median_rel", "p99_rel", "max_rel"}) {
+      for (const char* stat : {"median_rel", "p99_rel"}) {
         const double a = one[error][stat].get<double>(), b = many[error][stat].get<double>();
-        EXPECT_NEAR(b, a, 1e-6 * a) << ranks << " ranks, " << error << " " << stat;
+        EXPECT_LE(b, 1.05 * a) << ranks << " ranks, " << error << " " << stat;
+        EXPECT_GE(b, 0.85 * a) << ranks << " ranks, " << error << " " << stat;
       }
   }
 }

@@ -435,6 +435,72 @@ TEST_P(TreeRanks, OwnEnergyIsFloat64sWithinTheTreesError) {
   }
 }
 
+// The stagger from the rung's own pass (Pipeline::own_pass with `stagger`), on 2 and 3 ranks: each
+// body's velocity becomes v_0 - a dt/2 with the a that accelerations() gives at the same positions;
+// E_0 is v_0's kinetic energy and the pass's potential, within the tree's error of float64's; every
+// rank holds the same values at the sampled bodies, which are accelerations()' there (cpu:tree: the
+// same bits; cuda:tree: its walk with the potential beside, within float rounding) with potentials
+// within the tree's error of float64's. Without `stagger` the state is left as it was.
+TEST_P(TreeRanks, OwnPassStaggersAndGivesTheSampledBodies) {
+  const Bodies b = unequal_plummer(20001);
+  std::vector<std::size_t> sample;
+  for (std::size_t i = 3; i < b.size(); i += 97) sample.push_back(i);
+  const auto exact_engine = make_cpu64_engine();
+  std::vector<double> exact_phi;
+  exact_engine->evaluate_sample(b.pos, kParams.eps2(), sample, nullptr, &exact_phi);
+  const Energy exact = energy(b.pos, b.vel, kParams.eps2());
+  for (int ranks : {2, 3}) {
+    std::vector<Pipeline::OwnPass> passes(static_cast<std::size_t>(ranks));
+    Bodies staggered, unmoved;
+    std::vector<Vec3> acc;
+    test_ranks::run(ranks, [&](Exchange& ex) {
+      const auto t = make_tree(rung(), 0.5), other = make_tree(rung(), 0.5), plain = make_tree(rung(), 0.5);
+      for (Pipeline* p : {t.get(), other.get(), plain.get()}) p->distribute(&ex), p->load(b, kParams);
+      const std::optional<Pipeline::OwnPass> pass = t->own_pass(sample, true);
+      ASSERT_TRUE(pass.has_value()) << "rank " << ex.rank();
+      passes[static_cast<std::size_t>(ex.rank())] = *pass;
+      std::vector<Vec3> a;
+      other->accelerations(a);
+      ASSERT_TRUE(plain->own_pass(sample, false).has_value());
+      Bodies s, u;
+      t->read(s);
+      plain->read(u);
+      if (ex.rank() == 0) staggered = s, unmoved = u, acc = a;
+    });
+    const Pipeline::OwnPass& p = passes[0];
+    for (int r = 1; r < ranks; ++r) {
+      EXPECT_EQ(passes[static_cast<std::size_t>(r)].energy.total(), p.energy.total()) << "rank " << r;
+      EXPECT_EQ(passes[static_cast<std::size_t>(r)].phi, p.phi) << "rank " << r;
+    }
+    ASSERT_EQ(p.acc.size(), sample.size());
+    ASSERT_EQ(p.phi.size(), sample.size());
+    std::vector<double> phi_error;
+    for (std::size_t k = 0; k < sample.size(); ++k) {
+      const Vec3 &mine = p.acc[k], &theirs = acc[sample[k]];
+      const double scale = 1e-6 * norm(theirs);
+      EXPECT_NEAR(mine.x, theirs.x, rung() == "cpu:tree" ? 0.0 : scale) << "body " << sample[k];
+      EXPECT_NEAR(mine.y, theirs.y, rung() == "cpu:tree" ? 0.0 : scale) << "body " << sample[k];
+      EXPECT_NEAR(mine.z, theirs.z, rung() == "cpu:tree" ? 0.0 : scale) << "body " << sample[k];
+      phi_error.push_back(std::abs(p.phi[k] - exact_phi[k]) / std::abs(exact_phi[k]));
+    }
+    std::sort(phi_error.begin(), phi_error.end());
+    EXPECT_LT(phi_error[phi_error.size() / 2], 2e-3) << ranks << " ranks: the potentials' median error";
+    EXPECT_LT(phi_error.back(), 2e-2) << ranks << " ranks: the potentials' largest error";
+    // 1e-3 of E: the tree's error in W is a few 1e-4 here (OwnEnergyIsFloat64sWithinTheTreesError).
+    EXPECT_NEAR(p.energy.total(), exact.total(), 1e-3 * std::abs(exact.total())) << ranks << " ranks";
+    const double half = 0.5 * kParams.dt;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      const Vec3 &v0 = b.vel[i], &v = staggered.vel[i], &a = acc[i];
+      const double tol = 1e-6 * (norm(v0) + norm(a) * half) + 1e-12;
+      ASSERT_NEAR(v.x, v0.x - a.x * half, tol) << "body " << i << ", " << ranks << " ranks";
+      ASSERT_NEAR(v.y, v0.y - a.y * half, tol) << "body " << i << ", " << ranks << " ranks";
+      ASSERT_NEAR(v.z, v0.z - a.z * half, tol) << "body " << i << ", " << ranks << " ranks";
+      ASSERT_EQ(unmoved.vel[i].x, static_cast<double>(static_cast<float>(v0.x))) << "body " << i << ": moved";
+    }
+    EXPECT_NE(staggered.vel[0].x, unmoved.vel[0].x) << "the stagger kicked";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Rungs, TreeRanks, ::testing::Values("cpu:tree", "cuda:tree"),
                          [](const auto& info) { return info.param == "cpu:tree" ? "Cpu" : "Cuda"; });
 
