@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
 
 #include "error.hpp"
 #include "options.hpp"
@@ -61,15 +62,25 @@ double cube_root(double x) {
   return y * scale;
 }
 
-// Bodies [first, first + n) of `b` (sized already), body i made by make(its Rng, p_i, v_i) from
-// its own stream: in parallel, the same bodies with any thread count.
+// The part of a generator's bodies being made: bodies [lo, hi) of them, body i at b.pos[i - lo] and
+// b.vel[i - lo] (b sized hi - lo already).
+struct Part {
+  Bodies& b;
+  std::size_t lo, hi;
+};
+
+// Bodies [first, first + n) of the generator's, those of them in the part, body i made by make(its
+// Rng, p_i, v_i) from its own stream: in parallel, the same bodies with any thread count and in any
+// part.
 template <typename Make>
-void generate(Bodies& b, std::size_t first, std::size_t n, std::uint64_t seed, Make make) {
+void generate(const Part& t, std::size_t first, std::size_t n, std::uint64_t seed, Make make) {
+  const std::size_t from = std::max(first, t.lo), to = std::min(first + n, t.hi);
+  if (from >= to) return;
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-    const std::size_t i = first + static_cast<std::size_t>(k);
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(to - from); ++k) {
+    const std::size_t i = from + static_cast<std::size_t>(k);
     Rng rng = Rng::for_body(seed, i);
-    make(rng, b.pos[i], b.vel[i]);
+    make(rng, t.b.pos[i - t.lo], t.b.vel[i - t.lo]);
   }
 }
 
@@ -80,17 +91,17 @@ Bodies sized(std::size_t n) {
   return b;
 }
 
-// Plummer sphere of total mass `mass` in bodies [first, first + n) of `b`, scale a = 1 before the
+// Plummer sphere of total mass `mass` in bodies [first, first + n), scale a = 1 before the
 // Hénon rescaling, following the sampling of Aarseth, Hénon & Wielen (1974): radius from the
 // inverted cumulative mass, speed by rejection from g(q) = q^2 (1 - q^2)^(7/2), directions
 // isotropic.
-void plummer_bodies(Bodies& b, std::size_t first, std::size_t n, double mass, std::uint64_t seed) {
+void plummer_bodies(const Part& t, std::size_t first, std::size_t n, double mass, std::uint64_t seed) {
   // Hénon units (G = M = 1, E = -1/4): lengths x 3pi/16, velocities / sqrt(3pi/16); for mass M
   // the same lengths and velocities x sqrt(M).
   const double length = 3.0 * std::numbers::pi / 16.0;
   const double speed = std::sqrt(mass / length);
   const double each = mass / static_cast<double>(n);
-  generate(b, first, n, seed, [&](Rng& rng, Vec4& pos, Vec3& vel) {
+  generate(t, first, n, seed, [&](Rng& rng, Vec4& pos, Vec3& vel) {
     double r;
     do {  // X^(-2/3) - 1 with X in (0, 1); cut the rare far tail at r = 10 (a)
       const double x = rng.uniform(1e-10, 1.0);
@@ -110,67 +121,135 @@ void plummer_bodies(Bodies& b, std::size_t first, std::size_t n, double mass, st
   });
 }
 
-}  // namespace
-
-Bodies plummer(std::size_t n, std::uint64_t seed) {
-  Bodies b = sized(n);
-  plummer_bodies(b, 0, n, 1.0, seed);
-  to_centre_of_mass_frame(b);
-  return b;
-}
-
 // The next three follow the shapes of the "random", "shell" and "expand" configurations of
 // NVIDIA's nbody sample, scaled to total mass 1 and G = 1 so a dt of 0.01 resolves them.
-Bodies uniform(std::size_t n, std::uint64_t seed) {
-  Bodies b = sized(n);
-  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
+void uniform_bodies(const Part& t, std::size_t n, std::uint64_t seed) {
+  generate(t, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 p = rng.in_unit_ball();
     pos = {p.x, p.y, p.z, m};
     vel = scaled(rng.in_unit_ball(), 0.1);
   });
-  return b;
 }
 
-Bodies shell(std::size_t n, std::uint64_t seed) {
-  Bodies b = sized(n);
-  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
+void shell_bodies(const Part& t, std::size_t n, std::uint64_t seed) {
+  generate(t, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 d = rng.on_unit_sphere();
     const double r = rng.uniform(0.6, 1.0);
     const Vec3 p = scaled(d, r);
     pos = {p.x, p.y, p.z, m};
     vel = {-0.5 * p.y, 0.5 * p.x, 0.0};  // rotation about z: v = omega x r, the equator at 0.5
   });
-  return b;
 }
 
-Bodies expand(std::size_t n, std::uint64_t seed) {
-  Bodies b = sized(n);
-  generate(b, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
+void expand_bodies(const Part& t, std::size_t n, std::uint64_t seed) {
+  generate(t, 0, n, seed, [m = 1.0 / static_cast<double>(n)](Rng& rng, Vec4& pos, Vec3& vel) {
     const Vec3 p = rng.in_unit_ball();
     pos = {p.x, p.y, p.z, m};
     vel = scaled(p, 0.5);
   });
-  return b;
 }
 
-Bodies collision(std::size_t n, std::uint64_t seed) {
-  Bodies b = sized(n);
+void collision_bodies(const Part& t, std::size_t n, std::uint64_t seed) {
   const std::size_t n1 = n / 2, n2 = n - n1;
-  plummer_bodies(b, 0, n1, 0.5, seed);
-  plummer_bodies(b, n1, n2, 0.5, seed);
+  plummer_bodies(t, 0, n1, 0.5, seed);
+  plummer_bodies(t, n1, n2, 0.5, seed);
   // Separation d = 6 along x, impact parameter 1 along y, relative speed half the escape speed
   // sqrt(2 M / d) of the pair: a bound orbit that brings them together within a few time units.
   const double d = 6.0, rel = 0.5 * std::sqrt(2.0 * 1.0 / d);
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-    const auto i = static_cast<std::size_t>(k);
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(t.hi - t.lo); ++k) {
+    const std::size_t i = t.lo + static_cast<std::size_t>(k);
     const double side = i < n1 ? -0.5 : 0.5;
-    b.pos[i].x += side * d;
-    b.pos[i].y += side * 1.0;
-    b.vel[i].x -= side * rel;
+    Vec4& p = t.b.pos[static_cast<std::size_t>(k)];
+    p.x += side * d;
+    p.y += side * 1.0;
+    t.b.vel[static_cast<std::size_t>(k)].x -= side * rel;
   }
-  to_centre_of_mass_frame(b);
+}
+
+// The part of generator `name`'s n bodies; whether they go to the centre-of-mass frame after.
+bool generate_part(std::string_view name, const Part& t, std::size_t n, std::uint64_t seed) {
+  if (name == "plummer") return plummer_bodies(t, 0, n, 1.0, seed), true;
+  if (name == "uniform") return uniform_bodies(t, n, seed), false;
+  if (name == "shell") return shell_bodies(t, n, seed), false;
+  if (name == "expand") return expand_bodies(t, n, seed), false;
+  if (name == "collision") return collision_bodies(t, n, seed), true;
+  throw std::logic_error("not a generator: " + std::string(name));
+}
+
+// The centre of mass is found from sums over fixed blocks of kMassBlock bodies, each block summed in
+// index order and the blocks added in order: the same bits with any thread count and from any parts.
+constexpr std::size_t kMassBlock = std::size_t{1} << 16;
+
+// The sums of blocks [k0, k1) of the n bodies, all of which the part holds.
+std::vector<MassSums> block_sums(const Part& t, std::size_t n, std::size_t k0, std::size_t k1) {
+  std::vector<MassSums> part(k1 - k0);  // m, m r, m v
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = static_cast<std::ptrdiff_t>(k0); k < static_cast<std::ptrdiff_t>(k1); ++k) {
+    MassSums s{};
+    for (std::size_t i = static_cast<std::size_t>(k) * kMassBlock;
+         i < std::min(n, (static_cast<std::size_t>(k) + 1) * kMassBlock); ++i) {
+      const Vec4& p = t.b.pos[i - t.lo];
+      const Vec3& v = t.b.vel[i - t.lo];
+      const double w = p.w;
+      s = {s[0] + w, s[1] + w * p.x, s[2] + w * p.y, s[3] + w * p.z, s[4] + w * v.x, s[5] + w * v.y, s[6] + w * v.z};
+    }
+    part[static_cast<std::size_t>(k) - k0] = s;
+  }
+  return part;
+}
+
+// Every block's sums added in order, and the part's bodies moved to that frame.
+void shift_to_centre(Bodies& b, const std::vector<MassSums>& blocks) {
+  MassSums s{};
+  for (const auto& p : blocks)
+    for (std::size_t c = 0; c < s.size(); ++c) s[c] += p[c];
+  if (s[0] <= 0) return;
+  const Vec3 r{s[1] / s[0], s[2] / s[0], s[3] / s[0]}, v{s[4] / s[0], s[5] / s[0], s[6] / s[0]};
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(b.size()); ++k) {
+    Vec4& p = b.pos[static_cast<std::size_t>(k)];
+    Vec3& u = b.vel[static_cast<std::size_t>(k)];
+    p.x -= r.x, p.y -= r.y, p.z -= r.z;
+    u.x -= v.x, u.y -= v.y, u.z -= v.z;
+  }
+}
+
+Bodies generated(std::string_view name, std::size_t n, std::uint64_t seed) {
+  Bodies b = sized(n);
+  if (generate_part(name, {b, 0, n}, n, seed)) to_centre_of_mass_frame(b);
   return b;
+}
+
+}  // namespace
+
+Bodies plummer(std::size_t n, std::uint64_t seed) { return generated("plummer", n, seed); }
+Bodies uniform(std::size_t n, std::uint64_t seed) { return generated("uniform", n, seed); }
+Bodies shell(std::size_t n, std::uint64_t seed) { return generated("shell", n, seed); }
+Bodies expand(std::size_t n, std::uint64_t seed) { return generated("expand", n, seed); }
+Bodies collision(std::size_t n, std::uint64_t seed) { return generated("collision", n, seed); }
+
+Bodies generated_part(std::string_view name, std::size_t n, std::uint64_t seed, std::size_t begin, std::size_t end,
+                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block) {
+  if (!is_generator(name)) throw std::logic_error("not a generator: " + std::string(name));
+  if (begin > end || end > n) throw std::logic_error("generated_part: a part outside the bodies");
+  // Made: the blocks that [begin, end) touches, whole, for the sums of those whose first body is ours.
+  const std::size_t k0 = (begin + kMassBlock - 1) / kMassBlock, k1 = (end + kMassBlock - 1) / kMassBlock;
+  const std::size_t lo = begin == end ? begin : begin / kMassBlock * kMassBlock,
+                    hi = begin == end ? end : std::min(n, k1 * kMassBlock);
+  Bodies made = sized(hi - lo);
+  const Part t{made, lo, hi};
+  const bool centre = generate_part(name, t, n, seed);
+  const std::vector<MassSums> every = every_block(centre ? block_sums(t, n, k0, std::max(k0, k1)) : std::vector<MassSums>{});
+  Bodies b;
+  b.pos.assign(made.pos.begin() + static_cast<std::ptrdiff_t>(begin - lo), made.pos.begin() + static_cast<std::ptrdiff_t>(end - lo));
+  b.vel.assign(made.vel.begin() + static_cast<std::ptrdiff_t>(begin - lo), made.vel.begin() + static_cast<std::ptrdiff_t>(end - lo));
+  if (centre) shift_to_centre(b, every);
+  return b;
+}
+
+bool is_generator(std::string_view spec) {
+  return std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
 }
 
 const std::vector<std::string>& generator_names() {
@@ -273,8 +352,7 @@ void take_subset(Bodies& b, std::vector<Species>& species, std::size_t n, std::u
 
 Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64_t seed,
                                Subset subset, std::vector<Species>* species_out) {
-  const bool is_name =
-      std::find(generator_names().begin(), generator_names().end(), spec) != generator_names().end();
+  const bool is_name = is_generator(spec);
   if (is_name && n == 0) throw InputError(option("n") + " must be > 0 for a generated " + option("ic"));
   if (is_name && species_out) *species_out = {{"bodies", n, true}};
   if (spec == "plummer") return plummer(n, seed);
@@ -295,33 +373,8 @@ Bodies make_initial_conditions(std::string_view spec, std::size_t n, std::uint64
 }
 
 void to_centre_of_mass_frame(Bodies& b) {
-  // Each block of 2^16 bodies summed in order, then the blocks in order: the same sums with any
-  // thread count.
-  constexpr std::size_t kBlock = std::size_t{1} << 16;
-  const std::size_t n = b.size(), blocks = (n + kBlock - 1) / kBlock;
-  std::vector<std::array<double, 7>> part(blocks);  // m, m r, m v
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(blocks); ++k) {
-    std::array<double, 7> s{};
-    for (std::size_t i = static_cast<std::size_t>(k) * kBlock; i < std::min(n, (static_cast<std::size_t>(k) + 1) * kBlock); ++i) {
-      const double w = b.pos[i].w;
-      s = {s[0] + w, s[1] + w * b.pos[i].x, s[2] + w * b.pos[i].y, s[3] + w * b.pos[i].z,
-           s[4] + w * b.vel[i].x, s[5] + w * b.vel[i].y, s[6] + w * b.vel[i].z};
-    }
-    part[static_cast<std::size_t>(k)] = s;
-  }
-  std::array<double, 7> s{};
-  for (const auto& p : part)
-    for (std::size_t c = 0; c < s.size(); ++c) s[c] += p[c];
-  if (s[0] <= 0) return;
-  const Vec3 r{s[1] / s[0], s[2] / s[0], s[3] / s[0]}, v{s[4] / s[0], s[5] / s[0], s[6] / s[0]};
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-    Vec4& p = b.pos[static_cast<std::size_t>(k)];
-    Vec3& u = b.vel[static_cast<std::size_t>(k)];
-    p.x -= r.x, p.y -= r.y, p.z -= r.z;
-    u.x -= v.x, u.y -= v.y, u.z -= v.z;
-  }
+  const std::size_t n = b.size();
+  shift_to_centre(b, block_sums({b, 0, n}, n, 0, (n + kMassBlock - 1) / kMassBlock));
 }
 
 }  // namespace nbody

@@ -5,7 +5,9 @@
 // a stream of its own (Rng::for_body), so the bodies are made in parallel and body i is the same
 // whichever thread, or rank, makes it.
 #pragma once
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,17 @@ Bodies collision(std::size_t n, std::uint64_t seed);  // two Plummer spheres on 
 
 // The names --ic accepts besides a file path.
 const std::vector<std::string>& generator_names();
+bool is_generator(std::string_view spec);
+
+// A block's mass and mass-weighted position and velocity sums (m, m x, m y, m z, m vx, m vy, m vz).
+using MassSums = std::array<double, 7>;
+// Bodies [begin, end) of generator `name`'s n: bit for bit those of make_initial_conditions(name,
+// n, seed), made without the others (a rank's own block). The centre-of-mass frame needs every
+// body: `every_block` is given the sums of the fixed blocks whose first body lies in [begin, end),
+// in order, and returns every block's in order — an all-gather where the parts of all ranks tile
+// [0, n) in rank order (in one part, the identity). Empty for a generator without that frame.
+Bodies generated_part(std::string_view name, std::size_t n, std::uint64_t seed, std::size_t begin, std::size_t end,
+                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block);
 
 // How n bodies are taken from a file that holds more (--subset).
 //  First:  bodies 0..n-1, in file order (a Tipsy file lists gas, then dark matter, then stars, so

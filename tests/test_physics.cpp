@@ -158,6 +158,38 @@ TEST(InitialConditions, SameBodiesWithAnyThreadCount) {
   EXPECT_EQ(large.pos[7].z, p.z);
 }
 
+// A rank makes its own block of a generator's bodies (generated_part), the centre of mass from
+// every part's fixed-block sums: for every generator, at 1, 2, 3 and 7 parts of 200003 bodies (the
+// parts' ends inside and on the sums' blocks of 65536), each part is the whole's [begin, end) bit for bit.
+TEST(InitialConditions, EachPartIsTheWholesBlockBitForBit) {
+  const std::size_t n = 200003;
+  for (const std::string& ic : generator_names()) {
+    const Bodies whole = make_initial_conditions(ic, n, 9);
+    for (const std::vector<std::size_t>& ends : std::vector<std::vector<std::size_t>>{
+             {0, n}, {0, n / 2, n}, {0, 65536, 131073, n}, {0, 1, 2, 65535, 65536, 65537, 196608, n}}) {
+      const std::size_t parts = ends.size() - 1;
+      // Every part's sums, as an all-gather in part order would hand them over: each part made once
+      // to give its own, then again with every part's.
+      std::vector<MassSums> every;
+      for (std::size_t r = 0; r < parts; ++r)
+        generated_part(ic, n, 9, ends[r], ends[r + 1], [&](const std::vector<MassSums>& mine) {
+          every.insert(every.end(), mine.begin(), mine.end());
+          return mine;
+        });
+      for (std::size_t r = 0; r < parts; ++r) {
+        const Bodies part = generated_part(ic, n, 9, ends[r], ends[r + 1],
+                                           [&](const std::vector<MassSums>&) { return every; });
+        ASSERT_EQ(part.size(), ends[r + 1] - ends[r]) << ic;
+        std::size_t differ = 0;
+        for (std::size_t k = 0; k < part.size(); ++k)
+          differ += std::memcmp(&part.pos[k], &whole.pos[ends[r] + k], sizeof(Vec4)) != 0 ||
+                    std::memcmp(&part.vel[k], &whole.vel[ends[r] + k], sizeof(Vec3)) != 0;
+        EXPECT_EQ(differ, 0u) << ic << ", part " << r << " of " << parts << " [" << ends[r] << ", " << ends[r + 1] << ")";
+      }
+    }
+  }
+}
+
 // The energies' sums run in fixed blocks (parallel.hpp): the same bits with any thread count,
 // and one sequential sum's up to a block.
 TEST(Energy, SumsAreTheSameWithAnyThreadCount) {
