@@ -40,6 +40,9 @@ class Fp64Engine {
   // order (the same n bodies, j in another order); an engine may build the front where it runs.
   virtual void evaluate_sample(const std::vector<Vec4>& pos, double eps2, const std::vector<std::size_t>& idx,
                                std::vector<Vec3>* acc, std::vector<double>* phi);
+  // The engine of this rank alone: rows evaluated here, not split with the other ranks (a
+  // distributed engine's inner one; itself for the others).
+  virtual Fp64Engine& local() { return *this; }
   // "cpu64" or "cuda:tuned-fp64" (the JSON's "fp64_engine").
   virtual std::string name() const = 0;
   // Where the engine runs, for humans: "NVIDIA H100 80GB HBM3" or the CPU model.

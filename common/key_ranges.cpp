@@ -137,14 +137,30 @@ int owner(const std::vector<std::uint64_t>& first, std::uint64_t key) {
 
 void migrate(Exchange& ex, const Cube& cube, const std::vector<std::uint64_t>& first, std::vector<Body>& mine) {
   const Census before = census_of(ex, mine);
-  std::vector<std::vector<Body>> out(static_cast<std::size_t>(ex.ranks()));
-  for (const Body& b : mine) out[static_cast<std::size_t>(owner(first, key(cube, b)))].push_back(b);
-  std::vector<std::vector<std::byte>> send(out.size());
-  for (std::size_t r = 0; r < out.size(); ++r) send[r] = bytes_of(out[r]);
-  mine.clear();
-  for (const auto& from : ex.alltoall(send)) {
-    const std::vector<Body> got = records_of<Body>(from);
-    mine.insert(mine.end(), got.begin(), got.end());
+  // Each body's owner, then the bytes to each rank written in place: what is held at once is the
+  // bodies once as records to send, and once as records received (the all-to-all's own aside).
+  const std::size_t ranks = static_cast<std::size_t>(ex.ranks());
+  std::vector<int> to(mine.size());
+  std::vector<std::size_t> count(ranks, 0);
+  for (std::size_t i = 0; i < mine.size(); ++i) ++count[static_cast<std::size_t>(to[i] = owner(first, key(cube, mine[i])))];
+  std::vector<std::vector<std::byte>> send(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) send[r].resize(count[r] * sizeof(Body)), count[r] = 0;
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const auto r = static_cast<std::size_t>(to[i]);
+    std::memcpy(send[r].data() + count[r]++ * sizeof(Body), &mine[i], sizeof(Body));
+  }
+  std::vector<Body>().swap(mine);
+  std::vector<int>().swap(to);
+  std::vector<std::vector<std::byte>> got = ex.alltoall(send);
+  std::vector<std::vector<std::byte>>().swap(send);
+  std::size_t total = 0;
+  for (const auto& from : got) total += from.size() / sizeof(Body);
+  mine.resize(total);
+  std::size_t at = 0;
+  for (auto& from : got) {
+    if (!from.empty()) std::memcpy(static_cast<void*>(mine.data() + at), from.data(), from.size());
+    at += from.size() / sizeof(Body);
+    std::vector<std::byte>().swap(from);
   }
   sort_by_key(cube, mine);
   kept(before, census_of(ex, mine));

@@ -1,5 +1,7 @@
 #include "pipeline.hpp"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,6 +60,10 @@ void Pipeline::gather_positions(void* data, std::size_t bytes, std::size_t n) {
   const auto t0 = std::chrono::steady_clock::now();
   gather(data, bytes, n);
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Pipeline::load_own(const Bodies&, std::size_t, std::size_t, const Params&) {
+  throw std::logic_error(name() + " is not split by key ranges: it loads every body");
 }
 
 std::vector<int> Pipeline::owners(std::size_t n) const {

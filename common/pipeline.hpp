@@ -106,6 +106,11 @@ class Pipeline {
 
   // Copy state in (positions, masses, half-step velocities) and remember the parameters.
   virtual void load(const Bodies& bodies, const Params& params) = 0;
+  // Distributed by key ranges (the tree rungs under mpirun), in place of load(): only this rank's
+  // block of the n bodies, `mine` being bodies [first, first + mine.size()) = [block_begin(n, ranks,
+  // rank), block_begin(n, ranks, rank + 1)), the block load() takes from every body (collective).
+  // A run whose initial conditions are made per rank never holds all N on one.
+  virtual void load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params);
   // a(x) for the current positions, no step: out[i] is the softened acceleration of body i.
   virtual void accelerations(std::vector<Vec3>& out) = 0;
   // Advance `count` leapfrog kick-drift steps (leapfrog.hpp). No host transfer between steps.

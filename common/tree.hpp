@@ -140,6 +140,7 @@ class CpuTree final : public Float32Soa {
   double computed_interactions() const override { return interactions_; }
 
   void load(const Bodies& bodies, const Params& params) override;
+  void load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params) override;
   void accelerations(std::vector<Vec3>& out) override;
   void step(int count) override;
   void read(Bodies& bodies) override;
@@ -156,6 +157,8 @@ class CpuTree final : public Float32Soa {
   // Distributed: the bodies moved to the ranges chosen for this step, then the tree of this rank's
   // bodies and the essential trees of the others; accelerations into ax_, ay_, az_ in mine_'s order,
   // and with `weigh` each body's terms into its work.
+  // Distributed: bodies [at, at + count) of `bodies`, indices first.., as this rank's block.
+  void load_range(const Bodies& bodies, std::size_t at, std::size_t first, std::size_t count, const Params& params);
   void move_to_ranges();
   void graft_essential_trees();  // this rank's tree over its bodies, and the others' essential trees
   void distributed_accelerations(bool weigh);

@@ -2,6 +2,7 @@
 // index order; distributed, each rank holds its own bodies in key order and exchanges essential trees.
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "parallel.hpp"
 #include "tree.hpp"
@@ -38,20 +39,36 @@ void CpuTree::load(const Bodies& bodies, const Params& params) {
     Float32Soa::load(bodies, params);
     return;
   }
+  const std::size_t n = bodies.size(), first = block_begin(n, exchange()->ranks(), exchange()->rank());
+  load_range(bodies, first, first, block_begin(n, exchange()->ranks(), exchange()->rank() + 1) - first, params);
+}
+
+void CpuTree::load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params) {
+  if (!exchange() || first != block_begin(n, exchange()->ranks(), exchange()->rank()) ||
+      first + mine.size() != block_begin(n, exchange()->ranks(), exchange()->rank() + 1))
+    throw std::logic_error("cpu:tree: load_own takes this rank's block of the bodies, distributed");
+  load_range(mine, 0, first, mine.size(), params);
+}
+
+void CpuTree::load_range(const Bodies& bodies, std::size_t at, std::size_t first, std::size_t count,
+                         const Params& params) {
+  mine_.clear();
+  next_.clear();
+  interactions_ = 0;
   for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->clear();
   dt_ = static_cast<float>(params.dt);
   eps2_ = static_cast<float>(params.eps2());
   exchange_time_.route = "essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
-  const std::size_t n = bodies.size();
-  const int ranks = exchange()->ranks(), rank = exchange()->rank();
-  for (std::size_t i = block_begin(n, ranks, rank); i < block_begin(n, ranks, rank + 1); ++i) {
-    const Vec4& p = bodies.pos[i];
-    const Vec3& v = bodies.vel[i];
-    mine_.push_back({i, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
-                     static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y),
-                     static_cast<float>(v.z), 1.0f});
-  }
+  mine_.resize(count);
+  parallel_chunks(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const Vec4& p = bodies.pos[at + k];
+      const Vec3& v = bodies.vel[at + k];
+      mine_[k] = {first + k, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
+                  static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), 1.0f};
+    }
+  });
   move_to_ranges();  // by count: no step has weighed them yet
 }
 

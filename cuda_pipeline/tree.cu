@@ -69,12 +69,13 @@ class Tree final : public BodySystem<float> {
       BodySystem<float>::load(b, params);
       return;
     }
-    CUDA_CHECK(cudaSetDevice(device()));
-    std::vector<double> capacity(static_cast<std::size_t>(partition().ranks()));
-    for (int r = 0; r < partition().ranks(); ++r) capacity[static_cast<std::size_t>(r)] = partition().share(r);
-    ranks_ = std::make_unique<tree::TreeRanks>(*exchange(), capacity,
-                                               tree::TreeRanks::Walk{theta2_, leaf_size_, quadrupole_}, local_, walker_);
+    start_ranks(params);
     ranks_->load(b, params);
+  }
+  void load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params) override {
+    if (!exchange()) throw std::logic_error("cuda:tree: load_own is for a rung split by key ranges");
+    start_ranks(params);
+    ranks_->load_own(mine, first, n, params);
   }
   void step(int count) override { ranks_ ? ranks_->step(count) : BodySystem<float>::step(count); }
   void accelerations(std::vector<Vec3>& out) override {
@@ -102,6 +103,16 @@ class Tree final : public BodySystem<float> {
   ExchangeTime exchange_time() const override { return ranks_ ? ranks_->exchange_time() : ExchangeTime{}; }
 
  private:
+  // Distributed: the key ranges' state (tree_ranks.cuh), before its load.
+  void start_ranks(const Params& params) {
+    ranks_.reset();
+    dt_ = params.dt;
+    CUDA_CHECK(cudaSetDevice(device()));
+    std::vector<double> capacity(static_cast<std::size_t>(partition().ranks()));
+    for (int r = 0; r < partition().ranks(); ++r) capacity[static_cast<std::size_t>(r)] = partition().share(r);
+    ranks_ = std::make_unique<tree::TreeRanks>(*exchange(), capacity,
+                                               tree::TreeRanks::Walk{theta2_, leaf_size_, quadrupole_}, local_, walker_);
+  }
   // Every buffer of the tree, sized for n bodies, after refusing what the device cannot hold.
   void prepare(int n) override {
     local_.release();

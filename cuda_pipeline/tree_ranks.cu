@@ -144,6 +144,17 @@ void TreeRanks::grow(int n) {
 }
 
 void TreeRanks::load(const Bodies& b, const Params& params) {
+  const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank());
+  load_range(b, begin, begin, block_begin(n, ex_.ranks(), ex_.rank() + 1) - begin, params);
+}
+
+void TreeRanks::load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params) {
+  if (first != block_begin(n, ex_.ranks(), ex_.rank()) || first + mine.size() != block_begin(n, ex_.ranks(), ex_.rank() + 1))
+    throw std::logic_error("cuda:tree: load_own takes this rank's block of the bodies");
+  load_range(mine, 0, first, mine.size(), params);
+}
+
+void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, std::size_t count, const Params& params) {
   dt_ = static_cast<float>(params.dt);
   eps2_ = static_cast<float>(params.eps2());
   first_.clear();
@@ -155,18 +166,17 @@ void TreeRanks::load(const Bodies& b, const Params& params) {
   exchange_time_.route = nccl_ ? "bodies and essential trees GPU to GPU by " + nccl_->name()
                                : "bodies and essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
-  const std::size_t n = b.size(), begin = block_begin(n, ex_.ranks(), ex_.rank()),
-                    end = block_begin(n, ex_.ranks(), ex_.rank() + 1);
-  if (end - begin > static_cast<std::size_t>(INT_MAX) / 4)
-    throw InputError("cuda:tree: " + std::to_string(end - begin) + " bodies a rank, past the kernels' 32-bit indices");
-  std::vector<Traveller> mine;
-  for (std::size_t i = begin; i < end; ++i) {
-    const Vec4& p = b.pos[i];
-    const Vec3& v = b.vel[i];
-    mine.push_back({i, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
-                    static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y),
-                    static_cast<float>(v.z), 1.0f});
-  }
+  if (count > static_cast<std::size_t>(INT_MAX) / 4)
+    throw InputError("cuda:tree: " + std::to_string(count) + " bodies a rank, past the kernels' 32-bit indices");
+  std::vector<Traveller> mine(count);
+  parallel_chunks(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const Vec4& p = b.pos[at + k];
+      const Vec3& v = b.vel[at + k];
+      mine[k] = {first + k, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
+                 static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), 1.0f};
+    }
+  });
   n_ = static_cast<int>(mine.size());
   cur_ = 0;
   grow(n_);

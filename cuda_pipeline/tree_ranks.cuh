@@ -62,6 +62,7 @@ class TreeRanks {
       : ex_(ex), capacity_(std::move(capacity)), walk_(walk), local_(local), walker_(walker) {}
 
   void load(const Bodies& b, const Params& params);
+  void load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params);  // Pipeline's
   void step(int count);
   void accelerations(std::vector<Vec3>& out);  // every body's, by index (gathered)
   void read(Bodies& b);                        // every body's, by index (gathered)
@@ -74,6 +75,8 @@ class TreeRanks {
   ExchangeTime exchange_time() const;
 
  private:
+  // Bodies [at, at + count) of `b`, indices first.., as this rank's block.
+  void load_range(const Bodies& b, std::size_t at, std::size_t first, std::size_t count, const Params& params);
   void move();                 // 1
   // The move's bodies (travel_[0] in key order; at[q]: where rank q's range starts) to their ranks,
   // into travel_[1] in rank order, this rank's own kept: GPU to GPU by NCCL, or through the host.

@@ -59,6 +59,7 @@ class RunCommand {
   nlohmann::json phases_ = nlohmann::json::object();  // after the set-up's (the JSON's "phases_s")
   double setup_s_ = 0, sim_s_ = 0, frames_s_ = 0;
   long long frames_written_ = 0;
+  std::vector<double> peak_mb_;  // every rank's peak resident memory at the end (MiB)
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<viewer::FrameWriter> frames_;
 #endif
@@ -155,6 +156,11 @@ void RunCommand::print(const std::optional<Energy>& e1, double wall_s) const {
               per_step, std::max(0.0, wall_s - setup_s_ - sim_s_), wall_s);
   if (r.resumed()) std::printf("resumed: from %s at step %lld, now at step %lld\n", a_.resume.c_str(), r.first(), last_);
   for (const std::string& line : r.summary(e1)) std::printf("%s\n", line.c_str());
+  if (!peak_mb_.empty()) {
+    std::string each;
+    for (const double mb : peak_mb_) each += (each.empty() ? "" : " / ") + std::to_string(std::lround(mb));
+    std::printf("memory: %s %s MiB\n", peak_mb_.size() > 1 ? "each rank's peak resident" : "peak resident", each.c_str());
+  }
   if (a_.frames > 0) std::printf("frames: %lld in %s (every %lld steps)\n", frames_written_, a_.out.c_str(), a_.frames);
   if (keeper_.snapshots_written() > 0)
     std::printf("snapshots: %lld in %s (the last %s)\n", keeper_.snapshots_written(), a_.out.c_str(),
@@ -172,6 +178,7 @@ nlohmann::json RunCommand::to_json(const std::optional<Energy>& e1) const {
   nlohmann::json phases = run_->phases();
   phases.update(phases_);
   j["phases_s"] = phases;
+  if (!peak_mb_.empty()) j["peak_resident_mib"] = peak_mb_;
   return j;
 }
 
@@ -182,6 +189,7 @@ std::optional<Energy> RunCommand::finish() {
   const auto t0 = Clock::now();
   const std::optional<Energy> e1 = run_->end(terminal_, !a_.save.empty());
   phases_["final_energy"] = since(t0);
+  peak_mb_ = World::peak_resident_mb();
   print(e1, since(t_start_));
   if (!a_.save.empty()) {
     const auto t1 = Clock::now();

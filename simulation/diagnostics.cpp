@@ -6,6 +6,7 @@
 
 #include "catalogue.hpp"
 #include "error.hpp"
+#include "key_ranges.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
 #include "setup.hpp"
@@ -78,31 +79,96 @@ EngineCheck check_engine(const std::vector<Vec4>& pos, double eps2, const Evalua
   return check_sampled(pos, eps2, at, exact, sample);
 }
 
-EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, Fp64Engine& exact,
-                          std::size_t sample) {
+namespace {
+
+// The check's figures from the pass's values `at` the sampled bodies (masses `mass`) and float64's.
+EngineCheck compared(const std::vector<double>& mass, const Evaluation& at, const std::vector<Vec3>& ref_acc,
+                     const std::vector<double>& ref_phi) {
   EngineCheck c;
-  c.against = exact.name();
-  const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
-  c.sampled = idx.size();
-  std::vector<Vec3> ref_acc;
-  std::vector<double> ref_phi;
-  sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
-  std::vector<double> ea(idx.size()), ep(idx.size());
+  c.sampled = mass.size();
+  std::vector<double> ea(mass.size()), ep(mass.size());
   double dw = 0, dw_abs = 0, w = 0;
-  for (std::size_t k = 0; k < idx.size(); ++k) {
+  for (std::size_t k = 0; k < mass.size(); ++k) {
     const Vec3& a = at.acc[k];
     const Vec3& r = ref_acc[k];
     ea[k] = relative(norm({a.x - r.x, a.y - r.y, a.z - r.z}), norm(r));
     ep[k] = relative(std::abs(at.phi[k] - ref_phi[k]), std::abs(ref_phi[k]));
-    const double m = pos[idx[k]].w;
-    dw += m * (at.phi[k] - ref_phi[k]);
-    dw_abs += m * std::abs(at.phi[k] - ref_phi[k]);
-    w += m * ref_phi[k];
+    dw += mass[k] * (at.phi[k] - ref_phi[k]);
+    dw_abs += mass[k] * std::abs(at.phi[k] - ref_phi[k]);
+    w += mass[k] * ref_phi[k];
   }
   c.accel = percentiles(std::move(ea));
   c.potential = percentiles(std::move(ep));
   c.potential_energy_error = w != 0 ? std::abs(dw / w) : (dw == 0 ? 0 : INFINITY);
   c.potential_energy_bound = w != 0 ? dw_abs / std::abs(w) : (dw_abs == 0 ? 0 : INFINITY);
+  return c;
+}
+
+}  // namespace
+
+EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, Fp64Engine& exact,
+                          std::size_t sample) {
+  const std::vector<std::size_t> idx = sampled_bodies(pos.size(), sample);
+  std::vector<Vec3> ref_acc;
+  std::vector<double> ref_phi, mass(idx.size());
+  sampled_reference(pos, idx, eps2, exact, &ref_acc, &ref_phi);
+  for (std::size_t k = 0; k < idx.size(); ++k) mass[k] = pos[idx[k]].w;
+  EngineCheck c = compared(mass, at, ref_acc, ref_phi);
+  c.against = exact.name();
+  return c;
+}
+
+void sampled_reference_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first,
+                             const std::vector<std::size_t>& idx, double eps2, Fp64Engine& local, std::vector<Vec3>& acc,
+                             std::vector<double>& phi, std::vector<double>& mass) {
+  namespace kr = key_ranges;
+  const std::size_t m = idx.size(), end = first + mine.size();
+  const auto held_here = [&](std::size_t i) { return i >= first && i < end; };
+  struct Held {
+    std::uint64_t k;
+    Vec4 p;
+  };
+  std::vector<Held> held;
+  for (std::size_t k = 0; k < m; ++k)
+    if (held_here(idx[k])) held.push_back({k, mine[idx[k] - first]});
+  // The sampled bodies first, massless where another rank holds them (that rank counts them), then
+  // this rank's others: row k meets every body once over the ranks, itself (j = k) never.
+  std::vector<Vec4> front(m);
+  mass.assign(m, 0.0);
+  for (const Held& h : kr::records_of<Held>(ex.allgatherv(kr::bytes_of(held)))) front[h.k] = h.p, mass[h.k] = h.p.w;
+  for (std::size_t k = 0; k < m; ++k)
+    if (!held_here(idx[k])) front[k].w = 0;
+  front.reserve(m + mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i)
+    if (!std::binary_search(idx.begin(), idx.end(), first + i)) front.push_back(mine[i]);
+  std::vector<Vec3> a;
+  std::vector<double> p;
+  local.evaluate_rows(front, eps2, 0, m, &a, &p);
+  struct Row {
+    Vec3 a;
+    double phi;
+  };
+  std::vector<Row> rows(m);
+  for (std::size_t k = 0; k < m; ++k) rows[k] = {a[k], p[k]};
+  acc.assign(m, Vec3{});
+  phi.assign(m, 0.0);
+  const std::vector<Row> every = kr::records_of<Row>(ex.allgatherv(kr::bytes_of(rows)));  // in rank order
+  for (std::size_t r = 0; r + m <= every.size(); r += m)
+    for (std::size_t k = 0; k < m; ++k) {
+      const Row& row = every[r + k];
+      acc[k] = {acc[k].x + row.a.x, acc[k].y + row.a.y, acc[k].z + row.a.z};
+      phi[k] += row.phi;
+    }
+}
+
+EngineCheck check_sampled_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n,
+                                double eps2, const Evaluation& at, Fp64Engine& exact, std::size_t sample) {
+  const std::vector<std::size_t> idx = sampled_bodies(n, sample);
+  std::vector<Vec3> ref_acc;
+  std::vector<double> ref_phi, mass;
+  sampled_reference_split(ex, mine, first, idx, eps2, exact.local(), ref_acc, ref_phi, mass);
+  EngineCheck c = compared(mass, at, ref_acc, ref_phi);
+  c.against = exact.name();
   return c;
 }
 
@@ -121,6 +187,13 @@ void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const
                                 const std::string& of) {
   if (!tree()) return;
   check = check_sampled(pos, eps2, at, *exact);
+  check->of = of;
+}
+
+void RunDiagnostics::make_check(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n,
+                                double eps2, const Evaluation& at, const std::string& of) {
+  if (!tree()) return;
+  check = check_sampled_split(ex, mine, first, n, eps2, at, *exact);
   check->of = of;
 }
 

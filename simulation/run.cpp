@@ -70,7 +70,8 @@ void Run::start(Reporter& report, const Setup& how) {
   stage(report, how.given);
   const bool on_rung = passes_on_rung();
   if (diag_->tree() && !on_rung) check_diagnostics(report);
-  p_->load(bodies_, params());
+  if (by_block_) p_->load_own(block_, own_first_, own_n_, params());
+  else p_->load(bodies_, params());
   adopt(pass0_.acc);  // the stagger's a(x_0): the first step's
   pass0_ = {};
   if (!resumed_) stale_ = true;  // x_0 as the rung holds it, read back when asked for (a step-0 snapshot)
@@ -91,7 +92,7 @@ void Run::start(Reporter& report, const Setup& how) {
 // cut at the ranks' ranges alike.
 void Run::pass_on_rung(Reporter& report) {
   const bool stagger = !resumed_;
-  const std::vector<std::size_t> sample = sampled_bodies(bodies_.size(), kDiagnosticsSample);
+  const std::vector<std::size_t> sample = sampled_bodies(n(), kDiagnosticsSample);
   {
     const auto task = report.begin("set-up (" + name() + "'s own pass" +
                                        (stagger ? std::string(": stagger") + (with_energy() ? " and E_0" : "") : "") +
@@ -103,8 +104,8 @@ void Run::pass_on_rung(Reporter& report) {
     own_check_ = Evaluation{std::move(pass->acc), std::move(pass->phi)};
     if (stagger && p_->first_non_finite() >= 0) check_finite(state(), "the initial state", 0);
     if (stagger && with_energy()) {
-      check_energy(pass->energy, bodies_, "the initial state", 0);
-      warn_if_unbound(spec_.cfg, bodies_.size(), pass->energy, report);
+      check_energy(pass->energy, masses(), "the initial state", 0);
+      warn_if_unbound(spec_.cfg, n(), pass->energy, report);
       e0_ = pass->energy;
       samples_ = nlohmann::json::array();
       add_sample(0, pass->energy);
@@ -173,21 +174,29 @@ void Run::stage(Reporter& report, const Bodies* given) {
   if (resumed_) return;
   Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
   if (given) check_state_fits(*given, name(), "the bodies");
-  const bool on_rung = passes_on_rung();  // staggered after the load (pass_on_rung())
-  nbody::Start s = on_rung ? (given ? unstaggered_state(*given) : made_state(spec_.cfg, {name()}))
-                   : given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
-                           : initial_state(spec_.cfg, engine(), with_energy(), report, keep, {name()});
+  if (passes_on_rung()) {  // this rank's block, staggered after the load (pass_on_rung())
+    OwnBlock o = own_block(spec_.cfg, given, *p_->exchange(), name());
+    phases_["initial_conditions"] = o.ic_s;
+    block_ = std::move(o.bodies);
+    own_first_ = o.first, own_n_ = o.n, by_block_ = true;
+    species_ = std::move(o.species);
+    t_phase_ = Clock::now();
+    return;
+  }
+  nbody::Start s = given ? staggered_state(*given, params(), engine(), with_energy(), report, keep)
+                         : initial_state(spec_.cfg, engine(), with_energy(), report, keep, {name()});
   phases_["initial_conditions"] = s.ic_s;
-  if (!on_rung) phases_["stagger"] = s.stagger_s;
+  phases_["stagger"] = s.stagger_s;
   bodies_ = std::move(s.bodies);
   vel0_ = std::move(s.vel0);
   species_ = std::move(s.species);
-  if (with_energy() && !on_rung) {
+  if (with_energy()) {
     e0_ = s.energy;
     add_sample(0, s.energy);
   }
   t_phase_ = Clock::now();
 }
+
 
 // The tree engine's stagger pass (a resumed run's: a pass of its own) against float64 all pairs on a
 // sample, before the first step: the opening angle's error in the energies and velocities.
@@ -195,13 +204,16 @@ void Run::check_diagnostics(Reporter& report) {
   const bool on_rung = passes_on_rung();
   const auto task = report.begin("diagnostics check (" + (on_rung ? name() + "'s own pass" : engine().name()) +
                                      " against float64 all pairs on " +
-                                     std::to_string(std::min(bodies_.size(), kDiagnosticsSample)) + " bodies)",
+                                     std::to_string(std::min(n(), kDiagnosticsSample)) + " bodies)",
                                  1);
-  if (on_rung)  // x_0 as made (or the checkpoint's x_n): the positions of the rung's pass
-    diag_->make_check(bodies_.pos, params().eps2(), own_check_,
-                      name() + "'s own pass over each rank's bodies (the trees cut at the ranks' ranges: the "
-                               "stagger, the energies and this check; synchronised velocities from " +
-                          engine().name() + " (" + engine().where() + "))");
+  const std::string own = name() + "'s own pass over each rank's bodies (the trees cut at the ranks' ranges: the "
+                                   "stagger, the energies and this check; synchronised velocities from " +
+                          engine().name() + " (" + engine().where() + "))";
+  // x_0 as made (or the checkpoint's x_n): the positions of the rung's pass
+  if (on_rung && by_block_)
+    diag_->make_check(*p_->exchange(), block_.pos, own_first_, own_n_, params().eps2(), own_check_, own);
+  else if (on_rung)
+    diag_->make_check(bodies_.pos, params().eps2(), own_check_, own);
   else
     diag_->make_check(bodies_.pos, params().eps2(), resumed_ ? nullptr : &pass0_);
   own_check_ = {};
@@ -290,7 +302,7 @@ RunRecord Run::record(long long last_step) const {
   RunRecord r;
   r.rung = name();
   r.cfg = spec_.cfg;
-  r.cfg.n = static_cast<long long>(bodies_.size());
+  r.cfg.n = static_cast<long long>(n());
   r.energy_every = spec_.energy_every;
   r.no_energy = spec_.no_energy;
   r.step = step_;
@@ -365,7 +377,7 @@ Energy Run::energy_at(const std::string& label, Reporter& report) {
   if (diag_->tree() && (step_ > 0 || resumed_)) {
     const auto t0 = Clock::now();
     if (const std::optional<Energy> e = p_->own_energy()) {  // nothing gathered or read back
-      check_energy(*e, bodies_, name(), step_);  // (the masses, which the steps do not change)
+      check_energy(*e, masses(), name(), step_);  // (the masses, which the steps do not change)
       diag_s_ += run_seconds_since(t0);
       own_.emplace(step_, *e);
       return *e;
@@ -417,7 +429,7 @@ std::string Run::float64_text() const {
 
 nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
   nlohmann::json j = {{"pipeline", name()}};
-  j.update(config_json(spec_.cfg, bodies_.size()));
+  j.update(config_json(spec_.cfg, n()));
   if (World::size() > 1) {
     j["split"] = decomposition_.kind;
     j["shares"] = decomposition_.shares;

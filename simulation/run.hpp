@@ -110,7 +110,7 @@ class Run {
   const std::string& name() const { return spec_.rung; }
   const RunSpec& spec() const { return spec_; }
   Params params() const { return spec_.cfg.params(); }
-  std::size_t n() const { return bodies_.size(); }
+  std::size_t n() const { return by_block_ ? own_n_ : bodies_.size(); }
   bool resumed() const { return resumed_; }
   long long first() const { return first_; }
   long long step() const { return step_; }
@@ -169,7 +169,14 @@ class Run {
   long long first_ = 0, step_ = 0;
   std::optional<RunDiagnostics> diag_;
   std::unique_ptr<Pipeline> p_;
-  Bodies bodies_;        // the state as last read back
+  Bodies bodies_;        // the state as last read back (split by key ranges: empty until then)
+  // Split by key ranges with tree diagnostics (a new run): this rank's block of the initial state,
+  // bodies [own_first_, own_first_ + size) of own_n_, which the rung loads; no rank holds all N.
+  Bodies block_;
+  std::size_t own_first_ = 0, own_n_ = 0;
+  bool by_block_ = false;
+  // Bodies whose masses an energy's check reads (check_energy): this rank's block, or the state.
+  const Bodies& masses() const { return by_block_ ? block_ : bodies_; }
   bool stale_ = false;   // the rung's state is newer (steps were taken, or it was just loaded)
   UnfilledVector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;

@@ -16,6 +16,7 @@
 #include "hdf5_io.hpp"
 #include "initial_conditions.hpp"
 #include "io.hpp"
+#include "key_ranges.hpp"
 #include "parallel.hpp"
 #include "world.hpp"
 #include "cuda_pipeline.hpp"  // plain C++: devices() is linked only with CUDA, option_help() always
@@ -151,6 +152,7 @@ class DistributedEngine final : public Fp64Engine {
       ex_.allgather(phi->data(), sizeof(double), m, part);
     }
   }
+  Fp64Engine& local() override { return inner_->local(); }
   std::string name() const override { return inner_->name(); }
   std::string where() const override {
     return inner_->where() + ", " + std::to_string(ex_.ranks()) + " ranks";
@@ -355,6 +357,37 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
   stagger_start(s, c.params(), engine, energy, report, keep);
   if (energy) warn_if_unbound(c, s.bodies.size(), s.energy, report);
   return s;
+}
+
+OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by) {
+  namespace kr = key_ranges;
+  const auto t0 = std::chrono::steady_clock::now();
+  OwnBlock o;
+  const auto cut = [&](const Bodies& whole) {
+    o.n = whole.size();
+    o.first = block_begin(o.n, ex.ranks(), ex.rank());
+    const std::size_t end = block_begin(o.n, ex.ranks(), ex.rank() + 1);
+    o.bodies.pos.assign(whole.pos.begin() + static_cast<std::ptrdiff_t>(o.first), whole.pos.begin() + static_cast<std::ptrdiff_t>(end));
+    o.bodies.vel.assign(whole.vel.begin() + static_cast<std::ptrdiff_t>(o.first), whole.vel.begin() + static_cast<std::ptrdiff_t>(end));
+  };
+  if (given) {
+    cut(*given);
+  } else if (is_generator(c.ic)) {
+    o.n = static_cast<std::size_t>(c.n);
+    o.first = block_begin(o.n, ex.ranks(), ex.rank());
+    o.bodies = generated_part(c.ic, o.n, c.seed, o.first, block_begin(o.n, ex.ranks(), ex.rank() + 1),
+                              [&](const std::vector<MassSums>& mine) {  // every rank's, in rank order
+                                return kr::records_of<MassSums>(ex.allgatherv(kr::bytes_of(mine)));
+                              });
+    o.species = {{"bodies", o.n, true}};
+    // (A generator's bodies are finite with positive masses, and fit float32: nothing to check.)
+  } else {
+    Start whole = made_state(c, {held_by});
+    o.species = std::move(whole.species);
+    cut(whole.bodies);
+  }
+  o.ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return o;
 }
 
 void warn_if_unbound(const Config& c, std::size_t n, const Energy& e0, Reporter& report) {

@@ -100,6 +100,18 @@ Start staggered_state(Bodies bodies, const Params& params, Fp64Engine& engine, b
 // yet staggered: for a rung that staggers them by a pass of its own (Pipeline::own_pass).
 Start made_state(const Config& c, const std::vector<std::string>& held_by);
 Start unstaggered_state(Bodies bodies);
+// Split by key ranges (a tree rung under mpirun): this rank's own block of the initial state,
+// bodies [first, first + size) of the n, first = block_begin(n, ranks, rank), velocities v_0 not
+// staggered. A generator makes only those (generated_part: the same bodies, the centre of mass from
+// every rank's sums); a file is read, and `given` bodies taken, whole (checked as made_state()) and
+// cut. Collective.
+struct OwnBlock {
+  Bodies bodies;
+  std::size_t first = 0, n = 0;
+  std::vector<Species> species;
+  double ic_s = 0;
+};
+OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by);
 // Warns when E_0 of a subset of a file (-n below its count) is positive: the subset is unbound.
 void warn_if_unbound(const Config& c, std::size_t n, const Energy& e0, Reporter& report);
 

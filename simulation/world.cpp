@@ -1,5 +1,6 @@
 #include "world.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -107,8 +108,7 @@ class MpiExchange final : public Exchange {
     long long most = std::max(*std::max_element(sizes.begin(), sizes.end()), *std::max_element(got.begin(), got.end()));
     MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);  // the same rounds everywhere
     const std::size_t cap = round_bytes(), rounds = rounds_for(most, cap);
-    std::vector<std::vector<std::byte>> in(g_size);
-    for (int r = 0; r < g_size; ++r) in[r].resize(static_cast<std::size_t>(got[r]));
+    std::vector<std::vector<std::byte>> in(g_size);  // each sized at the first round's end
     std::vector<int> scount(g_size), sdispl(g_size), rcount(g_size), rdispl(g_size);
     std::vector<std::byte> send, recv;
     for (std::size_t k = 0; k < rounds; ++k) {
@@ -123,6 +123,9 @@ class MpiExchange final : public Exchange {
       recv.resize(static_cast<std::size_t>(at));
       MPI_Alltoallv(send.data(), scount.data(), sdispl.data(), MPI_BYTE, recv.data(), rcount.data(), rdispl.data(),
                     MPI_BYTE, MPI_COMM_WORLD);
+      if (k + 1 == rounds) std::vector<std::byte>().swap(send);  // (held no longer than it must be)
+      if (k == 0)
+        for (int r = 0; r < g_size; ++r) in[r].resize(static_cast<std::size_t>(got[r]));
       for (int r = 0; r < g_size; ++r)
         if (rcount[r] > 0) std::copy_n(recv.data() + rdispl[r], rcount[r], in[r].data() + k * cap);
     }
@@ -245,6 +248,13 @@ double World::max(double v) {
   if (g_size > 1) MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 #endif
   return v;
+}
+
+std::vector<double> World::peak_resident_mb() {
+  rusage u{};
+  const double mine = getrusage(RUSAGE_SELF, &u) == 0 ? static_cast<double>(u.ru_maxrss) / 1024.0 : 0.0;  // KiB
+  Exchange* ex = exchange();
+  return ex ? ex->all(mine) : std::vector<double>{mine};
 }
 
 double World::min(double v) {

@@ -32,6 +32,8 @@ class World {
   static double max(double v);  // over every rank
   static double min(double v);
   static void barrier();
+  // Every rank's peak resident memory so far, in MiB, in rank order (collective).
+  static std::vector<double> peak_resident_mb();
   // Every rank's `line`, in rank order, on rank 0 (empty elsewhere).
   static std::vector<std::string> gather(const std::string& line);
 

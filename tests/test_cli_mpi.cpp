@@ -518,6 +518,47 @@ TEST(Mpi, ExchangesPastIntCountsGoInRounds) {
   EXPECT_EQ(split_lines(slurp(whole)).size(), 3002u);
 }
 
+// Split by key ranges with tree diagnostics, each rank makes only its block of a generator's bodies
+// (the centre of mass from every rank's sums) and the run around the rung holds nothing of the
+// others': the run from the same bodies read whole from a file (each rank cutting its block from
+// them) saves the same bytes and measures the same energies on 2 and 3 ranks; and a rank's peak
+// memory on 4 ranks is well below one process's at 2^20 bodies (one process holds the state, v_0,
+// the stagger's pass and the diagnostics tree of all N; a rank, its quarter and what it received).
+TEST(Mpi, TreeRanksHoldOnlyTheirShareOfTheRun) {
+  REQUIRE_MPI();
+  const fs::path ic = scratch() / "ic.csv";
+  ASSERT_EQ(nbody("run -p cpu64 -n 3001 --steps 0 --save '" + ic.string() + "'").code, 0);  // x_0, v_0 in float64
+  for (int ranks : {2, 3}) {
+    std::string saved[2];
+    nlohmann::json energy[2];
+    int k = 0;
+    for (const std::string& from : {std::string("-n 3001"), "--ic '" + ic.string() + "'"}) {
+      const fs::path save = scratch() / ("s" + std::to_string(k) + ".csv"), json = scratch() / "r.json";
+      const Result r = nbody("run -p cpu:tree " + from + " --steps 3 --diagnostics tree --save '" + save.string() +
+                                 "' --json '" + json.string() + "'",
+                             mpirun(ranks));
+      ASSERT_EQ(r.code, 0) << r.err;
+      saved[k] = slurp(save);
+      energy[k++] = nlohmann::json::parse(slurp(json))["energy"];
+    }
+    EXPECT_EQ(first_difference(saved[0], saved[1]), "") << ranks << " ranks: made per rank, and read whole";
+    EXPECT_EQ(energy[0], energy[1]) << ranks << " ranks";
+  }
+  const std::string big = "run -p cpu:tree -n 1048576 --steps 1 --diagnostics tree --no-energy --json ";
+  const auto peaks = [&](const std::string& prefix) {
+    const fs::path json = scratch() / "peak.json";
+    const Result r = nbody(big + "'" + json.string() + "'", prefix);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("memory: "), std::string::npos) << r.out;
+    return nlohmann::json::parse(slurp(json))["peak_resident_mib"].get<std::vector<double>>();
+  };
+  const std::vector<double> one = peaks(""), four = peaks(mpirun(4));
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(four.size(), 4u);
+  for (std::size_t r = 0; r < four.size(); ++r)
+    EXPECT_LT(four[r], 0.75 * one[0]) << "rank " << r << " of 4: " << four[r] << " MiB; one process " << one[0] << " MiB";
+}
+
 // Fewer bodies than ranks: a rank holds none, and every command still ends (bench and ladder
 // gather the interactions of every rank); run reports the share of the work each range is cut for.
 TEST(Mpi, TreeWithARankWithoutBodies) {

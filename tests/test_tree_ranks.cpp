@@ -12,6 +12,7 @@
 #include <set>
 
 #include "catalogue.hpp"
+#include "diagnostics.hpp"
 #include "fp64_engine.hpp"
 #include "helpers.hpp"
 #include "initial_conditions.hpp"
@@ -33,6 +34,47 @@ std::vector<kr::Body> travellers(const Bodies& b, std::size_t begin, std::size_t
     out.push_back({i, static_cast<float>(b.pos[i].x), static_cast<float>(b.pos[i].y), static_cast<float>(b.pos[i].z),
                    static_cast<float>(b.pos[i].w), 0, 0, 0, 1});
   return out;
+}
+
+// ---- the check's float64 side, each rank holding its block --------------------------------------
+
+// The float64 rows of sampled bodies against every body where each of 1, 2, 3 and 5 ranks holds only
+// its block (sampled_reference_split: each rank's terms, the ranks' sums added): float64's rows
+// over all the bodies in one process within rounding, on every rank alike, the sampled masses too;
+// blocks of one or two bodies among them (7 bodies on 5 ranks).
+TEST(KeyRanges, TheChecksRowsSplitByBlocksAreAllThePairs) {
+  for (const std::size_t n : {std::size_t{7}, std::size_t{5001}}) {
+    const Bodies b = plummer(n, test::test_seed());
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 1; i < n; i += n > 100 ? 37 : 2) idx.push_back(i);
+    const auto engine = make_cpu64_engine();
+    std::vector<Vec3> acc;
+    std::vector<double> phi;
+    engine->evaluate_sample(b.pos, kParams.eps2(), idx, &acc, &phi);
+    for (int ranks : {1, 2, 3, 5}) {
+      std::vector<std::vector<Vec3>> accs(static_cast<std::size_t>(ranks));
+      std::vector<std::vector<double>> phis(static_cast<std::size_t>(ranks)), masses(static_cast<std::size_t>(ranks));
+      test_ranks::run(ranks, [&](Exchange& ex) {
+        const std::size_t first = block_begin(n, ranks, ex.rank()), end = block_begin(n, ranks, ex.rank() + 1);
+        const std::vector<Vec4> mine(b.pos.begin() + static_cast<std::ptrdiff_t>(first), b.pos.begin() + static_cast<std::ptrdiff_t>(end));
+        const auto local = make_cpu64_engine();
+        const auto r = static_cast<std::size_t>(ex.rank());
+        sampled_reference_split(ex, mine, first, idx, kParams.eps2(), *local, accs[r], phis[r], masses[r]);
+      });
+      for (int r = 0; r < ranks; ++r) {
+        const auto k = static_cast<std::size_t>(r);
+        EXPECT_EQ(phis[k], phis[0]) << "rank " << r << " of " << ranks;
+        ASSERT_EQ(accs[k].size(), idx.size());
+      }
+      for (std::size_t s = 0; s < idx.size(); ++s) {
+        const double scale = 1e-12 * (norm(acc[s]) + 1);
+        EXPECT_NEAR(accs[0][s].x, acc[s].x, scale) << "body " << idx[s] << ", " << ranks << " ranks, n " << n;
+        EXPECT_NEAR(accs[0][s].z, acc[s].z, scale) << "body " << idx[s] << ", " << ranks << " ranks, n " << n;
+        EXPECT_NEAR(phis[0][s], phi[s], 1e-12 * std::abs(phi[s])) << "body " << idx[s] << ", " << ranks << " ranks";
+        EXPECT_EQ(masses[0][s], b.pos[idx[s]].w) << "body " << idx[s];
+      }
+    }
+  }
 }
 
 // ---- the ranges and the migration ---------------------------------------------------------------
