@@ -233,17 +233,15 @@ Bodies generated_part(std::string_view name, std::size_t n, std::uint64_t seed, 
                       const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block) {
   if (!is_generator(name)) throw std::logic_error("not a generator: " + std::string(name));
   if (begin > end || end > n) throw std::logic_error("generated_part: a part outside the bodies");
-  // Made: the blocks that [begin, end) touches, whole, for the sums of those whose first body is ours.
-  const std::size_t k0 = (begin + kMassBlock - 1) / kMassBlock, k1 = (end + kMassBlock - 1) / kMassBlock;
-  const std::size_t lo = begin == end ? begin : begin / kMassBlock * kMassBlock,
-                    hi = begin == end ? end : std::min(n, k1 * kMassBlock);
-  Bodies made = sized(hi - lo);
-  const Part t{made, lo, hi};
+  // Ours are the blocks whose first body lies in [begin, end): made are [begin, end) and the rest of
+  // the last of those blocks (fewer than kMassBlock more), cut off once summed.
+  const std::size_t k0 = (begin + kMassBlock - 1) / kMassBlock, k1 = std::max(k0, (end + kMassBlock - 1) / kMassBlock);
+  const std::size_t hi = std::max(end, std::min(n, k1 * kMassBlock));
+  Bodies b = sized(hi - begin);
+  const Part t{b, begin, hi};
   const bool centre = generate_part(name, t, n, seed);
-  const std::vector<MassSums> every = every_block(centre ? block_sums(t, n, k0, std::max(k0, k1)) : std::vector<MassSums>{});
-  Bodies b;
-  b.pos.assign(made.pos.begin() + static_cast<std::ptrdiff_t>(begin - lo), made.pos.begin() + static_cast<std::ptrdiff_t>(end - lo));
-  b.vel.assign(made.vel.begin() + static_cast<std::ptrdiff_t>(begin - lo), made.vel.begin() + static_cast<std::ptrdiff_t>(end - lo));
+  const std::vector<MassSums> every = every_block(centre ? block_sums(t, n, k0, k1) : std::vector<MassSums>{});
+  b.resize(end - begin);
   if (centre) shift_to_centre(b, every);
   return b;
 }

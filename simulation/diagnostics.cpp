@@ -118,11 +118,11 @@ EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evalu
   return c;
 }
 
-void sampled_reference_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first,
+void sampled_reference_split(Exchange& ex, std::vector<Vec4>& mine, std::size_t first,
                              const std::vector<std::size_t>& idx, double eps2, Fp64Engine& local, std::vector<Vec3>& acc,
                              std::vector<double>& phi, std::vector<double>& mass) {
   namespace kr = key_ranges;
-  const std::size_t m = idx.size(), end = first + mine.size();
+  const std::size_t m = idx.size(), count = mine.size(), end = first + count;
   const auto held_here = [&](std::size_t i) { return i >= first && i < end; };
   struct Held {
     std::uint64_t k;
@@ -131,28 +131,36 @@ void sampled_reference_split(Exchange& ex, const std::vector<Vec4>& mine, std::s
   std::vector<Held> held;
   for (std::size_t k = 0; k < m; ++k)
     if (held_here(idx[k])) held.push_back({k, mine[idx[k] - first]});
-  // The sampled bodies first, massless where another rank holds them (that rank counts them), then
-  // this rank's others: row k meets every body once over the ranks, itself (j = k) never.
-  std::vector<Vec4> front(m);
+  std::vector<Vec4> sampled(m);
   mass.assign(m, 0.0);
-  for (const Held& h : kr::records_of<Held>(ex.allgatherv(kr::bytes_of(held)))) front[h.k] = h.p, mass[h.k] = h.p.w;
+  for (const Held& h : kr::records_of<Held>(ex.allgatherv(kr::bytes_of(held)))) sampled[h.k] = h.p, mass[h.k] = h.p.w;
+  // The rows: this rank's sampled bodies where they lie, then the others' appended massless (their
+  // ranks count them), so that each row meets every body this rank holds once and itself never.
+  std::vector<std::size_t> rows, order;  // order[t]: the sampled body of row t
   for (std::size_t k = 0; k < m; ++k)
-    if (!held_here(idx[k])) front[k].w = 0;
-  front.reserve(m + mine.size());
-  for (std::size_t i = 0; i < mine.size(); ++i)
-    if (!std::binary_search(idx.begin(), idx.end(), first + i)) front.push_back(mine[i]);
+    if (held_here(idx[k])) rows.push_back(idx[k] - first), order.push_back(k);
+  struct Restore {  // `mine` as it was, however this ends
+    std::vector<Vec4>& v;
+    std::size_t n;
+    ~Restore() { v.resize(n); }
+  } restore{mine, count};
+  for (std::size_t k = 0; k < m; ++k)
+    if (!held_here(idx[k])) {
+      rows.push_back(mine.size()), order.push_back(k);
+      mine.push_back({sampled[k].x, sampled[k].y, sampled[k].z, 0.0});
+    }
   std::vector<Vec3> a;
   std::vector<double> p;
-  local.evaluate_rows(front, eps2, 0, m, &a, &p);
+  local.evaluate_sample(mine, eps2, rows, &a, &p);
   struct Row {
     Vec3 a;
     double phi;
   };
-  std::vector<Row> rows(m);
-  for (std::size_t k = 0; k < m; ++k) rows[k] = {a[k], p[k]};
+  std::vector<Row> by_k(m);
+  for (std::size_t t = 0; t < m; ++t) by_k[order[t]] = {a[t], p[t]};
   acc.assign(m, Vec3{});
   phi.assign(m, 0.0);
-  const std::vector<Row> every = kr::records_of<Row>(ex.allgatherv(kr::bytes_of(rows)));  // in rank order
+  const std::vector<Row> every = kr::records_of<Row>(ex.allgatherv(kr::bytes_of(by_k)));  // in rank order
   for (std::size_t r = 0; r + m <= every.size(); r += m)
     for (std::size_t k = 0; k < m; ++k) {
       const Row& row = every[r + k];
@@ -161,7 +169,7 @@ void sampled_reference_split(Exchange& ex, const std::vector<Vec4>& mine, std::s
     }
 }
 
-EngineCheck check_sampled_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n,
+EngineCheck check_sampled_split(Exchange& ex, std::vector<Vec4>& mine, std::size_t first, std::size_t n,
                                 double eps2, const Evaluation& at, Fp64Engine& exact, std::size_t sample) {
   const std::vector<std::size_t> idx = sampled_bodies(n, sample);
   std::vector<Vec3> ref_acc;
@@ -190,7 +198,7 @@ void RunDiagnostics::make_check(const std::vector<Vec4>& pos, double eps2, const
   check->of = of;
 }
 
-void RunDiagnostics::make_check(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n,
+void RunDiagnostics::make_check(Exchange& ex, std::vector<Vec4>& mine, std::size_t first, std::size_t n,
                                 double eps2, const Evaluation& at, const std::string& of) {
   if (!tree()) return;
   check = check_sampled_split(ex, mine, first, n, eps2, at, *exact);

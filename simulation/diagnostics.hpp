@@ -79,14 +79,15 @@ EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evalu
                           std::size_t sample = kDiagnosticsSample);
 // Split by key ranges with each rank holding only its block of the n bodies (`mine`: bodies
 // [first, first + mine.size())), collective: the float64 rows of the sampled bodies `idx` against
-// every body, each rank summing the terms of the bodies it holds on `local` (Fp64Engine::local),
+// every body, each rank summing the terms of the bodies it holds on `local` (Fp64Engine::local's
+// evaluate_sample, the other ranks' sampled bodies appended to `mine` for it and taken off after),
 // the ranks' sums added in rank order (float64's rounding apart, sampled_reference's), and the
 // sampled bodies' masses.
-void sampled_reference_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first,
+void sampled_reference_split(Exchange& ex, std::vector<Vec4>& mine, std::size_t first,
                              const std::vector<std::size_t>& idx, double eps2, Fp64Engine& local, std::vector<Vec3>& acc,
                              std::vector<double>& phi, std::vector<double>& mass);
 // check_sampled() with the float64 side from sampled_reference_split().
-EngineCheck check_sampled_split(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n,
+EngineCheck check_sampled_split(Exchange& ex, std::vector<Vec4>& mine, std::size_t first, std::size_t n,
                                 double eps2, const Evaluation& at, Fp64Engine& exact,
                                 std::size_t sample = kDiagnosticsSample);
 
@@ -108,7 +109,7 @@ struct RunDiagnostics {
   // The same from the values `at` the sampled bodies of a pass that is not the engine's, named by `of`.
   void make_check(const std::vector<Vec4>& pos, double eps2, const Evaluation& at, const std::string& of);
   // The same where this rank holds only its block of the n bodies (check_sampled_split()).
-  void make_check(Exchange& ex, const std::vector<Vec4>& mine, std::size_t first, std::size_t n, double eps2,
+  void make_check(Exchange& ex, std::vector<Vec4>& mine, std::size_t first, std::size_t n, double eps2,
                   const Evaluation& at, const std::string& of);
   // The relative drift two tree energies can show with no change of the true energy: each W off by
   // up to the check's bound (its errors need not cancel as they did in the sample), relative to

@@ -153,13 +153,15 @@ void Run::make() {
 void Run::estimate(long long output_passes) {
   const long long steps = spec_.cfg.steps;
   const bool tree = diag_->tree();
-  const bool on_rung = passes_on_rung();  // the stagger and E_0 (or a resumed run's check) a step's pass
+  // Split by key ranges with tree diagnostics, the stagger (a resumed run's check) and every energy
+  // are passes of the rung, about a step each; the engine makes only the outputs' synchronised passes.
+  const bool on_rung = passes_on_rung();
+  const long long energies = with_energy() ? 1 + (spec_.energy_every > 0 ? steps / spec_.energy_every : 0) : 0;
   const long long passes = (on_rung || (resumed_ && !tree) ? 0 : 1) +  // the stagger (resumed with a tree: the check's pass)
-                           (with_energy() ? 1 + (spec_.energy_every > 0 ? steps / spec_.energy_every : 0) : 0) +
-                           output_passes;
+                           (on_rung ? 0 : energies) + output_passes;
   // (a file ic without n has its count in cfg.n: resolve_body_count)
-  std::vector<Work> work{engine_work(engine(), static_cast<double>(passes), params(), spec_.cfg.n),
-                         step_work(*p_, static_cast<double>(steps + (on_rung ? 1 : 0)), params(), spec_.cfg.n)};
+  std::vector<Work> work{step_work(*p_, static_cast<double>(steps + (on_rung ? 1 + energies : 0)), params(), spec_.cfg.n)};
+  if (passes > 0) work.push_back(engine_work(engine(), static_cast<double>(passes), params(), spec_.cfg.n));
   if (tree) {  // the check: the sampled bodies' rows of one float64 all-pairs pass
     const double rows = static_cast<double>(std::min<long long>(spec_.cfg.n, static_cast<long long>(kDiagnosticsSample)));
     work.push_back(engine_work(*diag_->exact, rows / static_cast<double>(spec_.cfg.n), params(), spec_.cfg.n,

@@ -56,10 +56,14 @@ TEST(KeyRanges, TheChecksRowsSplitByBlocksAreAllThePairs) {
       std::vector<std::vector<double>> phis(static_cast<std::size_t>(ranks)), masses(static_cast<std::size_t>(ranks));
       test_ranks::run(ranks, [&](Exchange& ex) {
         const std::size_t first = block_begin(n, ranks, ex.rank()), end = block_begin(n, ranks, ex.rank() + 1);
-        const std::vector<Vec4> mine(b.pos.begin() + static_cast<std::ptrdiff_t>(first), b.pos.begin() + static_cast<std::ptrdiff_t>(end));
+        std::vector<Vec4> mine(b.pos.begin() + static_cast<std::ptrdiff_t>(first), b.pos.begin() + static_cast<std::ptrdiff_t>(end));
+        const std::vector<Vec4> before = mine;
         const auto local = make_cpu64_engine();
         const auto r = static_cast<std::size_t>(ex.rank());
         sampled_reference_split(ex, mine, first, idx, kParams.eps2(), *local, accs[r], phis[r], masses[r]);
+        EXPECT_TRUE(mine.size() == before.size() &&
+                    (mine.empty() || std::memcmp(mine.data(), before.data(), mine.size() * sizeof(Vec4)) == 0))
+            << "rank " << ex.rank() << ": its bodies as they were";
       });
       for (int r = 0; r < ranks; ++r) {
         const auto k = static_cast<std::size_t>(r);
