@@ -112,7 +112,10 @@ int run_fig9(CompareArgs& a) {
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     a.cfg.n = sizes[k];
     Comparison c = comparison(a, compared_steps(a.cfg.steps, 1, 0));
-    c.on_made = [&] { echo_config(a, *engine); };
+    c.on_made = [&] {
+      end_progress_line();  // (the estimate's bar, when it took over a second)
+      echo_config(a, *engine);
+    };
     c.sizes = sizes;
     c.estimated = k > 0;  // the first size's estimate covered them all
     const CompareResult r = compare(c, *engine, terminal);
@@ -223,6 +226,7 @@ int run_dt_sweep(CompareArgs& a) {
   place_on_device(a.cfg.pipeline);
   auto engine = make_engine(a.cfg.pipeline);
   s.on_made = [&] {
+    end_progress_line();  // (the estimate's bar, when it took over a second)
     std::printf("dt-sweep: n=%lld T=%g (dt = %g down to %g) eps=%g ic=%s seed=%llu; the truth: %s at dt/%d of the "
                 "smallest; fp64 engine=%s\n", a.cfg.n, s.time, s.dts.front(), s.dts.back(), a.cfg.softening,
                 a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), s.truth_factor,
@@ -277,7 +281,10 @@ int run_compare_once(CompareArgs& a) {
   auto engine = make_engine(a.cfg.pipeline);
   Terminal terminal;
   Comparison c = comparison(a, compared_steps(a.cfg.steps, a.every, threshold.step, a.energy_every));
-  c.on_made = [&] { echo_config(a, *engine); };
+  c.on_made = [&] {
+    end_progress_line();  // (the estimate's bar, when it took over a second)
+    echo_config(a, *engine);
+  };
   const CompareResult r = compare(c, *engine, terminal);
   print_summary(r, a.reference, a.cfg.dt);
 

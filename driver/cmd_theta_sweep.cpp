@@ -94,7 +94,7 @@ ThetaSweep sweep_of(const CompareArgs& a) {
   s.cfg.pipeline.multipole = defaults::multipole;  // each tree point sets its own; the all-pairs rungs take none
   if (a.given("--thetas")) s.thetas = parse_thetas(a.thetas);
   check_theta_sweep_rungs(s.names);
-  check_pipeline_options(a.given("--pipelines") ? s.names : std::vector<std::string>{}, a.cfg.pipeline);
+  check_pipeline_options(s.names, a.cfg.pipeline);  // the default set too: an option none of them takes is refused
   check_softening(s.names, a.cfg.softening);
   return s;
 }
@@ -145,6 +145,7 @@ int run_theta_sweep(CompareArgs& a) {
   std::snprintf(sampled, sizeof sampled, "%zu bodies (one in %.3g)", sample.size(),
                 static_cast<double>(a.cfg.n) / static_cast<double>(sample.size()));
   s.on_made = [&] {
+    end_progress_line();  // (the sweep's bar, when its estimate took over a second)
     const std::string leaf_sizes = theta_sweep_leaf_sizes_text(s);
     std::string fars;
     for (const std::string& f : s.multipoles) fars += (fars.empty() ? "" : ", ") + f;

@@ -47,7 +47,11 @@ template <typename T>
 CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::string& help = "") {
   const OptionRow& row = option_row(key);
   field = row_default<T>(row);
-  const std::string text = help.empty() ? std::string(row.help) : help;
+  // A number's range after the table's help (a caller's own help says its own).
+  const bool number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+  const std::string text = !help.empty()                        ? help
+                           : number && !row.range.empty()      ? std::string(row.help) + " (" + std::string(row.range) + ")"
+                                                                : std::string(row.help);
   note_registered(app, key);
   if constexpr (std::is_same_v<T, bool>) return app.add_flag(cli_names(row), field, text);
   // Given twice, an option is refused: the last one quietly winning would run what was not meant.

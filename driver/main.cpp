@@ -108,8 +108,10 @@ int run_command(int argc, char** argv) {
       if (seen) dashes.emplace_back(argv[i]);
       seen = seen || std::strcmp(argv[i], "--") == 0;
     }
-    if (argc == 1)  // `nbody` alone: the usage
-      return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) + "\n\n" + app.help());
+    if (argc == 1)  // `nbody` alone: what to type next
+      return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) +
+                                "\nUsage: nbody COMMAND [OPTIONS] (`nbody --help`: what each command does; `nbody "
+                                "COMMAND --help`: what it takes)\n");
     if (app.get_subcommands().empty() && argv[1][0] != '-')
       return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
                             "ladder or view (see --help)\n");

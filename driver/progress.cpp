@@ -45,7 +45,16 @@ Progress::~Progress() {
   if (heartbeat_.joinable()) heartbeat_.join();
   const std::lock_guard<std::mutex> lock(g_tasks);
   if (g_innermost == this) g_innermost = outer_;
-  if (shown_ && tty_) std::fputc('\n', stderr);
+  if (open_) std::fputc('\n', stderr);
+}
+
+void end_progress_line() {
+  const std::lock_guard<std::mutex> lock(g_tasks);
+  if (g_innermost && g_innermost->open_) {
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    g_innermost->open_ = false;
+  }
 }
 
 void Progress::update(long long done) {
@@ -96,6 +105,7 @@ void Progress::show(std::chrono::steady_clock::time_point now) {
   if (label.size() + need > room) label = room > need + 4 ? label.substr(0, room - need - 4) + "..." : "";
   std::fprintf(stderr, "\r%s: %s\x1b[K", label.c_str(), tail);
   std::fflush(stderr);
+  open_ = true;
 }
 
 std::unique_ptr<Task> Terminal::begin(const std::string& label, long long total) {
@@ -103,7 +113,9 @@ std::unique_ptr<Task> Terminal::begin(const std::string& label, long long total)
 }
 
 void Terminal::warn(const std::string& text) {
-  if (World::writer()) std::fprintf(stderr, "warning: %s\n", text.c_str());
+  if (!World::writer()) return;
+  end_progress_line();
+  std::fprintf(stderr, "warning: %s\n", text.c_str());
 }
 
 int Terminal::interrupted() { return pending_interrupt(); }

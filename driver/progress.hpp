@@ -36,10 +36,17 @@ class Progress final : public Task {
   int width_ = 0;    // a terminal's columns (0: not a terminal, or unknown)
   Progress* outer_;  // the task open when this one began: a terminal shows the innermost's bar
   bool shown_ = false, stop_ = false;
+  bool open_ = false;  // a terminal's bar drawn and its line not yet ended (guarded by the tasks' lock)
+  friend void end_progress_line();
   std::mutex m_;
   std::condition_variable wake_;
   std::thread heartbeat_;
 };
+
+// A line of output is coming (a header on stdout, a warning): a progress bar drawn on the terminal
+// is ended with a newline first, so that the line does not land on it; its next update draws it
+// again below.
+void end_progress_line();
 
 // The command line's reporter: progress as above (rank 0 only), warnings as "warning: ..." lines on
 // stderr, and the signals that defer_interrupts() (interrupts.hpp) held back.

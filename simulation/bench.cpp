@@ -206,7 +206,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   BenchRow row;
   row.pipeline = name, row.n = n, row.steps = a.cfg.steps;
   // In steps: the set-up and validation as one, the warm-up's one, then each timed repetition's.
-  const auto task = report.begin("bench " + name + " at N = " + std::to_string(n) + " (steps: set-up, warm-up, " +
+  const auto task = report.begin("timing " + name + " at N = " + std::to_string(n) + " (steps: set-up, warm-up, " +
                                      std::to_string(a.reps) + " x " + std::to_string(a.cfg.steps) + " timed)",
                                  2 + a.reps * a.cfg.steps);
   const Params params = a.cfg.params();

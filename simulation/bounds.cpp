@@ -44,8 +44,10 @@ Bound fill_bound(Pipeline& p, long long n) {
   Bound b;
   b.kind = "fill";
   b.interactions_per_s = static_cast<double>(n) * static_cast<double>(n) / bound_s;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%lld texels/step at %.3e RGBA32F texels/s (%lld draw%s of %dx%d) = %.4g ms",
+  char buf[240];
+  std::snprintf(buf, sizeof buf,
+                "%lld texels/step at %.3e RGBA32F texels/s (the fill rate measured with %lld draw%s of %dx%d, not "
+                "the step's) = %.4g ms",
                 texels, f.texels_per_s, f.draws, f.draws == 1 ? "" : "s", f.side, f.side, bound_s * 1e3);
   b.detail = buf;
   return b;

@@ -57,22 +57,31 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
   std::unique_ptr<Pipeline> truth = make_named(s.reference, s.cfg.pipeline);
   r.rungs = made.names;
   for (const auto& [name, why] : made.skipped) r.skipped[name] = why;
-  {  // the estimate: the truth's steps and every rung's at every dt
-    std::vector<Work> work{step_work(*truth, static_cast<double>(truth_steps), s.cfg.params(), s.cfg.n),
-                           engine_work(engine, static_cast<double>(s.dts.size() + 1), s.cfg.params(), s.cfg.n, "set-up")};
-    double steps = 0;
-    for (double dt : s.dts) steps += static_cast<double>(steps_to(s.time, dt));
-    for (const auto& p : made.pipelines) work.push_back(step_work(*p, steps, s.cfg.params(), s.cfg.n));
-    check_estimate(work, s.cfg.force);
-  }
+  // The estimate: the truth's steps and every rung's at every dt; its rates weigh the progress.
+  double sweep_steps = 0;
+  for (double dt : s.dts) sweep_steps += static_cast<double>(steps_to(s.time, dt));
+  std::vector<Work> work{step_work(*truth, static_cast<double>(truth_steps), s.cfg.params(), s.cfg.n),
+                         engine_work(engine, static_cast<double>(s.dts.size() + 1), s.cfg.params(), s.cfg.n, "set-up")};
+  for (const auto& p : made.pipelines) work.push_back(step_work(*p, sweep_steps, s.cfg.params(), s.cfg.n));
+  const std::vector<double> rates = check_estimate(work, s.cfg.force);
   if (s.on_made) s.on_made();
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
-  // Many short runs, each too short for its own progress: the sweep's, in steps (a halved dt's run
-  // takes twice the steps), each run's counted as it ends.
-  long long total = truth_steps;
-  for (double dt : s.dts) total += steps_to(s.time, dt) * static_cast<long long>(made.pipelines.size());
-  const std::unique_ptr<Task> sweep = report.begin("dt-sweep (steps of every run)", total);
-  long long done = truth_steps;
+  // Many short runs, each too short for its own progress: the sweep's, each run counted as it ends,
+  // in the microseconds its steps take at the rate the estimate measured (a halved dt's run takes
+  // twice the steps; gl:forcequad's step costs many of cpu32's), or in steps where nothing was measured.
+  const bool timed = std::all_of(rates.begin(), rates.end(), [](double r) { return r > 0; }) && !rates.empty();
+  const auto units = [&](std::size_t item, double steps, double steps_in_item) {  // item: work's index
+    if (!timed) return static_cast<long long>(steps);
+    return std::max(1LL, std::llround(work[item].interactions * (steps / steps_in_item) / rates[item] * 1e6));
+  };
+  long long total = units(0, static_cast<double>(truth_steps), static_cast<double>(truth_steps));
+  for (double dt : s.dts)
+    for (std::size_t k = 0; k < made.pipelines.size(); ++k)
+      total += units(2 + k, static_cast<double>(steps_to(s.time, dt)), sweep_steps);
+  const std::unique_ptr<Task> sweep = report.begin(timed ? "dt-sweep (the runs, weighed by their measured step times)"
+                                                         : "dt-sweep (steps of every run)",
+                                                   total);
+  long long done = units(0, static_cast<double>(truth_steps), static_cast<double>(truth_steps));
   const std::vector<Vec4> x_true = positions_at(*truth, s.cfg, r.truth_dt, truth_steps, engine, report);
   sweep->update(done);
   const auto ref = std::find(made.names.begin(), made.names.end(), s.reference);
@@ -81,7 +90,7 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
     for (std::size_t k = 0; k < made.pipelines.size(); ++k) {
       x[k] = positions_at(*made.pipelines[k], s.cfg, dt, steps_to(s.time, dt), engine, report);
       r.distance[made.names[k]].push_back(position_distance(x[k], x_true).max);
-      sweep->update(done += steps_to(s.time, dt));
+      sweep->update(done += units(2 + k, static_cast<double>(steps_to(s.time, dt)), sweep_steps));
     }
     if (ref == made.names.end()) continue;
     const std::vector<Vec4>& x_ref = x[static_cast<std::size_t>(ref - made.names.begin())];

@@ -105,13 +105,16 @@ Work step_work(Pipeline& p, double steps, const Params& params, long long n) {
           work_unit(tree)};
 }
 
-void check_estimate(const std::vector<Work>& work, bool force) {
+std::vector<double> check_estimate(const std::vector<Work>& work, bool force) {
   std::vector<CostItem> items;
   for (const Work& w : work) items.push_back({w.what, w.interactions, 0, w.unit});
-  if (total_interactions(items) <= kTrivialInteractions) return;
+  if (total_interactions(items) <= kTrivialInteractions) return {};
   const double share = kCostLimitSeconds / (kMargin * static_cast<double>(work.size()));
   for (std::size_t k = 0; k < work.size(); ++k) items[k].per_s = work[k].rate(work[k].interactions / share);
   check_cost(items, force);
+  std::vector<double> rates;
+  for (const CostItem& i : items) rates.push_back(i.per_s);
+  return rates;
 }
 
 double total_interactions(const std::vector<CostItem>& items) {

@@ -51,7 +51,8 @@ Work step_work(Pipeline& p, double steps, const Params& params, long long n);
 // The estimate before any work: below kTrivialInteractions in all, nothing is measured; above it,
 // each part's rate is measured (no further than it takes to show the part fits with a 10x margin)
 // and check_cost() decides.
-void check_estimate(const std::vector<Work>& work, bool force);
+// Returns each item's measured rate, in order (empty where the work is too small to measure).
+std::vector<double> check_estimate(const std::vector<Work>& work, bool force);
 
 double total_interactions(const std::vector<CostItem>& items);
 // Throws InputError naming the estimate, its parts and --force when the items (each with a

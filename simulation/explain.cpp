@@ -94,11 +94,14 @@ void write_verdict(Explanation& out, double dt) {
                     times(rounding, truncation).c_str(), truncation, out.steps, dt);
     out.limit = rounding < truncation ? "time step" : "float32";
   } else if (tree->theta_part >= rounding && tree->theta_part >= truncation) {
+    // The all-pairs rungs have no opening angle: what limits them is said too.
+    const std::string without = rounding < truncation ? "the time step, not float32" : "float32, not the time step";
     std::snprintf(buf, sizeof buf, "%s's opening angle (%.2g: its distance to cpu64 beyond float rounding) is %s "
                   "float32 rounding (%.2g) and %s the time-step error (%.2g) at step %lld: at theta = %g the opening "
-                  "angle, not float32 or the time step, limits accuracy", tree->rung.c_str(), tree->theta_part,
+                  "angle, not float32 or the time step, limits %s's accuracy; without a tree (cpu32) %s limits it "
+                  "at dt = %g", tree->rung.c_str(), tree->theta_part,
                   times(tree->theta_part, rounding).c_str(), rounding, times(tree->theta_part, truncation).c_str(),
-                  truncation, out.steps, tree->theta);
+                  truncation, out.steps, tree->theta, tree->rung.c_str(), without.c_str(), dt);
     out.limit = "theta";
   } else if (truncation >= rounding) {
     std::snprintf(buf, sizeof buf, "float32 rounding (%.2g) and %s's opening angle (%.2g at theta = %g) are %s and "

@@ -107,6 +107,7 @@ void Run::pass_on_rung(Reporter& report) {
       check_energy(pass->energy, masses(), "the initial state", 0);
       warn_if_unbound(spec_.cfg, n(), pass->energy, report);
       e0_ = pass->energy;
+      own_.emplace(step_, pass->energy);  // E_0 for energy_at() at step 0 (a snapshot's) too
       samples_ = nlohmann::json::array();
       add_sample(0, pass->energy);
     }

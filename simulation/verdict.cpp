@@ -38,11 +38,22 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
   std::string closest_name;
   const std::vector<Fig9Row> rows = fig9_rows(r, reference);
   for (const Fig9Row& row : rows) {
-    const std::string name = other(row.pair, reference) + " " + sci(row.max_run);
-    (fig9_judgement(row) == Fig9Judgement::Goal        ? goal
-     : fig9_judgement(row) == Fig9Judgement::Paper     ? paper
-     : fig9_judgement(row) == Fig9Judgement::Rounding  ? rounding
-                                                       : beyond)
+    const Fig9Judgement j = fig9_judgement(row);
+    // Within the paper's bound but not the goal: the part of the goal it misses, by how much (its
+    // largest distance over the run can be below the step-100 part and still miss step 15's).
+    std::string missed;
+    if (j == Fig9Judgement::Paper) {
+      if (row.max15 >= kFig9Goal[0].distance)
+        missed += sci(row.max15) + " up to step 15 (the goal: < " + sci(kFig9Goal[0].distance) + ")";
+      if (row.max100 >= kFig9Goal[1].distance)
+        missed += (missed.empty() ? "" : ", ") + sci(row.max100) + " up to step 100 (the goal: < " +
+                  sci(kFig9Goal[1].distance) + ")";
+    }
+    const std::string name = other(row.pair, reference) + " " + (missed.empty() ? sci(row.max_run) : missed);
+    (j == Fig9Judgement::Goal        ? goal
+     : j == Fig9Judgement::Paper     ? paper
+     : j == Fig9Judgement::Rounding  ? rounding
+                                     : beyond)
         .push_back(name);
     extent = std::max(extent, row.extent);
     if (row.max_run < closest) closest = row.max_run, closest_name = other(row.pair, reference);

@@ -167,6 +167,9 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
   EXPECT_EQ(alone.code, 2);
   EXPECT_TRUE(alone.err.starts_with("nbody: a command is required: info, run, compare, bench, ladder or view\n"))
       << alone.err;
+  // Two lines, the second where to look: not the whole --help on stderr.
+  EXPECT_EQ(std::count(alone.err.begin(), alone.err.end(), '\n'), 2) << alone.err;
+  EXPECT_NE(alone.err.find("`nbody --help`"), std::string::npos) << alone.err;
   const std::string run = nbody("run --help").out, compare = nbody("compare --help").out;
   for (const char* shown : {"--json FILE", "--save FILE", "--resume FILE", "--out DIR", "-p,--pipeline NAME=gl"})
     EXPECT_NE(run.find(shown), std::string::npos) << shown << "\n" << run;

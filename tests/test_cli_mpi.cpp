@@ -560,7 +560,8 @@ TEST(Mpi, TreeRanksHoldOnlyTheirShareOfTheRun) {
 }
 
 // Fewer bodies than ranks: a rank holds none, and every command still ends (bench and ladder
-// gather the interactions of every rank); run reports the share of the work each range is cut for.
+// gather the interactions of every rank); run reports the share of the work each range is cut for,
+// and with tree diagnostics checks both bodies with a rank that made none.
 TEST(Mpi, TreeWithARankWithoutBodies) {
   REQUIRE_MPI();
   for (const std::string& p : rungs_where("split", "key ranges")) {
@@ -571,6 +572,10 @@ TEST(Mpi, TreeWithARankWithoutBodies) {
     const Result r = nbody("run -p " + p + " -n 2 --steps 2", mpirun(3));
     EXPECT_EQ(r.code, 0) << p << "\n" << r.err;
     EXPECT_NE(r.out.find("shares of the work: 33.3% / 33.3% / 33.3%"), std::string::npos) << r.out;
+    // With tree diagnostics a rank makes, staggers and checks only its block: one of them is empty.
+    const Result t = nbody("run -p " + p + " -n 2 --steps 2 --diagnostics tree", mpirun(3));
+    EXPECT_EQ(t.code, 0) << p << "\n" << t.err;
+    EXPECT_NE(t.out.find("on 2 sampled bodies"), std::string::npos) << t.out;
   }
 }
 
