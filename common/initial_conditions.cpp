@@ -167,15 +167,18 @@ void collision_bodies(const Part& t, std::size_t n, std::uint64_t seed) {
   }
 }
 
-// The part of generator `name`'s n bodies; whether they go to the centre-of-mass frame after.
-bool generate_part(std::string_view name, const Part& t, std::size_t n, std::uint64_t seed) {
-  if (name == "plummer") return plummer_bodies(t, 0, n, 1.0, seed), true;
-  if (name == "uniform") return uniform_bodies(t, n, seed), false;
-  if (name == "shell") return shell_bodies(t, n, seed), false;
-  if (name == "expand") return expand_bodies(t, n, seed), false;
-  if (name == "collision") return collision_bodies(t, n, seed), true;
+// The part of generator `name`'s n bodies.
+void generate_part(std::string_view name, const Part& t, std::size_t n, std::uint64_t seed) {
+  if (name == "plummer") return plummer_bodies(t, 0, n, 1.0, seed);
+  if (name == "uniform") return uniform_bodies(t, n, seed);
+  if (name == "shell") return shell_bodies(t, n, seed);
+  if (name == "expand") return expand_bodies(t, n, seed);
+  if (name == "collision") return collision_bodies(t, n, seed);
   throw std::logic_error("not a generator: " + std::string(name));
 }
+
+// Whether generator `name`'s bodies go to their centre-of-mass frame once made.
+bool centred(std::string_view name) { return name == "plummer" || name == "collision"; }
 
 // The centre of mass is found from sums over fixed blocks of kMassBlock bodies, each block summed in
 // index order and the blocks added in order: the same bits with any thread count and from any parts.
@@ -217,7 +220,8 @@ void shift_to_centre(Bodies& b, const std::vector<MassSums>& blocks) {
 
 Bodies generated(std::string_view name, std::size_t n, std::uint64_t seed) {
   Bodies b = sized(n);
-  if (generate_part(name, {b, 0, n}, n, seed)) to_centre_of_mass_frame(b);
+  generate_part(name, {b, 0, n}, n, seed);
+  if (centred(name)) to_centre_of_mass_frame(b);
   return b;
 }
 
@@ -230,16 +234,19 @@ Bodies expand(std::size_t n, std::uint64_t seed) { return generated("expand", n,
 Bodies collision(std::size_t n, std::uint64_t seed) { return generated("collision", n, seed); }
 
 Bodies generated_part(std::string_view name, std::size_t n, std::uint64_t seed, std::size_t begin, std::size_t end,
-                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block) {
+                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block,
+                      std::size_t spare) {
   if (!is_generator(name)) throw std::logic_error("not a generator: " + std::string(name));
   if (begin > end || end > n) throw std::logic_error("generated_part: a part outside the bodies");
-  // Ours are the blocks whose first body lies in [begin, end): made are [begin, end) and the rest of
-  // the last of those blocks (fewer than kMassBlock more), cut off once summed.
+  // Ours are the blocks whose first body lies in [begin, end): made are [begin, end) and, for a
+  // generator moved to its centre of mass, the rest of the last of those blocks (fewer than
+  // kMassBlock more), cut off once summed.
+  const bool centre = centred(name);
   const std::size_t k0 = (begin + kMassBlock - 1) / kMassBlock, k1 = std::max(k0, (end + kMassBlock - 1) / kMassBlock);
-  const std::size_t hi = std::max(end, std::min(n, k1 * kMassBlock));
-  Bodies b = sized(hi - begin);
+  const std::size_t hi = centre && k1 > k0 ? std::max(end, std::min(n, k1 * kMassBlock)) : end;
+  Bodies b = sized(std::max(hi, end + spare) - begin);
   const Part t{b, begin, hi};
-  const bool centre = generate_part(name, t, n, seed);
+  generate_part(name, t, n, seed);
   const std::vector<MassSums> every = every_block(centre ? block_sums(t, n, k0, k1) : std::vector<MassSums>{});
   b.resize(end - begin);
   if (centre) shift_to_centre(b, every);

@@ -52,8 +52,10 @@ using MassSums = std::array<double, 7>;
 // body: `every_block` is given the sums of the fixed blocks whose first body lies in [begin, end),
 // in order, and returns every block's in order — an all-gather where the parts of all ranks tile
 // [0, n) in rank order (in one part, the identity). Empty for a generator without that frame.
+// `spare`: room for that many more bodies left in the vectors (reserved, not made).
 Bodies generated_part(std::string_view name, std::size_t n, std::uint64_t seed, std::size_t begin, std::size_t end,
-                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block);
+                      const std::function<std::vector<MassSums>(const std::vector<MassSums>&)>& every_block,
+                      std::size_t spare = 0);
 
 // How n bodies are taken from a file that holds more (--subset).
 //  First:  bodies 0..n-1, in file order (a Tipsy file lists gas, then dark matter, then stars, so

@@ -77,8 +77,7 @@ const std::vector<OptionRow> kOptions{
      "Also measure the energy every K steps (0: at the start and the end only)", "", "K"},
     {"no_energy", "--no-energy", "", "", V{0LL}, "",
      "Measure no energy: skips the diagnostics pass at the end (E_0 costs nothing extra: it comes with the "
-     "stagger's pass, which every run makes; a tree split by key ranges under mpirun measures it by a pass of "
-     "its own)"},
+     "stagger's pass, which every run makes)"},
     {"diagnostics", "--diagnostics", "diagnostics", "", V{std::string_view(d::diagnostics)}, "auto | all-pairs | tree",
      "How the stagger, the energies and the synchronised velocities of snapshots and --save are computed: "
      "all-pairs (float64, O(N^2) a pass) | "

@@ -80,7 +80,8 @@ EngineCheck check_sampled(const std::vector<Vec4>& pos, double eps2, const Evalu
 // Split by key ranges with each rank holding only its block of the n bodies (`mine`: bodies
 // [first, first + mine.size())), collective: the float64 rows of the sampled bodies `idx` against
 // every body, each rank summing the terms of the bodies it holds on `local` (Fp64Engine::local's
-// evaluate_sample, the other ranks' sampled bodies appended to `mine` for it and taken off after),
+// evaluate_sample, the other ranks' sampled bodies appended to `mine` for it and taken off after:
+// room reserved for idx.size() more spares the block a reallocation),
 // the ranks' sums added in rank order (float64's rounding apart, sampled_reference's), and the
 // sampled bodies' masses.
 void sampled_reference_split(Exchange& ex, std::vector<Vec4>& mine, std::size_t first,

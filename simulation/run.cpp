@@ -7,6 +7,7 @@
 #include "catalogue.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
+#include "key_ranges.hpp"
 #include "leapfrog.hpp"
 #include "metrics.hpp"
 #include "options.hpp"
@@ -103,17 +104,19 @@ void Run::pass_on_rung(Reporter& report) {
     task->update(1);
     own_check_ = Evaluation{std::move(pass->acc), std::move(pass->phi)};
     if (stagger && p_->first_non_finite() >= 0) check_finite(state(), "the initial state", 0);
+    if (with_energy()) own_.emplace(step_, pass->energy);  // energy_at() at this step (a snapshot's)
     if (stagger && with_energy()) {
-      check_energy(pass->energy, masses(), "the initial state", 0);
+      check_energy(pass->energy, massive(), "the initial state", 0);
       warn_if_unbound(spec_.cfg, n(), pass->energy, report);
       e0_ = pass->energy;
-      own_.emplace(step_, pass->energy);  // E_0 for energy_at() at step 0 (a snapshot's) too
       samples_ = nlohmann::json::array();
       add_sample(0, pass->energy);
     }
   }
-  phase(stagger ? "stagger" : "diagnostics_check");
+  phase(stagger ? "stagger" : "diagnostics_pass");
   check_diagnostics(report);
+  // The block's positions served the check; its v_0 stays for a step-0 output (synchronised()).
+  std::vector<Vec4>().swap(block_.pos);
 }
 
 // A run distributed by key ranges goes on from the checkpoint's ranges where it ran on as many
@@ -178,10 +181,10 @@ void Run::stage(Reporter& report, const Bodies* given) {
   Evaluation* keep = diag_->tree() ? &pass0_ : nullptr;
   if (given) check_state_fits(*given, name(), "the bodies");
   if (passes_on_rung()) {  // this rank's block, staggered after the load (pass_on_rung())
-    OwnBlock o = own_block(spec_.cfg, given, *p_->exchange(), name());
+    OwnBlock o = own_block(spec_.cfg, given, *p_->exchange(), name(), kDiagnosticsSample);
     phases_["initial_conditions"] = o.ic_s;
     block_ = std::move(o.bodies);
-    own_first_ = o.first, own_n_ = o.n, by_block_ = true;
+    own_first_ = o.first, own_n_ = o.n, massive_ = o.massive, by_block_ = block_v0_ = true;
     species_ = std::move(o.species);
     t_phase_ = Clock::now();
     return;
@@ -201,8 +204,9 @@ void Run::stage(Reporter& report, const Bodies* given) {
 }
 
 
-// The tree engine's stagger pass (a resumed run's: a pass of its own) against float64 all pairs on a
-// sample, before the first step: the opening angle's error in the energies and velocities.
+// The tree's pass against float64 all pairs on a sample, before the first step: the opening angle's
+// error in the energies and velocities. The pass: the tree engine's stagger pass (a resumed run's: a
+// pass of its own) or, split by key ranges, the rung's own (pass_on_rung()).
 void Run::check_diagnostics(Reporter& report) {
   const bool on_rung = passes_on_rung();
   const auto task = report.begin("diagnostics check (" + (on_rung ? name() + "'s own pass" : engine().name()) +
@@ -226,9 +230,17 @@ void Run::check_diagnostics(Reporter& report) {
 
 bool Run::passes_on_rung() const { return diag_->tree() && decomposition_.kind == "key ranges"; }
 
+std::size_t Run::massive() const { return by_block_ ? massive_ : massive_bodies(bodies_); }
+
 // A pass with the rung's own bits (Fp64Engine::rung_bits) is also its next step's force pass.
 void Run::adopt(const std::vector<Vec3>& acc) {
   if (engine().rung_bits() && !acc.empty() && p_->adopt_accelerations(acc)) adopted_at_ = step_;
+}
+
+void Run::forget_v0() {
+  vel0_ = {};
+  std::vector<Vec3>().swap(block_.vel);
+  block_v0_ = false;
 }
 
 void Run::stepped(long long step) {
@@ -252,7 +264,7 @@ int Run::advance(long long last, Reporter& report, bool force, const std::functi
     Stepper& stepper;
     ~Counted() {
       if (stepper.done() != run.step_) run.stepped(stepper.done());
-      if (run.step_ > 0) run.vel0_ = {};
+      if (run.step_ > 0) run.forget_v0();
     }
   } counted{*this, stepper};
   return stepper.run(report, "run " + name(), force);
@@ -261,7 +273,7 @@ int Run::advance(long long last, Reporter& report, bool force, const std::functi
 double Run::timed_advance(int count) {
   const double ms = p_->timed_steps(count);
   stepped(step_ + count);
-  vel0_ = {};
+  forget_v0();
   return ms;
 }
 
@@ -285,7 +297,11 @@ std::shared_ptr<const Bodies> Run::kept_state() {
 const Synchronised& Run::synchronised(const std::string& label, Reporter& report) {
   if (synced_ && synced_->first == step_) return synced_->second;
   const auto t0 = Clock::now();
-  if (step_ == 0 && !resumed_ && !vel0_.empty()) {  // the initial conditions' own v_0 and E_0
+  if (step_ == 0 && !resumed_ && by_block_ && block_v0_) {  // every rank's block of v_0, in index order
+    namespace kr = key_ranges;
+    synced_.emplace(step_, Synchronised{kr::records_of<Vec3>(p_->exchange()->allgatherv(kr::bytes_of(block_.vel))),
+                                        e0_.value_or(Energy{})});
+  } else if (step_ == 0 && !resumed_ && !vel0_.empty()) {  // the initial conditions' own v_0 and E_0
     synced_.emplace(step_, Synchronised{{vel0_.begin(), vel0_.end()}, e0_.value_or(Energy{})});
   } else {
     // E_n comes with the same pass: given even under no_energy, to a caller who asks for it.
@@ -380,7 +396,7 @@ Energy Run::energy_at(const std::string& label, Reporter& report) {
   if (diag_->tree() && (step_ > 0 || resumed_)) {
     const auto t0 = Clock::now();
     if (const std::optional<Energy> e = p_->own_energy()) {  // nothing gathered or read back
-      check_energy(*e, masses(), name(), step_);  // (the masses, which the steps do not change)
+      check_energy(*e, massive(), name(), step_);  // (the masses, which the steps do not change)
       diag_s_ += run_seconds_since(t0);
       own_.emplace(step_, *e);
       return *e;

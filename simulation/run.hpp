@@ -172,11 +172,12 @@ class Run {
   Bodies bodies_;        // the state as last read back (split by key ranges: empty until then)
   // Split by key ranges with tree diagnostics (a new run): this rank's block of the initial state,
   // bodies [own_first_, own_first_ + size) of own_n_, which the rung loads; no rank holds all N.
+  // Its positions are dropped after the check, its velocities (v_0) after the first step.
   Bodies block_;
-  std::size_t own_first_ = 0, own_n_ = 0;
-  bool by_block_ = false;
-  // Bodies whose masses an energy's check reads (check_energy): this rank's block, or the state.
-  const Bodies& masses() const { return by_block_ ? block_ : bodies_; }
+  std::size_t own_first_ = 0, own_n_ = 0, massive_ = 0;  // massive_: bodies with mass, every rank's
+  bool by_block_ = false, block_v0_ = false;             // block_v0_: block_.vel holds v_0
+  std::size_t massive() const;  // the bodies with mass an energy's check counts (check_energy)
+  void forget_v0();             // after the first step: no v_0 kept
   bool stale_ = false;   // the rung's state is newer (steps were taken, or it was just loaded)
   UnfilledVector<Vec3> vel0_;  // a new run's synchronised v_0 until its first step
   std::vector<Species> species_;

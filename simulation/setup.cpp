@@ -359,7 +359,7 @@ Start initial_state(const Config& c, Fp64Engine& engine, bool energy, Reporter& 
   return s;
 }
 
-OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by) {
+OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by, std::size_t spare) {
   namespace kr = key_ranges;
   const auto t0 = std::chrono::steady_clock::now();
   OwnBlock o;
@@ -367,6 +367,7 @@ OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std
     o.n = whole.size();
     o.first = block_begin(o.n, ex.ranks(), ex.rank());
     const std::size_t end = block_begin(o.n, ex.ranks(), ex.rank() + 1);
+    o.bodies.pos.reserve(end - o.first + spare);
     o.bodies.pos.assign(whole.pos.begin() + static_cast<std::ptrdiff_t>(o.first), whole.pos.begin() + static_cast<std::ptrdiff_t>(end));
     o.bodies.vel.assign(whole.vel.begin() + static_cast<std::ptrdiff_t>(o.first), whole.vel.begin() + static_cast<std::ptrdiff_t>(end));
   };
@@ -375,10 +376,12 @@ OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std
   } else if (is_generator(c.ic)) {
     o.n = static_cast<std::size_t>(c.n);
     o.first = block_begin(o.n, ex.ranks(), ex.rank());
-    o.bodies = generated_part(c.ic, o.n, c.seed, o.first, block_begin(o.n, ex.ranks(), ex.rank() + 1),
-                              [&](const std::vector<MassSums>& mine) {  // every rank's, in rank order
-                                return kr::records_of<MassSums>(ex.allgatherv(kr::bytes_of(mine)));
-                              });
+    o.bodies = generated_part(
+        c.ic, o.n, c.seed, o.first, block_begin(o.n, ex.ranks(), ex.rank() + 1),
+        [&](const std::vector<MassSums>& mine) {  // every rank's, in rank order
+          return kr::records_of<MassSums>(ex.allgatherv(kr::bytes_of(mine)));
+        },
+        spare);
     o.species = {{"bodies", o.n, true}};
     // (A generator's bodies are finite with positive masses, and fit float32: nothing to check.)
   } else {
@@ -386,6 +389,9 @@ OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std
     o.species = std::move(whole.species);
     cut(whole.bodies);
   }
+  double massive = 0;  // every rank's, added: the energies' check is the same on every rank
+  for (const double m : ex.all(static_cast<double>(massive_bodies(o.bodies)))) massive += m;
+  o.massive = static_cast<std::size_t>(massive);
   o.ic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return o;
 }
@@ -447,13 +453,21 @@ void check_state_fits(const Bodies& b, const std::string& name, const std::strin
                    " computes; a rung with float64 forces (cpu64 and the -fp64 rungs) takes it");
 }
 
-void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {
-  // Two massive bodies at a finite distance have W < 0 (counted on every core: a whole number).
-  const auto massive = static_cast<std::size_t>(block_sum(b.size(), [&](std::size_t begin, std::size_t end) {
+std::size_t massive_bodies(const Bodies& b) {
+  // (counted on every core: a whole number)
+  return static_cast<std::size_t>(block_sum(b.size(), [&](std::size_t begin, std::size_t end) {
     double k = 0;
     for (std::size_t i = begin; i < end; ++i) k += b.pos[i].w > 0;
     return k;
   }));
+}
+
+void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step) {
+  check_energy(e, massive_bodies(b), what, step);
+}
+
+void check_energy(const Energy& e, std::size_t massive, const std::string& what, long long step) {
+  // Two massive bodies at a finite distance have W < 0.
   char buf[200];
   if (!std::isfinite(e.total())) {
     std::snprintf(buf, sizeof buf, " at step %lld: the energy is not finite (kinetic %g, potential %g)",

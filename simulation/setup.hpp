@@ -104,14 +104,16 @@ Start unstaggered_state(Bodies bodies);
 // bodies [first, first + size) of the n, first = block_begin(n, ranks, rank), velocities v_0 not
 // staggered. A generator makes only those (generated_part: the same bodies, the centre of mass from
 // every rank's sums); a file is read, and `given` bodies taken, whole (checked as made_state()) and
-// cut. Collective.
+// cut. `spare`: room for that many more positions left in the block (the check appends its sampled
+// bodies: sampled_reference_split). Collective.
 struct OwnBlock {
   Bodies bodies;
   std::size_t first = 0, n = 0;
+  std::size_t massive = 0;  // bodies with mass > 0, over every rank
   std::vector<Species> species;
   double ic_s = 0;
 };
-OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by);
+OwnBlock own_block(const Config& c, const Bodies* given, Exchange& ex, const std::string& held_by, std::size_t spare);
 // Warns when E_0 of a subset of a file (-n below its count) is positive: the subset is unbound.
 void warn_if_unbound(const Config& c, std::size_t n, const Energy& e0, Reporter& report);
 
@@ -129,7 +131,10 @@ void check_finite(const Bodies& b, const std::string& what, long long step);
 // bodies as given or made, before the stagger (whose kick a huge --dt may itself carry past it: that
 // is the run's instability, not the input's).
 void check_state_fits(const Bodies& b, const std::string& name, const std::string& where);
-// Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not.
+// Throws NonFinite when an energy is not finite, or is exactly 0 while the masses are not (two or
+// more bodies with mass: `massive` of them, or massive_bodies(b)).
 void check_energy(const Energy& e, const Bodies& b, const std::string& what, long long step);
+void check_energy(const Energy& e, std::size_t massive, const std::string& what, long long step);
+std::size_t massive_bodies(const Bodies& b);
 
 }  // namespace nbody

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <thread>
@@ -521,7 +522,9 @@ TEST(Mpi, ExchangesPastIntCountsGoInRounds) {
 // Split by key ranges with tree diagnostics, each rank makes only its block of a generator's bodies
 // (the centre of mass from every rank's sums) and the run around the rung holds nothing of the
 // others': the run from the same bodies read whole from a file (each rank cutting its block from
-// them) saves the same bytes and measures the same energies on 2 and 3 ranks; and a rank's peak
+// them) saves the same bytes and measures the same energies on 2 and 3 ranks, the state saved at
+// step 0 is one process's (v_0 as made), the energy's check counts the massive bodies of every
+// rank (one process's refusal on 2, 3 and 4 ranks); and a rank's peak
 // memory on 4 ranks is well below one process's at 2^20 bodies (one process holds the state, v_0,
 // the stagger's pass and the diagnostics tree of all N; a rank, its quarter and what it received).
 TEST(Mpi, TreeRanksHoldOnlyTheirShareOfTheRun) {
@@ -543,6 +546,28 @@ TEST(Mpi, TreeRanksHoldOnlyTheirShareOfTheRun) {
     }
     EXPECT_EQ(first_difference(saved[0], saved[1]), "") << ranks << " ranks: made per rank, and read whole";
     EXPECT_EQ(energy[0], energy[1]) << ranks << " ranks";
+    // At step 0 the saved velocities are v_0 as made, gathered from the ranks' blocks: one process's bytes.
+    const fs::path one = scratch() / "zero1.csv", split = scratch() / "zeroP.csv";
+    const std::string zero = "run -p cpu:tree -n 3001 --steps 0 --diagnostics tree --save ";
+    ASSERT_EQ(nbody(zero + "'" + one.string() + "'").code, 0);
+    ASSERT_EQ(nbody(zero + "'" + split.string() + "'", mpirun(ranks)).code, 0);
+    EXPECT_EQ(first_difference(slurp(one), slurp(split)), "") << ranks << " ranks: the state at step 0";
+  }
+  // The energy's check counts every rank's massive bodies: four bodies whose masses are 0 in float32
+  // (1e-200) make W exactly 0 on every rank count alike, refused with one process's words.
+  const fs::path tiny = scratch() / "tiny.csv";
+  {
+    std::ofstream f(tiny);
+    f << "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1e-200\n1,0,0,0,0,0,1e-200\n0,1,0,0,0,0,1e-200\n0,0,1,0,0,0,1e-200\n";
+  }
+  const std::string tiny_run = "run -p cpu:tree --ic '" + tiny.string() + "' --steps 1 --diagnostics tree";
+  const Result alone = nbody(tiny_run);
+  ASSERT_NE(alone.code, 0) << alone.out;
+  ASSERT_NE(alone.err.find("of 4 massive bodies is exactly 0"), std::string::npos) << alone.err;
+  for (int ranks : {2, 3, 4}) {
+    const Result r = nbody(tiny_run, mpirun(ranks));
+    EXPECT_EQ(r.code, alone.code) << ranks << " ranks\n" << r.err;
+    EXPECT_NE(r.err.find("of 4 massive bodies is exactly 0"), std::string::npos) << ranks << " ranks\n" << r.err;
   }
   const std::string big = "run -p cpu:tree -n 1048576 --steps 1 --diagnostics tree --no-energy --json ";
   const auto peaks = [&](const std::string& prefix) {
