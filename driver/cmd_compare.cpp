@@ -309,7 +309,6 @@ int run_compare_once(CompareArgs& a) {
 }
 
 int run_compare(CompareArgs& a) {
-  if (a.given("--against") && a.against.empty()) throw InputError("--against '': name a snapshot file (.h5)");
   if (!a.against.empty()) return run_against(a);
   if (a.given("--pipelines") && a.pipelines.empty())
     throw InputError("--pipelines '': empty; name at least one pipeline, or leave the option out "

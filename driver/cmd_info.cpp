@@ -88,8 +88,6 @@ Command add_info(CLI::App& app) {
           "method, distributable, split, deterministic, options) with whether it runs here, every option's row "
           "(flag, Python keyword, page field, default, range, help) and each command's options");
   return [json, sub] {
-    if (sub->get_option("--json")->count() > 0 && json->empty())
-      throw InputError("--json '': name a file (- for stdout)");
     check_output_path(*json, "--json");
     return run_info(*json);
   };

@@ -82,7 +82,6 @@ void print_explanation(const Explanation& e) {
 }
 
 void check_junit(const CompareArgs& a) {
-  if (a.given("--junit") && a.junit.empty()) throw InputError("--junit '': name a file for the report");
   if (!a.junit.empty() && a.fail_above.empty())
     throw InputError("--junit '" + a.junit + "': the report holds --fail-above's checks; give --fail-above too");
   check_output_path(a.junit, "--junit");

@@ -59,6 +59,12 @@ CLI::Option* add_row(CLI::App& app, std::string_view key, T& field, const std::s
     CLI::Option* o = app.add_option(cli_names(row), field, text)->capture_default_str()->multi_option_policy(
         CLI::MultiOptionPolicy::Throw);
     if (!row.value.empty()) o->type_name(std::string(row.value));
+    if (row.value == "FILE" || row.value == "DIR")  // given empty: refused, not taken as "not given"
+      o->check(CLI::Validator(
+          [folder = row.value == "DIR"](std::string& s) {
+            return s.empty() ? std::string(folder ? "'': name a folder" : "'': name a file") : std::string();
+          },
+          ""));
     return o;
   }
 }

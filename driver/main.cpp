@@ -66,6 +66,8 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, cons
   const std::string convert = "Could not convert: ";
   if (const auto eq = what.find(" = "); what.starts_with(convert) && eq != std::string::npos)
     return unconverted_text(what.substr(convert.size(), eq - convert.size()), what.substr(eq + 3), app);
+  if (const auto at = what.find(": '': "); at != std::string::npos)  // an empty name (config.hpp's check)
+    return what.substr(0, at) + " '': " + what.substr(at + 6);
   if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
   if (const auto at = what.find(" not expected: "); at != std::string::npos)
     return unexpected_text(what.substr(at + 15), app, after_dashes);

@@ -127,7 +127,6 @@ void check_not_in_out(const RunArgs& a) {
 }  // namespace
 
 ReadRun read_resumed(RunArgs& a) {
-  if (a.given("--resume") && a.resume.empty()) throw InputError("--resume '': name a checkpoint file");
   ReadRun r = read_run_checkpoint(a.resume);
   const std::string where = "checkpoint '" + a.resume + "'";
   if (a.given("--pipeline") && canonical_name(a.spec.rung) != r.record.rung)

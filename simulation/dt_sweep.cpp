@@ -44,6 +44,21 @@ std::vector<Vec4> positions_at(Pipeline& p, const Config& cfg, double dt, long l
   return out.pos;
 }
 
+// Each float rung's crossing dt: the largest dt at which its distance to the truth exceeds the
+// reference's by sqrt(2) (float rounding, not the time step, then dominates). A tree's floor is its
+// opening angle, which a time step does not cross: none.
+void crossings(DtSweepResult& r, const std::string& reference) {
+  const auto own = r.distance.find(reference);
+  if (own == r.distance.end()) return;
+  for (const auto& name : r.rungs) {
+    if (rung(name).fp64_forces || rung(name).method == Method::Tree) continue;
+    double crossing = 0;
+    for (std::size_t i = 0; i < r.dts.size(); ++i)
+      if (r.distance[name][i] > std::sqrt(2.0) * own->second[i] && crossing == 0) crossing = r.dts[i];
+    r.crossing_dt[name] = crossing;
+  }
+}
+
 }  // namespace
 
 DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
@@ -63,7 +78,9 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
   std::vector<Work> work{step_work(*truth, static_cast<double>(truth_steps), s.cfg.params(), s.cfg.n),
                          engine_work(engine, static_cast<double>(s.dts.size() + 1), s.cfg.params(), s.cfg.n, "set-up")};
   for (const auto& p : made.pipelines) work.push_back(step_work(*p, sweep_steps, s.cfg.params(), s.cfg.n));
-  const std::vector<double> rates = check_estimate(work, s.cfg.force);
+  std::vector<double> rates = check_estimate(work, s.cfg.force);
+  if (rates.empty())  // too little to estimate: measured all the same, for the progress (a probe or two each)
+    for (const Work& w : work) rates.push_back(w.rate(w.interactions));
   if (s.on_made) s.on_made();
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
   // Many short runs, each too short for its own progress: the sweep's, each run counted as it ends,
@@ -102,15 +119,7 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
       own[made.names[k]].push_back(position_distance(x[k], x_ref).max);
     }
   }
-  const auto own = r.distance.find(s.reference);
-  for (const auto& name : r.rungs) {
-    // A tree's floor is its opening angle, which a time step does not cross: no crossing dt.
-    if (own == r.distance.end() || rung(name).fp64_forces || rung(name).method == Method::Tree) continue;
-    double crossing = 0;
-    for (std::size_t i = 0; i < r.dts.size(); ++i)
-      if (r.distance[name][i] > std::sqrt(2.0) * own->second[i] && crossing == 0) crossing = r.dts[i];
-    r.crossing_dt[name] = crossing;
-  }
+  crossings(r, s.reference);
   return r;
 }
 

@@ -29,6 +29,18 @@ std::string other(const std::string& pair, const std::string& reference) {
   return a == reference ? b : a;
 }
 
+// A rung within the paper's bound but not the goal: the part of the goal it misses, by how much (its
+// largest distance over the run can be below the step-100 part and still miss step 15's).
+std::string goal_missed(const Fig9Row& row) {
+  std::string missed;
+  if (row.max15 >= kFig9Goal[0].distance)
+    missed += sci(row.max15) + " up to step 15 (the goal: < " + sci(kFig9Goal[0].distance) + ")";
+  if (row.max100 >= kFig9Goal[1].distance)
+    missed += (missed.empty() ? "" : ", ") + sci(row.max100) + " up to step 100 (the goal: < " +
+              sci(kFig9Goal[1].distance) + ")";
+  return missed.empty() ? sci(row.max_run) : missed;
+}
+
 // Which rungs meet the goal, Fig. 9's bound only, neither (or are off by the coordinates' float32
 // rounding alone), with each one's largest distance; then one line saying whether the run is fine.
 std::vector<std::string> agreement(const CompareResult& r, const std::string& reference) {
@@ -39,17 +51,8 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
   const std::vector<Fig9Row> rows = fig9_rows(r, reference);
   for (const Fig9Row& row : rows) {
     const Fig9Judgement j = fig9_judgement(row);
-    // Within the paper's bound but not the goal: the part of the goal it misses, by how much (its
-    // largest distance over the run can be below the step-100 part and still miss step 15's).
-    std::string missed;
-    if (j == Fig9Judgement::Paper) {
-      if (row.max15 >= kFig9Goal[0].distance)
-        missed += sci(row.max15) + " up to step 15 (the goal: < " + sci(kFig9Goal[0].distance) + ")";
-      if (row.max100 >= kFig9Goal[1].distance)
-        missed += (missed.empty() ? "" : ", ") + sci(row.max100) + " up to step 100 (the goal: < " +
-                  sci(kFig9Goal[1].distance) + ")";
-    }
-    const std::string name = other(row.pair, reference) + " " + (missed.empty() ? sci(row.max_run) : missed);
+    const std::string name =
+        other(row.pair, reference) + " " + (j == Fig9Judgement::Paper ? goal_missed(row) : sci(row.max_run));
     (j == Fig9Judgement::Goal        ? goal
      : j == Fig9Judgement::Paper     ? paper
      : j == Fig9Judgement::Rounding  ? rounding

@@ -151,6 +151,9 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
       {"run -p cpu32 extra", "nbody: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
       {"run -p cpu32 a b", "nbody: 'a', 'b' follow no option"},
       {"--bogus", "nbody: a command is required: info, run, compare, bench, ladder or view"},
+      // an empty file or folder name is refused, not taken as the option not given
+      {"compare -n 64 --steps 2 --plot ''", "nbody: --plot '': name a file"},
+      {"run -n 64 --steps 1 --out ''", "nbody: --out '': name a folder"},
       {"bench --pipelines cpu32 -n 1024,2048,1024", "--bodies '1024,2048,1024': 1024 twice"},
   };
   for (const auto& [args, needle] : cases) {

@@ -412,7 +412,7 @@ TEST(ResumeRefuses, BadCheckpointsAndOptionsThatWouldChangeTheRun) {
       {"run --resume '" + ck + "'", "the last of its run: give --steps M"},
       {"run --resume '" + (d / "missing.nbck").string() + "'", "cannot open"},
       {"run -p cpu32 --checkpoint-every 2", "--checkpoint-every needs --out DIR"},
-      {"run --resume ''", "name a checkpoint file"},
+      {"run --resume ''", "--resume '': name a file"},
       {"run -p cpu32 --ic '" + ck + "'", "is a checkpoint: continue its run with `nbody run --resume"},
       {"run -p cpu32 --snapshot-every -1 --out x", "--snapshot-every -1: must be >= 0"},
       {"run -p cpu32 --snapshot-every 2 --snapshot-format fits --out '" + d.string() + "'", "must be hdf5, tipsy or csv"},
@@ -531,7 +531,7 @@ TEST(Against, AStoredSnapshotIsABaseline) {
       {"compare --against '" + snap + "' --fail-above 1e-3@4", "the snapshot is at step 12"},
       {"compare --against '" + snap + "' --fail-above abc", "expected DISTANCE (or DISTANCE@12)"},
       {"compare --against '" + snap + "' --validate-n 5", "--validate-n does not go with --against"},
-      {"compare --against ''", "name a snapshot file"},
+      {"compare --against ''", "--against '': name a file"},
       {"compare --against '" + (d / "nothing.h5").string() + "'", "cannot open"},
       {"compare --against '" + (scratch() / "stdout.txt").string() + "'", "not an HDF5 file"},
   });

@@ -570,8 +570,8 @@ TEST(Mpi, TreeRanksHoldOnlyTheirShareOfTheRun) {
     EXPECT_NE(r.err.find("of 4 massive bodies is exactly 0"), std::string::npos) << ranks << " ranks\n" << r.err;
   }
 #if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the memory figures: under AddressSanitizer a process's resident memory is its shadow and "
-                  "quarantine, not its arrays";
+  GTEST_SKIP() << "the memory figures: under AddressSanitizer a process's resident memory is mostly its shadow "
+                  "memory and quarantine";
 #endif
   const std::string big = "run -p cpu:tree -n 1048576 --steps 1 --diagnostics tree --no-energy --json ";
   const auto peaks = [&](const std::string& prefix) {
