@@ -128,6 +128,9 @@ int run_theta_sweep(CompareArgs& a) {
   if (!a.cfg.n_given && !a.cfg.ic_is_file()) a.cfg.n = kThetaSweepBodies;
   if (!a.given("--steps")) a.cfg.steps = kThetaSweepSteps;
   resolve_body_count(a.cfg);
+  // An option none of the sweep's rungs takes is refused before its value is judged (a --gl-chunk too
+  // small for n would otherwise be sent up to a value then refused as not applying).
+  check_options_apply(a.given("--pipelines") ? parse_pipeline_list(a.pipelines) : theta_sweep_rungs(), a.cfg.pipeline);
   check_config(a.cfg, 2);
   if (a.cfg.steps < 1)
     throw InputError("--steps " + std::to_string(a.cfg.steps) + ": the sweep times --steps steps at each theta (at least 1)");

@@ -156,6 +156,8 @@ TEST(CliCompare, AnOptionNoNamedRungTakesIsRefused) {
                     {"bench --pipelines cpu32 --theta 0.3 -n 256", "--theta 0.3: cpu:tree, cuda:tree take it, not cpu32"},
                     // the theta-sweep's default set (the tree families' rungs) takes no GL option
                     {"compare --preset theta-sweep --gl-chunk 64 -n 600 --steps 1", "--gl-chunk 64: "},
+                    // at the sweep's own n (16384), where 64 is also too small a chunk for a GL rung
+                    {"compare --preset theta-sweep --gl-chunk 64", "--gl-chunk 64: gl:"},
                     {"compare --preset theta-sweep --gl-precision half -n 600 --steps 1", "--gl-precision half: "}});
   const Result r = nbody("compare --theta 0.3 -n 64 --steps 1");
   EXPECT_EQ(r.code, 0) << r.err;
