@@ -1,9 +1,12 @@
 // The host side of one device tree's stages and of the walk (tree_build.cuh).
+#include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <thrust/iterator/zip_iterator.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cuda_check.hpp"
 #include "tree_build.cuh"
@@ -23,6 +26,16 @@ std::size_t sort_bytes(int n) {
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, index, n, 0, 3 * kMaxLevel));
   return bytes;
 }
+
+// (key, index) pairs in lexicographic order: the stable sort's order, whatever a merge does with
+// equal keys (no two pairs are equal).
+struct KeyThenIndex {
+  template <typename A, typename B>
+  __device__ bool operator()(const A& a, const B& b) const {
+    const Key ka = thrust::get<0>(a), kb = thrust::get<0>(b);
+    return ka < kb || (ka == kb && thrust::get<1>(a) < thrust::get<1>(b));
+  }
+};
 
 __global__ void gather_received(const Received* __restrict__ in, const int* __restrict__ order, int n, Received* out) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -100,6 +113,41 @@ void TreeBuild::sort(const Body* pos, int n) {
   std::size_t bytes = sort_temp_.size();
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, keys, order, n, 0, 3 * kMaxLevel));
   sorted_keys_ = keys.selector;
+}
+
+void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) {
+  if (n == 0) return;
+  morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<int> at{0};  // the runs' bounds, empty runs left out
+  for (const int b : runs)
+    if (b > at.back()) at.push_back(b);
+  int from = 0;
+  const auto pairs = [&](int side, int first) { return thrust::make_zip_iterator(keys_[side].get() + first, index_[side].get() + first); };
+  while (at.size() > 2) {  // neighbours merged pairwise: runs of runs, in index order
+    std::vector<int> next{0};
+    for (std::size_t r = 0; r + 1 < at.size(); r += 2) {
+      const int a = at[r], b = at[r + 1];
+      if (r + 2 < at.size()) {
+        const int c = at[r + 2];
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, bytes, pairs(from, a), b - a, pairs(from, b), c - b,
+                                               pairs(1 - from, a), KeyThenIndex{}));
+        if (bytes > sort_temp_.size()) sort_temp_ = DeviceBuffer<unsigned char>(bytes);
+        bytes = sort_temp_.size();
+        CUDA_CHECK(cub::DeviceMerge::MergeKeys(sort_temp_.get(), bytes, pairs(from, a), b - a, pairs(from, b), c - b,
+                                               pairs(1 - from, a), KeyThenIndex{}));
+        next.push_back(c);
+      } else {  // the odd one out, copied across
+        CUDA_CHECK(cudaMemcpyAsync(keys_[1 - from].get() + a, keys_[from].get() + a, (b - a) * sizeof(Key), cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(index_[1 - from].get() + a, index_[from].get() + a, (b - a) * sizeof(int), cudaMemcpyDeviceToDevice));
+        next.push_back(b);
+      }
+    }
+    at = std::move(next);
+    from = 1 - from;
+  }
+  sorted_keys_ = from;
 }
 
 void TreeBuild::build(const Body* pos, int n, const Received* received) {

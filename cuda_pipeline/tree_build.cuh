@@ -3,6 +3,7 @@
 // other ranks sent (tree_ranks.cu), walked by the same groups.
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "device_buffer.cuh"
 #include "tree_nodes.cuh"
@@ -23,6 +24,10 @@ class TreeBuild {
   void set_box(const unsigned ordered[6]);
   // 2-3. The keys in that box, sorted (stable: equal keys keep index order).
   void sort(const Body* pos, int n);
+  // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
+  // empty or some): the keys merged pairwise, the same order as sort()'s, a pass over them each
+  // time the runs halve (two for four runs) where the sort makes eight.
+  void sort_runs(const Body* pos, int n, const std::vector<int>& runs);
   // 4-6. The bodies in key order, the radix tree and its moments. `received` (else null): the
   // bodies are received entries (in pos's order), each leaf one with its own box and moments.
   void build(const Body* pos, int n, const Received* received = nullptr);

@@ -190,6 +190,11 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
 }
 
 void TreeRanks::sort_in_common_cube() {
+  common_cube();
+  sort_in_cube();
+}
+
+void TreeRanks::common_cube() {
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
   if (local_.capacity() == 0) local_.reserve(1, walk_.quadrupole);
   kr::Extent mine{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
@@ -204,8 +209,14 @@ void TreeRanks::sort_in_common_cube() {
   for (const kr::Extent& e : boxes)
     for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], e.lo[a]), hi[a] = std::max(hi[a], e.hi[a]);
   for (int a = 0; a < 3; ++a) cube_[a] = ordered_bits(lo[a]), cube_[3 + a] = ordered_bits(hi[a]);
+}
+
+void TreeRanks::sort_in_cube() {
+  if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
   local_.set_box(cube_);
-  local_.sort(pos_[cur_].get(), n_);
+  if (runs_.empty()) local_.sort(pos_[cur_].get(), n_);
+  else local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
+  runs_.clear();
 }
 
 std::vector<std::uint64_t> TreeRanks::ranges_now() {
@@ -246,6 +257,7 @@ void TreeRanks::resume_split(const std::vector<std::uint64_t>& first) {
 void TreeRanks::move() {
   const auto t0 = std::chrono::steady_clock::now();
   const int ranks = ex_.ranks(), me = ex_.rank();
+  runs_.clear();
   sort_in_common_cube();
   mark(1);
   if (next_.empty()) next_ = ranges_now();
@@ -305,6 +317,8 @@ std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
     if (q < me) own_at += static_cast<std::size_t>(every[q * ranks + me]);
     total += static_cast<std::size_t>(every[q * ranks + me]);
   }
+  runs_.assign(1, 0);
+  for (std::size_t q = 0; q < ranks; ++q) runs_.push_back(runs_.back() + static_cast<int>(every[q * ranks + me]));
   check_held(total);
   ensure(travel_[1], total);
   if (count[me] > 0)  // this rank's own, at its place in rank order (alltoallv leaves a rank's own entry)
@@ -330,7 +344,8 @@ std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
   check_held(total);
   ensure(travel_[1], total);
   std::size_t offset = 0;
-  for (int q = 0; q < ranks; ++q) {  // in rank order
+  runs_.assign(1, 0);
+  for (int q = 0; q < ranks; ++q, runs_.push_back(static_cast<int>(offset))) {  // in rank order
     Traveller* to = travel_[1].get() + offset;
     if (q == me) {
       const std::size_t count = static_cast<std::size_t>(at[q + 1] - at[q]);
@@ -386,110 +401,112 @@ void TreeRanks::exchange_domains() {
   }
 }
 
-// The walk of this rank's tree for a domain (domain_of_: `boxes` boxes, then their clusters), top
-// down, into emits_[0]; returns how many it emitted.
-int TreeRanks::select_for(int boxes) {
+// The walk of this rank's tree for the `domains` domains of the tables (domain_at_, domain_of_)
+// at once, top down, into emits_[0]; returns how many it emitted.
+int TreeRanks::select(int domains) {
   ensure(counts_, 8);
-  // A level at a time from the root, the host looking at the frontier's size only every
-  // kLevelsUnseen levels (a level with an empty frontier launches and does nothing): counts_ holds
-  // each side's frontier size and the emits so far. A look a level cost a round trip each.
-  CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, 3 * sizeof(int)));
-  CUDA_CHECK(cudaMemsetAsync(frontier_[0].get(), 0, sizeof(int)));  // the root, node 0
-  int seen[3] = {1, 0, 0};  // the counts as last looked at: the root's level holds one node
-  counts_.upload(seen, 0, 1);
-  int side = 0;
-  for (int level = 1;; ++level) {
-    CUDA_CHECK(cudaMemsetAsync(counts_.get() + 1 - side, 0, sizeof(int)));
-    if (walk_.quadrupole)
-      essential_level<true><<<kSelectGrid, kBlock>>>(local_.nodes(), frontier_[side].get(), counts_.get() + side,
-                                                     domain_of_.get(), boxes, domain_of_.get() + 2 * boxes, walk_.theta2,
-                                                     walk_.leaf_size, frontier_[1 - side].get(), counts_.get() + 1 - side,
-                                                     emits_[0].get(), counts_.get() + 2);
-    else
-      essential_level<false><<<kSelectGrid, kBlock>>>(local_.nodes(), frontier_[side].get(), counts_.get() + side,
-                                                      domain_of_.get(), boxes, domain_of_.get() + 2 * boxes, walk_.theta2,
-                                                      walk_.leaf_size, frontier_[1 - side].get(), counts_.get() + 1 - side,
-                                                      emits_[0].get(), counts_.get() + 2);
+  for (;;) {
+    const int cap = static_cast<int>(std::min(frontier_[0].size(), frontier_[1].size()));
+    const int emit_cap = static_cast<int>(emits_[0].size());
+    // A level at a time from the roots, the host looking at the frontier's size only every
+    // kLevelsUnseen levels (a level with an empty frontier launches and does nothing): counts_
+    // holds each side's frontier size, the emits so far and the room a frontier lacked. A look a
+    // level cost a round trip each.
+    int seen[4] = {domains, 0, 0, 0};
+    counts_.upload(seen, 0, 4);
+    essential_roots<<<blocks(domains), kBlock>>>(domains, frontier_[0].get());
     CUDA_CHECK(cudaGetLastError());
-    side = 1 - side;
-    if (level % kLevelsUnseen != 0) continue;
-    counts_.download(seen, static_cast<std::size_t>(side), 1);
-    if (seen[side] == 0) break;
+    int side = 0;
+    const float4* boxes = domain_of_.get();
+    const float4* clusters = boxes + 2 * static_cast<std::size_t>(domain_boxes_);
+    const auto level = walk_.quadrupole ? essential_level<true> : essential_level<false>;
+    for (int l = 1;; ++l) {
+      CUDA_CHECK(cudaMemsetAsync(counts_.get() + 1 - side, 0, sizeof(int)));
+      level<<<kSelectGrid, kBlock>>>(local_.nodes(), frontier_[side].get(), counts_.get() + side, cap, domain_at_.get(),
+                                     boxes, clusters, walk_.theta2, walk_.leaf_size, frontier_[1 - side].get(),
+                                     counts_.get() + 1 - side, emits_[0].get(), counts_.get() + 2, emit_cap,
+                                     counts_.get() + 3);
+      CUDA_CHECK(cudaGetLastError());
+      side = 1 - side;
+      if (l % kLevelsUnseen != 0) continue;
+      counts_.download(seen, 0, 4);
+      if (seen[side] == 0 || seen[3] > 0 || seen[2] > emit_cap) break;
+    }
+    counts_.download(seen, 0, 4);
+    if (seen[3] == 0 && seen[2] <= emit_cap) return seen[2];
+    // Room for what it needed (ensure's quarter more), then cut again: the emits are sorted, so the
+    // same bytes leave as if the room had been there.
+    for (auto* f : {&frontier_[0], &frontier_[1]}) ensure(*f, static_cast<std::size_t>(seen[3]));
+    ensure(emits_[0], static_cast<std::size_t>(seen[2]));
   }
-  counts_.download(seen, 2, 1);
-  return seen[2];
-}
-
-Wire TreeRanks::essential_tree(const Domain& domain, std::size_t at) {
-  const int n = n_, nodes = 2 * n - 1, boxes = static_cast<int>(domain.boxes.size() / 2);
-  ensure(domain_of_, domain.boxes.size() + domain.clusters.size());
-  domain_of_.upload(domain.boxes);
-  CUDA_CHECK(cudaMemcpy(domain_of_.get() + domain.boxes.size(), domain.clusters.data(),
-                        domain.clusters.size() * sizeof(float4), cudaMemcpyHostToDevice));
-  for (auto* b : {&frontier_[0], &frontier_[1], &emits_[0], &emits_[1], &let_count_, &let_offset_}) ensure(*b, nodes);
-  const int emitted = select_for(boxes);
-  if (emitted == 0) return {0, 0};
-  // In node order, whatever order the levels appended them in: the same bytes every time.
-  std::size_t bytes = 0;
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, emits_[0].get(), emits_[1].get(), emitted));
-  ensure(sort_temp_, bytes);
-  bytes = sort_temp_.size();
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp_.get(), bytes, emits_[0].get(), emits_[1].get(), emitted));
-  for (auto* b : {&let_body_count_, &let_body_offset_}) ensure(*b, emitted);
-  essential_count<<<blocks(emitted), kBlock>>>(local_.nodes(), emits_[1].get(), emitted, let_count_.get(),
-                                               let_body_count_.get());
-  int last[4];  // the last emit's offset and count of cells, then of bodies
-  for (auto [count, offset, at] : {std::tuple{&let_count_, &let_offset_, 0}, std::tuple{&let_body_count_, &let_body_offset_, 2}}) {
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, count->get(), offset->get(), emitted));
-    ensure(scan_temp_, bytes);
-    bytes = scan_temp_.size();
-    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, count->get(), offset->get(), emitted));
-    CUDA_CHECK(cudaMemcpyAsync(counts_.get() + 4 + at, offset->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpyAsync(counts_.get() + 5 + at, count->get() + emitted - 1, sizeof(int), cudaMemcpyDeviceToDevice));
-  }
-  int tail[8];  // the four, read back at once
-  counts_.download(tail, 4, 4);
-  std::copy(tail + 4, tail + 8, last);
-  const Wire wire{static_cast<std::uint64_t>(last[0] + last[1]), static_cast<std::uint64_t>(last[2] + last[3])};
-  ensure(let_, wire.cells);
-  ensure(let_bodies_, wire.bodies);
-  if (walk_.quadrupole)
-    essential_write<true><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
-                                                      let_offset_.get(), let_body_offset_.get(), let_.get(),
-                                                      let_bodies_.get());
-  else
-    essential_write<false><<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted,
-                                                       let_offset_.get(), let_body_offset_.get(), let_.get(),
-                                                       let_bodies_.get());
-  CUDA_CHECK(cudaGetLastError());
-  // Into the outbox at `at`: each cell without the moments a monopole tree does not use, then the
-  // bodies (16 bytes each).
-  const std::size_t cell = cell_bytes(walk_.quadrupole), bytes_out = wire.cells * cell + wire.bodies * sizeof(Body);
-  if (outbox_.size() < at + bytes_out) {  // grown, what the ranks before left in it kept
-    DeviceBuffer<std::byte> grown(at + bytes_out + (at + bytes_out) / 4);
-    if (at > 0) CUDA_CHECK(cudaMemcpy(grown.get(), outbox_.get(), at, cudaMemcpyDeviceToDevice));
-    outbox_ = std::move(grown);
-  }
-  std::byte* p = outbox_.get() + at;
-  if (wire.cells > 0)
-    CUDA_CHECK(cudaMemcpy2DAsync(p, cell, let_.get(), sizeof(Received), cell, wire.cells, cudaMemcpyDeviceToDevice));
-  if (wire.bodies > 0)
-    CUDA_CHECK(cudaMemcpyAsync(p + wire.cells * cell, let_bodies_.get(), wire.bodies * sizeof(Body),
-                               cudaMemcpyDeviceToDevice));
-  return wire;
 }
 
 std::vector<Wire> TreeRanks::essential_trees() {
   exchange_domains();
   mark(7);
-  std::vector<Wire> out(static_cast<std::size_t>(ex_.ranks()), Wire{0, 0});
+  const int ranks = ex_.ranks();
+  std::vector<Wire> out(static_cast<std::size_t>(ranks), Wire{0, 0});
   if (n_ == 0) return out;
-  std::size_t at = 0;
-  for (int q = 0; q < ex_.ranks(); ++q)
-    if (q != ex_.rank() && !domains_[static_cast<std::size_t>(q)].boxes.empty()) {  // a rank without bodies needs nothing
-      out[static_cast<std::size_t>(q)] = essential_tree(domains_[static_cast<std::size_t>(q)], at);
-      at += payload_bytes(out[static_cast<std::size_t>(q)], walk_.quadrupole);
-    }
+  // The tables of the domains cut for: every other rank that holds bodies (one without needs nothing).
+  std::vector<int> to;
+  std::vector<DomainAt> at;
+  std::vector<float4> boxes, clusters;
+  for (int q = 0; q < ranks; ++q) {
+    const Domain& d = domains_[static_cast<std::size_t>(q)];
+    if (q == ex_.rank() || d.boxes.empty()) continue;
+    to.push_back(q);
+    at.push_back({static_cast<int>(boxes.size() / 2), static_cast<int>(d.boxes.size() / 2), static_cast<int>(clusters.size() / 2)});
+    boxes.insert(boxes.end(), d.boxes.begin(), d.boxes.end());
+    clusters.insert(clusters.end(), d.clusters.begin(), d.clusters.end());
+  }
+  const int domains = static_cast<int>(to.size());
+  if (domains == 0) return out;
+  domain_boxes_ = static_cast<int>(boxes.size() / 2);
+  boxes.insert(boxes.end(), clusters.begin(), clusters.end());
+  ensure(domain_of_, boxes.size());
+  domain_of_.upload(boxes);
+  ensure(domain_at_, at.size());
+  domain_at_.upload(at);
+  const std::size_t start = std::max<std::size_t>(static_cast<std::size_t>(n_), 1024);
+  for (auto* f : {&frontier_[0], &frontier_[1]}) ensure(*f, start);
+  ensure(emits_[0], start);
+  const int emitted = select(domains);
+  if (emitted == 0) return out;
+  // In domain then node order, whatever order the levels appended them in: the same bytes every time.
+  ensure(emits_[1], static_cast<std::size_t>(emitted));
+  int end_bit = 33;
+  while ((1LL << (end_bit - 32)) < domains) ++end_bit;
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, emits_[0].get(), emits_[1].get(), emitted, 0, end_bit));
+  ensure(sort_temp_, bytes);
+  bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sort_temp_.get(), bytes, emits_[0].get(), emits_[1].get(), emitted, 0, end_bit));
+  for (auto* b : {&let_count_, &let_offset_, &let_body_count_, &let_body_offset_}) ensure(*b, static_cast<std::size_t>(emitted));
+  essential_count<<<blocks(emitted), kBlock>>>(local_.nodes(), emits_[1].get(), emitted, let_count_.get(),
+                                               let_body_count_.get());
+  for (auto [count, offset] : {std::pair{&let_count_, &let_offset_}, std::pair{&let_body_count_, &let_body_offset_}}) {
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, count->get(), offset->get(), emitted));
+    ensure(scan_temp_, bytes);
+    bytes = scan_temp_.size();
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), bytes, count->get(), offset->get(), emitted));
+  }
+  const std::size_t cell = cell_bytes(walk_.quadrupole);
+  ensure(wires_, 4 * static_cast<std::size_t>(domains) + 1);
+  essential_wires<<<1, 32>>>(emits_[1].get(), emitted, let_offset_.get(), let_body_offset_.get(), let_count_.get(),
+                             let_body_count_.get(), domains, static_cast<long long>(cell), wires_.get());
+  CUDA_CHECK(cudaGetLastError());
+  std::vector<long long> wires(4 * static_cast<std::size_t>(domains) + 1);
+  wires_.download(wires.data(), 0, wires.size());  // the one look after the levels'
+  for (int d = 0; d < domains; ++d)
+    out[static_cast<std::size_t>(to[static_cast<std::size_t>(d)])] = {static_cast<std::uint64_t>(wires[4 * static_cast<std::size_t>(d)]),
+                                                                        static_cast<std::uint64_t>(wires[4 * static_cast<std::size_t>(d) + 1])};
+  // Into the outbox in rank order: each rank's cells, then its bodies (16 bytes each).
+  ensure(outbox_, static_cast<std::size_t>(wires.back()));
+  const int words = static_cast<int>(cell / sizeof(float4));
+  const auto write = walk_.quadrupole ? essential_write<true> : essential_write<false>;
+  write<<<blocks(emitted), kBlock>>>(local_.nodes(), local_.sorted(), emits_[1].get(), emitted, let_offset_.get(),
+                                     let_body_offset_.get(), wires_.get(), words, reinterpret_cast<float4*>(outbox_.get()));
+  CUDA_CHECK(cudaGetLastError());
   return out;
 }
 
@@ -583,7 +600,8 @@ int TreeRanks::unpack_received(const std::vector<Wire>& in) {
 
 int TreeRanks::forces(bool weigh, bool potential) {
   const int n = n_, me = ex_.rank();
-  sort_in_common_cube();
+  // The cube is the move's: the same bodies at the same places, only held by other ranks.
+  sort_in_cube();
   local_.build(pos_[cur_].get(), n);
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
   CUDA_CHECK(cudaGetLastError());

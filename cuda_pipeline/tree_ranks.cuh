@@ -8,14 +8,18 @@
 //              bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
 //              every rank loads it, else staged through the host: the MPI here is not
 //              CUDA-aware), every body counted and fingerprinted before and after
-//  2. build    this rank's tree, its bodies keyed in the common cube; a cell whose key prefix
+//  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
+//              places: no second gather of the boxes), the runs each rank sent merged, not sorted
+//              again; a cell whose key prefix
 //              reaches past the range is always opened (one process's cell there holds other
 //              ranks' bodies too)
 //  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies, in
 //              key order: the box of all its bodies is stretched by a few far ones over every
 //              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
-//              the bodies of the leaves it opens, a level at a time from the root; a node far from
-//              a cluster of 16 boxes is not tested against each of them
+//              the bodies of the leaves it opens, one walk a level at a time from the root for
+//              every domain at once (a frontier of (domain, node) pairs), the host looking at it
+//              every 16 levels and once after; a node far from a cluster of 16 boxes is not tested
+//              against each of them
 //  4. walk     this rank's groups walk its own tree while the essential trees travel: GPU to GPU
 //              by NCCL where every rank loads it (nccl_exchange.cuh), else through the host in one
 //              all-to-all; then the tree built over what arrived (its leaves are cells with their
@@ -49,6 +53,17 @@ Energy energy_of(const Body* pos, const Body* vel, const Body* acc, int n, doubl
 struct Wire {
   std::uint64_t cells, bodies;
 };
+
+// Where a domain lies in the selection's tables: its first box and their count, its first cluster
+// (each a lo, hi pair). The selection cuts every other rank's essential tree at once, a frontier
+// entry a (domain, node) pair.
+struct DomainAt {
+  int box, boxes, cluster;
+};
+
+// An emit of the selection: the domain in the high word, 2i (node i taken whole) or 2i + 1 (its
+// bodies listed) in the low; sorted, each domain's emits lie together in node order.
+using Emit = unsigned long long;
 
 class TreeRanks {
  public:
@@ -87,7 +102,9 @@ class TreeRanks {
   // acc_'s w. Returns the entries received (the essential trees' cells and bodies).
   int forces(bool weigh, bool potential = false);
   void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
-  void sort_in_common_cube();  // the cube of every rank's bodies, and this rank's keys in it, sorted
+  void sort_in_common_cube();  // common_cube(), then sort_in_cube()
+  void common_cube();          // the cube of every rank's bodies (collective), into cube_
+  void sort_in_cube();         // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
   std::vector<std::uint64_t> ranges_now();
   void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
   // 3: for each rank what this one sends it, into outbox_ in rank order
@@ -95,8 +112,7 @@ class TreeRanks {
   struct Domain {  // a rank's domain: its boxes (lo, hi) in key order, and the box of each kCluster of them
     std::vector<float4> boxes, clusters;
   };
-  Wire essential_tree(const Domain& domain, std::size_t at);
-  int select_for(int boxes);
+  int select(int domains);
   // 4: the outbox to every rank, what each sent this one into inbox_bytes_ (its counts returned):
   // GPU to GPU (NCCL, on comm_stream_), or copied to the host, all-to-all, and back
   std::vector<Wire> send_on_device(const std::vector<Wire>& out);
@@ -129,15 +145,21 @@ class TreeRanks {
   DeviceBuffer<double> work_sorted_, running_, sample_below_;
   DeviceBuffer<unsigned char> scan_temp_;
   DeviceBuffer<Key> sample_keys_, first_keys_;
-  DeviceBuffer<int> at_, let_count_, let_offset_, let_body_count_, let_body_offset_, frontier_[2], emits_[2], counts_;
-  DeviceBuffer<Body> let_bodies_;
-  DeviceBuffer<float4> domain_, domain_of_;
+  DeviceBuffer<int> at_, let_count_, let_offset_, let_body_count_, let_body_offset_, counts_;
+  DeviceBuffer<int2> frontier_[2];  // the selection's (domain, node) entries, a level's and the next's
+  DeviceBuffer<Emit> emits_[2];     // as it emitted them, and sorted
+  DeviceBuffer<long long> wires_;   // essential_wires'
+  DeviceBuffer<float4> domain_, domain_of_;  // this rank's domain boxes; the other ranks' boxes, then clusters
+  DeviceBuffer<DomainAt> domain_at_;
+  int domain_boxes_ = 0;            // boxes in domain_of_ before the clusters
   DeviceBuffer<unsigned char> sort_temp_;
-  DeviceBuffer<Received> let_;
   DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
   std::vector<Domain> domains_;  // every rank's
   unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
   std::vector<std::uint64_t> first_, next_;  // the ranges the bodies were moved to last; the next ones
+  // Where the move left each rank's bodies (in rank order, each rank's in key order): the bounds of
+  // the sorted runs the build merges; empty once merged (or before any move).
+  std::vector<int> runs_;
   ExchangeTime exchange_time_;
   DeviceBuffer<std::byte> outbox_, inbox_bytes_;  // the essential trees sent, and received
   DeviceExchange* nccl_ = nullptr;                // null: through the host

@@ -8,12 +8,14 @@
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
 //              cell of one process's tree there also holds other ranks' bodies
 //  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies
-//  essential   the nodes and bodies another rank's domain needs (the locally essential tree): a
-//              walk from the root a level at a time, then counted and written in node order
+//  essential   the nodes and bodies each other rank's domain needs (its locally essential tree):
+//              one walk from the root for every domain at once, a level at a time, then counted
+//              and written in node order, domain after domain
 //  own pass    the stagger's half kick back, and a pass's values at the sampled bodies
 #pragma once
 #include "key_ranges.hpp"
 #include "tree_nodes.cuh"
+#include "tree_ranks.cuh"
 
 namespace nbody::cuda::tree {
 
@@ -156,54 +158,105 @@ __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const floa
   return opening_of<kQuad>(true, m4, leaf_size);
 }
 
-// One level of the essential tree's walk, top down: each node of the frontier (`*count` of them, as
-// the level before left it) is taken whole (2i onto `emits`), listed (2i + 1) or opened (its
-// children onto `next`). The order of the appends varies; the host sorts the emits.
+__device__ __forceinline__ int emit_domain(Emit e) { return static_cast<int>(e >> 32); }
+__device__ __forceinline__ int emit_node(Emit e) { return static_cast<int>(e & 0xffffffffu) / 2; }
+__device__ __forceinline__ bool emit_listed(Emit e) { return e & 1; }
+
+// One level of the essential trees' walk, top down, for every domain at once: each entry of the
+// frontier (`*count` of them, as the level before left it) is taken whole or listed (onto `emits`)
+// or opened (its children onto `next`). The order of the appends varies; the emits are sorted after.
+// Past `cap` entries (or `emit_cap` emits) nothing is written, the counts go on, and *over holds
+// the frontier that would have been: the host makes room and cuts again.
 template <bool kQuad>
-__global__ void essential_level(Nodes t, const int* __restrict__ frontier, const int* __restrict__ count,
-                                const float4* __restrict__ boxes, int nboxes, const float4* __restrict__ clusters,
-                                float theta2, int leaf_size, int* next, int* next_count, int* emits, int* emit_count) {
-  const int nodes = *count;
-  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nodes; f += gridDim.x * blockDim.x) {
-    const int i = frontier[f];
-    const NodeKind k = for_domain<kQuad>(t, i, boxes, nboxes, clusters, theta2, leaf_size);
+__global__ void essential_level(Nodes t, const int2* __restrict__ frontier, const int* __restrict__ count, int cap,
+                                const DomainAt* __restrict__ domains, const float4* __restrict__ boxes,
+                                const float4* __restrict__ clusters, float theta2, int leaf_size, int2* next,
+                                int* next_count, Emit* emits, int* emit_count, int emit_cap, int* over) {
+  const int entries = min(*count, cap);
+  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < entries; f += gridDim.x * blockDim.x) {
+    const int2 e = frontier[f];  // (domain, node)
+    const DomainAt d = domains[e.x];
+    const NodeKind k = for_domain<kQuad>(t, e.y, boxes + 2 * d.box, d.boxes, clusters + 2 * d.cluster, theta2, leaf_size);
     if (k == Open) {
-      const int2 c = t.child[i];
+      const int2 c = t.child[e.y];
       const int at = atomicAdd(next_count, 2);
-      next[at] = c.x;
-      next[at + 1] = c.y;
+      if (at + 2 <= cap) next[at] = make_int2(e.x, c.x), next[at + 1] = make_int2(e.x, c.y);
+      else atomicMax(over, at + 2);
     } else if (k != None) {
-      emits[atomicAdd(emit_count, 1)] = 2 * i + (k == Bucket);
+      const int at = atomicAdd(emit_count, 1);
+      if (at < emit_cap) emits[at] = static_cast<Emit>(e.x) << 32 | static_cast<unsigned>(2 * e.y + (k == Bucket));
     }
   }
 }
 
-// cells[j], bodies[j]: what emit j sends: a cell (1, 0), or a listed node's bodies (0, its count).
-__global__ void essential_count(Nodes t, const int* __restrict__ emits, int n, int* cells, int* bodies) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= n) return;
-  const bool listed = emits[j] & 1;
-  cells[j] = !listed;
-  bodies[j] = listed ? t.walked[emits[j] / 2].z : 0;
+// The frontier of the root for each of `domains` domains.
+__global__ void essential_roots(int domains, int2* frontier) {
+  const int d = blockIdx.x * blockDim.x + threadIdx.x;
+  if (d < domains) frontier[d] = make_int2(d, 0);
 }
 
-// Emit j written at its offsets (the counts' exclusive running sums): a cell with its box, bmax
-// and moments into `cells`, or each body of a listed node into `bodies` (16 bytes a body on the way).
-template <bool kQuad>
-__global__ void essential_write(Nodes t, const Body* __restrict__ sorted, const int* __restrict__ emits, int n,
-                                const int* __restrict__ cell_at, const int* __restrict__ body_at, Received* cells,
-                                Body* bodies) {
+// cells[j], bodies[j]: what emit j sends: a cell (1, 0), or a listed node's bodies (0, its count).
+__global__ void essential_count(Nodes t, const Emit* __restrict__ emits, int n, int* cells, int* bodies) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
-  const int i = emits[j] / 2;
-  if (!(emits[j] & 1)) {
-    const float4 c = t.com[i], l = t.lo[i], h = t.hi[i], zero = make_float4(0, 0, 0, 0);
-    cells[cell_at[j]] = {c, make_float4(l.x, l.y, l.z, t.bmax2[i]), h, kQuad ? t.quad0[i] : zero,
-                         kQuad ? t.quad1[i] : zero};
+  const bool listed = emit_listed(emits[j]);
+  cells[j] = !listed;
+  bodies[j] = listed ? t.walked[emit_node(emits[j])].z : 0;
+}
+
+// Each domain's essential tree on the wire, from the n sorted emits and the counts' exclusive
+// running sums: out[4d..4d+3] = its cells, its bodies, the cells and bodies of the domains before
+// it; out[4 * domains] = the bytes of them all (`cell_bytes` a cell, then 16 a body). One thread.
+__global__ void essential_wires(const Emit* __restrict__ emits, int n, const int* __restrict__ cell_at,
+                                const int* __restrict__ body_at, const int* __restrict__ cells,
+                                const int* __restrict__ bodies, int domains, long long cell_bytes, long long* out) {
+  if (blockIdx.x * blockDim.x + threadIdx.x != 0) return;
+  const auto first = [&](int d) {  // the first emit of domain d or past it
+    int lo = 0, hi = n;
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (emit_domain(emits[mid]) < d) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const long long all_cells = n > 0 ? cell_at[n - 1] + cells[n - 1] : 0, all_bodies = n > 0 ? body_at[n - 1] + bodies[n - 1] : 0;
+  long long bytes = 0;
+  for (int d = 0; d < domains; ++d) {
+    const int a = first(d), b = first(d + 1);
+    const long long c0 = a < n ? cell_at[a] : all_cells, b0 = a < n ? body_at[a] : all_bodies;
+    const long long c1 = b < n ? cell_at[b] : all_cells, b1 = b < n ? body_at[b] : all_bodies;
+    out[4 * d] = c1 - c0, out[4 * d + 1] = b1 - b0, out[4 * d + 2] = c0, out[4 * d + 3] = b0;
+    bytes += (c1 - c0) * cell_bytes + (b1 - b0) * static_cast<long long>(sizeof(Body));
+  }
+  out[4 * domains] = bytes;
+}
+
+// Emit j written into `out`, the domains' essential trees one after another, each its cells (with
+// box, bmax and moments; `cell_words` float4s a cell: a monopole tree's leave their moments behind)
+// then its bodies (16 bytes each). `wires`: essential_wires' out.
+template <bool kQuad>
+__global__ void essential_write(Nodes t, const Body* __restrict__ sorted, const Emit* __restrict__ emits, int n,
+                                const int* __restrict__ cell_at, const int* __restrict__ body_at,
+                                const long long* __restrict__ wires, int cell_words, float4* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const int d = emit_domain(emits[j]), i = emit_node(emits[j]);
+  long long at = 0;  // in float4s: where domain d's tree starts
+  for (int e = 0; e < d; ++e) at += wires[4 * e] * cell_words + wires[4 * e + 1];
+  if (!emit_listed(emits[j])) {
+    float4* c = out + at + (cell_at[j] - wires[4 * d + 2]) * cell_words;
+    const float4 l = t.lo[i];
+    c[0] = t.com[i], c[1] = make_float4(l.x, l.y, l.z, t.bmax2[i]), c[2] = t.hi[i];
+    if constexpr (kQuad) c[3] = t.quad0[i], c[4] = t.quad1[i];
     return;
   }
+  float4* b = out + at + wires[4 * d] * cell_words + (body_at[j] - wires[4 * d + 3]);
   const int4 w = t.walked[i];
-  for (int k = 0; k < w.z; ++k) bodies[body_at[j] + k] = sorted[w.y + k];
+  for (int k = 0; k < w.z; ++k) {
+    const Body p = sorted[w.y + k];
+    b[k] = make_float4(p.x, p.y, p.z, p.w);
+  }
 }
 
 // Received bodies as entries: a point, bmax 0, no moments.
