@@ -240,8 +240,8 @@ void check_output_path(const std::string& path, const std::string& option) {
   std::string probe = (dir / ".nbody-probe.XXXXXX").string();
   const int fd = ::mkstemp(probe.data());
   if (fd < 0)
-    throw InputError(option + " '" + path + "': cannot create files in '" + dir.string() + "': " +
-                     std::strerror(errno));
+    throw InputError(option + " '" + path + "': the folder '" + dir.string() + "' takes no new files (a test file there: " +
+                     std::strerror(errno) + "); name a file in a folder you can write");
   ::close(fd);
   ::unlink(probe.c_str());
 }

@@ -94,6 +94,7 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--balance 0:1", "--balance '0:1'"},
       {"--balance 3", "--balance '3'"},
       {"--balance fast", "one per rank, each > 0"},
+      {"--json /proc/version", "--json '/proc/version': the folder '/proc' takes no new files"},
   };
   for (const auto& [args, needle] : cases) {
     const fs::path json = dir / "bad.json";
@@ -109,10 +110,14 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
     EXPECT_FALSE(fs::exists(json)) << args << " left " << json;
   }
-  // One process has no blocks: weights of the right form are checked and change nothing.
+  // One process has no blocks: weights of the right form are checked, change nothing (a resume
+  // command printed under mpirun also runs alone), and the summary says so.
   const Result alone = nbody("run -p cpu32 -n 50 --steps 1 --balance 1:2");
   EXPECT_EQ(alone.code, 0) << alone.err;
-  EXPECT_EQ(alone.out.find("ranks:"), std::string::npos) << alone.out;
+  EXPECT_NE(alone.out.find("ranks: one process, so --balance 1:2 weighs nothing"), std::string::npos) << alone.out;
+  const Result plain = nbody("run -p cpu32 -n 50 --steps 1 --balance rate");
+  EXPECT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("ranks:"), std::string::npos) << plain.out;
   const Result beyond = nbody("run -p cpu32 --steps 1 --ic '" + huge.string() + "'");  // not "unstable" at step 1
   EXPECT_EQ(beyond.code, 2) << beyond.err;
   EXPECT_EQ(lines(beyond.err), 1) << beyond.err;
