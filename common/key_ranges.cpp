@@ -9,6 +9,7 @@
 #include <string>
 
 #include "morton.hpp"
+#include "parallel.hpp"
 
 namespace nbody::key_ranges {
 
@@ -47,6 +48,19 @@ Extent extent_of(const std::vector<Body>& mine) {
     }
   }
   return e;
+}
+
+std::vector<Body> records_of_block(const Bodies& b, std::size_t at, std::size_t first, std::size_t count) {
+  std::vector<Body> out(count);
+  parallel_chunks(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const Vec4& p = b.pos[at + k];
+      const Vec3& v = b.vel[at + k];
+      out[k] = {first + k, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
+                static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), 1.0f};
+    }
+  });
+  return out;
 }
 
 Cube bounding_cube(Exchange& ex, const std::vector<Body>& mine) { return cube_of(ex.all_of(extent_of(mine))); }

@@ -23,6 +23,9 @@ struct Body {
   std::uint64_t id;
   float x, y, z, m, vx, vy, vz, work;
 };
+// Bodies [at, at + count) of `b` as records in float, their ids first, first + 1, ... and their
+// work 1 (no step has weighed them): a rank's block as a rung loads it.
+std::vector<Body> records_of_block(const Bodies& b, std::size_t at, std::size_t first, std::size_t count);
 
 // The cube that bounds every rank's bodies (non-finite coordinates passed over), as the tree's
 // build quantises positions: its lower corner and cells per unit length.

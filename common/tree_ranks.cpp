@@ -60,15 +60,7 @@ void CpuTree::load_range(const Bodies& bodies, std::size_t at, std::size_t first
   eps2_ = static_cast<float>(params.eps2());
   exchange_time_.route = "essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
-  mine_.resize(count);
-  parallel_chunks(count, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const Vec4& p = bodies.pos[at + k];
-      const Vec3& v = bodies.vel[at + k];
-      mine_[k] = {first + k, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
-                  static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), 1.0f};
-    }
-  });
+  mine_ = kr::records_of_block(bodies, at, first, count);
   move_to_ranges();  // by count: no step has weighed them yet
 }
 

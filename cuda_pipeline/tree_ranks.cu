@@ -168,15 +168,7 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   // Equal blocks of the index order, then the ranges of equal counts.
   if (count > static_cast<std::size_t>(INT_MAX) / 4)
     throw InputError("cuda:tree: " + std::to_string(count) + " bodies a rank, past the kernels' 32-bit indices");
-  std::vector<Traveller> mine(count);
-  parallel_chunks(count, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const Vec4& p = b.pos[at + k];
-      const Vec3& v = b.vel[at + k];
-      mine[k] = {first + k, static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z),
-                 static_cast<float>(p.w), static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z), 1.0f};
-    }
-  });
+  const std::vector<Traveller> mine = kr::records_of_block(b, at, first, count);
   n_ = static_cast<int>(mine.size());
   cur_ = 0;
   grow(n_);
