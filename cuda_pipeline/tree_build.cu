@@ -119,6 +119,8 @@ void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) 
   if (n == 0) return;
   morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
   CUDA_CHECK(cudaGetLastError());
+  if (runs.empty() || runs.back() != n)
+    throw std::logic_error("TreeBuild::sort_runs: runs that do not end at the " + std::to_string(n) + " bodies");
   std::vector<int> at{0};  // the runs' bounds, empty runs left out
   for (const int b : runs)
     if (b > at.back()) at.push_back(b);

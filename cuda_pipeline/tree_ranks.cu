@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "cuda_check.hpp"
 #include "error.hpp"
@@ -37,6 +37,8 @@ constexpr int kDomainBoxes = 512;
 // grid of each level's launch (its threads stride over however many nodes the level holds).
 constexpr int kLevelsUnseen = 16;
 constexpr int kSelectGrid = 1024;
+// The selection's first room (frontier entries and emits): grown as a cut needs, never shrunk.
+constexpr std::size_t kSelectStart = 4096;
 
 // tree_kernels.cuh's ordered() and unordered(), on the host.
 unsigned ordered_bits(float f) {
@@ -337,7 +339,7 @@ std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
   ensure(travel_[1], total);
   std::size_t offset = 0;
   runs_.assign(1, 0);
-  for (int q = 0; q < ranks; ++q, runs_.push_back(static_cast<int>(offset))) {  // in rank order
+  for (int q = 0; q < ranks; ++q) {  // in rank order
     Traveller* to = travel_[1].get() + offset;
     if (q == me) {
       const std::size_t count = static_cast<std::size_t>(at[q + 1] - at[q]);
@@ -348,6 +350,7 @@ std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
       CUDA_CHECK(cudaMemcpy(to, got[q].data(), got[q].size(), cudaMemcpyHostToDevice));
       offset += got[q].size() / sizeof(Traveller);
     }
+    runs_.push_back(static_cast<int>(offset));  // where rank q's bodies end
   }
   return total;
 }
@@ -424,12 +427,18 @@ int TreeRanks::select(int domains) {
       counts_.download(seen, 0, 4);
       if (seen[side] == 0 || seen[3] > 0 || seen[2] > emit_cap) break;
     }
-    counts_.download(seen, 0, 4);
+    // (Every way out of the levels is a look: seen is the counts' last state.)
+    if (seen[2] < 0 || seen[3] < 0 || seen[2] > INT_MAX / 4 || seen[3] > INT_MAX / 4)
+      throw std::runtime_error("cuda:tree: the essential trees' selection needs more than 2^29 entries, past the "
+                               "kernels' 32-bit counts");
     if (seen[3] == 0 && seen[2] <= emit_cap) return seen[2];
-    // Room for what it needed (ensure's quarter more), then cut again: the emits are sorted, so the
-    // same bytes leave as if the room had been there.
-    for (auto* f : {&frontier_[0], &frontier_[1]}) ensure(*f, static_cast<std::size_t>(seen[3]));
-    ensure(emits_[0], static_cast<std::size_t>(seen[2]));
+    // Room for what it needed and at least twice what there was (the first step starts small and
+    // cuts a few times; the room stays for the steps after), then cut again: the emits are sorted,
+    // so the same bytes leave as if the room had been there.
+    if (seen[3] > 0)
+      for (auto* f : {&frontier_[0], &frontier_[1]}) ensure(*f, std::max<std::size_t>(static_cast<std::size_t>(seen[3]), 2 * static_cast<std::size_t>(cap)));
+    if (seen[2] > emit_cap)
+      ensure(emits_[0], std::max<std::size_t>(static_cast<std::size_t>(seen[2]), 2 * static_cast<std::size_t>(emit_cap)));
   }
 }
 
@@ -459,7 +468,7 @@ std::vector<Wire> TreeRanks::essential_trees() {
   domain_of_.upload(boxes);
   ensure(domain_at_, at.size());
   domain_at_.upload(at);
-  const std::size_t start = std::max<std::size_t>(static_cast<std::size_t>(n_), 1024);
+  const std::size_t start = std::max<std::size_t>(kSelectStart, static_cast<std::size_t>(domains));
   for (auto* f : {&frontier_[0], &frontier_[1]}) ensure(*f, start);
   ensure(emits_[0], start);
   const int emitted = select(domains);
@@ -484,11 +493,11 @@ std::vector<Wire> TreeRanks::essential_trees() {
   }
   const std::size_t cell = cell_bytes(walk_.quadrupole);
   ensure(wires_, 4 * static_cast<std::size_t>(domains) + 1);
-  essential_wires<<<1, 32>>>(emits_[1].get(), emitted, let_offset_.get(), let_body_offset_.get(), let_count_.get(),
+  essential_wires<<<1, 1>>>(emits_[1].get(), emitted, let_offset_.get(), let_body_offset_.get(), let_count_.get(),
                              let_body_count_.get(), domains, static_cast<long long>(cell), wires_.get());
   CUDA_CHECK(cudaGetLastError());
   std::vector<long long> wires(4 * static_cast<std::size_t>(domains) + 1);
-  wires_.download(wires.data(), 0, wires.size());  // the one look after the levels'
+  wires_.download(wires.data(), 0, wires.size());  // the one look after the levels' own
   for (int d = 0; d < domains; ++d)
     out[static_cast<std::size_t>(to[static_cast<std::size_t>(d)])] = {static_cast<std::uint64_t>(wires[4 * static_cast<std::size_t>(d)]),
                                                                         static_cast<std::uint64_t>(wires[4 * static_cast<std::size_t>(d) + 1])};

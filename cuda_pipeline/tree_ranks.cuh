@@ -1,6 +1,7 @@
 // cuda:tree across ranks: cpu:tree's decomposition (common/key_ranges.hpp) with the state, the
 // tree and the essential trees on the device. Rank r holds on its GPU the bodies whose keys (in the
-// cube of every rank's bodies) lie in its range, in no particular order. A step:
+// cube of every rank's bodies) lie in its range: after a move, each rank's in key order, the ranks
+// one after another (the runs the build merges). A step:
 //
 //  1. move     the boxes of every rank's bodies (one allgather) give the cube; the keys are
 //              sorted; the ranges are cut from a sample of the sorted keys and the work below
@@ -17,9 +18,9 @@
 //              key order: the box of all its bodies is stretched by a few far ones over every
 //              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
 //              the bodies of the leaves it opens, one walk a level at a time from the root for
-//              every domain at once (a frontier of (domain, node) pairs), the host looking at it
-//              every 16 levels and once after; a node far from a cluster of 16 boxes is not tested
-//              against each of them
+//              every domain at once (a frontier of (domain, node) pairs), the host looking at its
+//              size every 16 levels; then sorted, counted and written once for every rank; a node
+//              far from a cluster of 16 boxes is not tested against each of them
 //  4. walk     this rank's groups walk its own tree while the essential trees travel: GPU to GPU
 //              by NCCL where every rank loads it (nccl_exchange.cuh), else through the host in one
 //              all-to-all; then the tree built over what arrived (its leaves are cells with their
@@ -141,7 +142,7 @@ class TreeRanks {
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
   // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the census, the
-  // essential trees' counts, offsets and entries.
+  // essential trees' selection and its counts and offsets.
   DeviceBuffer<double> work_sorted_, running_, sample_below_;
   DeviceBuffer<unsigned char> scan_temp_;
   DeviceBuffer<Key> sample_keys_, first_keys_;

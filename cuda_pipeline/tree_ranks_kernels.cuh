@@ -13,6 +13,8 @@
 //              and written in node order, domain after domain
 //  own pass    the stagger's half kick back, and a pass's values at the sampled bodies
 #pragma once
+#include <climits>
+
 #include "key_ranges.hpp"
 #include "tree_nodes.cuh"
 #include "tree_ranks.cuh"
@@ -165,13 +167,15 @@ __device__ __forceinline__ bool emit_listed(Emit e) { return e & 1; }
 // One level of the essential trees' walk, top down, for every domain at once: each entry of the
 // frontier (`*count` of them, as the level before left it) is taken whole or listed (onto `emits`)
 // or opened (its children onto `next`). The order of the appends varies; the emits are sorted after.
-// Past `cap` entries (or `emit_cap` emits) nothing is written, the counts go on, and *over holds
-// the frontier that would have been: the host makes room and cuts again.
+// Past `cap` entries (or `emit_cap` emits) nothing is written, the emits' count goes on, and *over
+// holds the frontier that would have been; the levels after it do nothing (the frontier they would
+// read is cut short), and the host makes room and cuts again.
 template <bool kQuad>
 __global__ void essential_level(Nodes t, const int2* __restrict__ frontier, const int* __restrict__ count, int cap,
                                 const DomainAt* __restrict__ domains, const float4* __restrict__ boxes,
                                 const float4* __restrict__ clusters, float theta2, int leaf_size, int2* next,
                                 int* next_count, Emit* emits, int* emit_count, int emit_cap, int* over) {
+  if (*over) return;  // a level before lacked room: the host cuts again
   const int entries = min(*count, cap);
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < entries; f += gridDim.x * blockDim.x) {
     const int2 e = frontier[f];  // (domain, node)
@@ -180,11 +184,11 @@ __global__ void essential_level(Nodes t, const int2* __restrict__ frontier, cons
     if (k == Open) {
       const int2 c = t.child[e.y];
       const int at = atomicAdd(next_count, 2);
-      if (at + 2 <= cap) next[at] = make_int2(e.x, c.x), next[at + 1] = make_int2(e.x, c.y);
-      else atomicMax(over, at + 2);
+      if (at >= 0 && at + 2 <= cap) next[at] = make_int2(e.x, c.x), next[at + 1] = make_int2(e.x, c.y);
+      else atomicMax(over, at >= 0 ? at + 2 : INT_MAX);  // (a count past int: the host refuses it)
     } else if (k != None) {
       const int at = atomicAdd(emit_count, 1);
-      if (at < emit_cap) emits[at] = static_cast<Emit>(e.x) << 32 | static_cast<unsigned>(2 * e.y + (k == Bucket));
+      if (at >= 0 && at < emit_cap) emits[at] = static_cast<Emit>(e.x) << 32 | static_cast<unsigned>(2 * e.y + (k == Bucket));
     }
   }
 }
