@@ -393,6 +393,15 @@ void TreeRanks::exchange_domains() {
       }
       d.clusters.push_back(lo), d.clusters.push_back(hi);
     }
+    if (!order.empty()) {  // after the clusters, the box of them all
+      float4 lo = d.clusters[0], hi = d.clusters[1];
+      for (std::size_t c = 2; c < d.clusters.size(); c += 2) {
+        const float4 l = d.clusters[c], h = d.clusters[c + 1];
+        lo = {std::min(lo.x, l.x), std::min(lo.y, l.y), std::min(lo.z, l.z), 0};
+        hi = {std::max(hi.x, h.x), std::max(hi.y, h.y), std::max(hi.z, h.z), 0};
+      }
+      d.clusters.push_back(lo), d.clusters.push_back(hi);
+    }
   }
 }
 

@@ -18,7 +18,8 @@
 //              key order: the box of all its bodies is stretched by a few far ones over every
 //              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
 //              the bodies of the leaves it opens, one walk a level at a time from the root for
-//              every domain at once (a frontier of (domain, node) pairs), the host looking at its
+//              every domain at once (a frontier of (domain, node) pairs, each with the box that
+//              opened its parent, tried first), the host looking at its
 //              size every 16 levels; then sorted, counted and written once for every rank; a node
 //              far from a cluster of 16 boxes is not tested against each of them
 //  4. walk     this rank's groups walk its own tree while the essential trees travel: GPU to GPU
@@ -110,7 +111,7 @@ class TreeRanks {
   void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
   // 3: for each rank what this one sends it, into outbox_ in rank order
   std::vector<Wire> essential_trees();
-  struct Domain {  // a rank's domain: its boxes (lo, hi) in key order, and the box of each kCluster of them
+  struct Domain {  // a rank's domain: its boxes (lo, hi) in key order, the box of each kCluster of them, then of all
     std::vector<float4> boxes, clusters;
   };
   int select(int domains);
@@ -147,7 +148,7 @@ class TreeRanks {
   DeviceBuffer<unsigned char> scan_temp_;
   DeviceBuffer<Key> sample_keys_, first_keys_;
   DeviceBuffer<int> at_, let_count_, let_offset_, let_body_count_, let_body_offset_, counts_;
-  DeviceBuffer<int2> frontier_[2];  // the selection's (domain, node) entries, a level's and the next's
+  DeviceBuffer<int4> frontier_[2];  // the selection's (domain, node, near box) entries, a level's and the next's
   DeviceBuffer<Emit> emits_[2];     // as it emitted them, and sorted
   DeviceBuffer<long long> wires_;   // essential_wires'
   DeviceBuffer<float4> domain_, domain_of_;  // this rank's domain boxes; the other ranks' boxes, then clusters

@@ -142,20 +142,32 @@ __global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) 
 constexpr int kCluster = 16;
 
 // What a body anywhere in another rank's domain (`boxes`: lo, hi pairs, at least one; `clusters`:
-// the box of each kCluster of them) does with node i, as the walk decides it for a group inside the
+// the box of each kCluster of them, then the box of them all) does with node i, as the walk decides it for a group inside the
 // nearest box (opening_test). The test only tightens as a box nears, so the first box near enough
 // to open the node settles it, and a node is taken whole only where every box is far enough. A
 // cluster far enough (with a margin for rounding: its box holds each of its boxes) holds no box near
-// enough, so a node far from the domain is judged against its clusters, not every box.
+// enough, so a node far from the domain is judged against its clusters, not every box. `near`
+// (-1: none) is tried first, the box that opened the node's parent (a child lies in its parent, so
+// mostly near the same box): where it opens the node too the search is one test, and the decision
+// is the same whichever box is found first. On return: the box that opened the node.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
-                                               const float4* __restrict__ clusters, float theta2, int leaf_size) {
+                                               const float4* __restrict__ clusters, float theta2, int leaf_size,
+                                               int& near) {
   const float4 c = t.com[i];
   const int4 m4 = t.walked[i];
+  if (near >= 0 && !far_enough(distance2(c, boxes[2 * near], boxes[2 * near + 1]), m4, theta2))
+    return opening_of<kQuad>(false, m4, leaf_size);
+  const int all = (nboxes + kCluster - 1) / kCluster;  // far from the box of every box: far from each
+  if (far_enough(0.9999f * distance2(c, clusters[2 * all], clusters[2 * all + 1]), m4, theta2))
+    return opening_of<kQuad>(true, m4, leaf_size);
   for (int k = 0; k * kCluster < nboxes; ++k) {
     if (far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2)) continue;
     for (int b = k * kCluster; b < min(nboxes, (k + 1) * kCluster); ++b)
-      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2)) return opening_of<kQuad>(false, m4, leaf_size);
+      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2)) {
+        near = b;
+        return opening_of<kQuad>(false, m4, leaf_size);
+      }
   }
   return opening_of<kQuad>(true, m4, leaf_size);
 }
@@ -171,20 +183,21 @@ __device__ __forceinline__ bool emit_listed(Emit e) { return e & 1; }
 // holds the frontier that would have been; the levels after it do nothing (the frontier they would
 // read is cut short), and the host makes room and cuts again.
 template <bool kQuad>
-__global__ void essential_level(Nodes t, const int2* __restrict__ frontier, const int* __restrict__ count, int cap,
+__global__ void essential_level(Nodes t, const int4* __restrict__ frontier, const int* __restrict__ count, int cap,
                                 const DomainAt* __restrict__ domains, const float4* __restrict__ boxes,
-                                const float4* __restrict__ clusters, float theta2, int leaf_size, int2* next,
+                                const float4* __restrict__ clusters, float theta2, int leaf_size, int4* next,
                                 int* next_count, Emit* emits, int* emit_count, int emit_cap, int* over) {
   if (*over) return;  // a level before lacked room: the host cuts again
   const int entries = min(*count, cap);
   for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < entries; f += gridDim.x * blockDim.x) {
-    const int2 e = frontier[f];  // (domain, node)
+    const int4 e = frontier[f];  // (domain, node, the box that opened its parent)
     const DomainAt d = domains[e.x];
-    const NodeKind k = for_domain<kQuad>(t, e.y, boxes + 2 * d.box, d.boxes, clusters + 2 * d.cluster, theta2, leaf_size);
+    int near = e.z;
+    const NodeKind k = for_domain<kQuad>(t, e.y, boxes + 2 * d.box, d.boxes, clusters + 2 * d.cluster, theta2, leaf_size, near);
     if (k == Open) {
       const int2 c = t.child[e.y];
       const int at = atomicAdd(next_count, 2);
-      if (at >= 0 && at + 2 <= cap) next[at] = make_int2(e.x, c.x), next[at + 1] = make_int2(e.x, c.y);
+      if (at >= 0 && at + 2 <= cap) next[at] = make_int4(e.x, c.x, near, 0), next[at + 1] = make_int4(e.x, c.y, near, 0);
       else atomicMax(over, at >= 0 ? at + 2 : INT_MAX);  // (a count past int: the host refuses it)
     } else if (k != None) {
       const int at = atomicAdd(emit_count, 1);
@@ -194,9 +207,9 @@ __global__ void essential_level(Nodes t, const int2* __restrict__ frontier, cons
 }
 
 // The frontier of the root for each of `domains` domains.
-__global__ void essential_roots(int domains, int2* frontier) {
+__global__ void essential_roots(int domains, int4* frontier) {
   const int d = blockIdx.x * blockDim.x + threadIdx.x;
-  if (d < domains) frontier[d] = make_int2(d, 0);
+  if (d < domains) frontier[d] = make_int4(d, 0, -1, 0);
 }
 
 // cells[j], bodies[j]: what emit j sends: a cell (1, 0), or a listed node's bodies (0, its count).
