@@ -117,7 +117,9 @@ int run_command(int argc, char** argv) {
     if (app.get_subcommands().empty() && argv[1][0] != '-')
       return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
                             "ladder or view (see --help)\n");
-    return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) + " (see --help)\n");
+    // Within a command its name leads, as it does for what the command itself refuses.
+    const std::string where = app.get_subcommands().empty() ? "nbody: " : "nbody " + app.get_subcommands().front()->get_name() + ": ";
+    return World::fail(2, where + parse_error_text(e, app, dashes) + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

@@ -143,22 +143,22 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
 // wrong in nbody's words, exit 2; --help names a file's, a folder's and a list's values so.
 TEST(Cli, ParseErrorsSayWhatIsWrong) {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"run --json", "nbody: --json needs a value: FILE (see --help)"},
-      {"run -n 10 --steps", "nbody: --steps needs a value: INT (see --help)"},
-      {"run --dt abc", "nbody: --dt 'abc': not a number (see --help)"},
+      {"run --json", "nbody run: --json needs a value: FILE (see --help)"},
+      {"run -n 10 --steps", "nbody run: --steps needs a value: INT (see --help)"},
+      {"run --dt abc", "nbody run: --dt 'abc': not a number (see --help)"},
       {"run -n 10 --json --no-energy", "--json '--no-energy': looks like an option, not a file"},
       {"run -n 10 --snapshot-every 1 --out --no-energy", "--out '--no-energy': looks like an option, not a folder"},
-      {"run -p cpu32 -- -n 10", "nbody: '-n', '10' follow no option"},
-      {"run -p cpu32 --bogus --", "nbody: --bogus is not an option of run"},
-      {"run --energy-every 2.5", "nbody: --energy-every '2.5': not a whole number"},
-      {"run --bogus", "nbody: --bogus is not an option of run (see --help)"},
-      {"compare -p cpu32 -n 10", "nbody: -p is not an option of compare (see --help)"},
-      {"run -p cpu32 extra", "nbody: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
-      {"run -p cpu32 a b", "nbody: 'a', 'b' follow no option"},
+      {"run -p cpu32 -- -n 10", "nbody run: '-n', '10' follow no option"},
+      {"run -p cpu32 --bogus --", "nbody run: --bogus is not an option of run"},
+      {"run --energy-every 2.5", "nbody run: --energy-every '2.5': not a whole number"},
+      {"run --bogus", "nbody run: --bogus is not an option of run (see --help)"},
+      {"compare -p cpu32 -n 10", "nbody compare: -p is not an option of compare (see --help)"},
+      {"run -p cpu32 extra", "nbody run: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
+      {"run -p cpu32 a b", "nbody run: 'a', 'b' follow no option"},
       {"--bogus", "nbody: a command is required: info, run, compare, bench, ladder or view"},
       // an empty file or folder name is refused, not taken as the option not given
-      {"compare -n 64 --steps 2 --plot ''", "nbody: --plot '': name a file"},
-      {"run -n 64 --steps 1 --out ''", "nbody: --out '': name a folder"},
+      {"compare -n 64 --steps 2 --plot ''", "nbody compare: --plot '': name a file"},
+      {"run -n 64 --steps 1 --out ''", "nbody run: --out '': name a folder"},
       {"bench --pipelines cpu32 -n 1024,2048,1024", "--bodies '1024,2048,1024': 1024 twice"},
   };
   for (const auto& [args, needle] : cases) {
