@@ -1,6 +1,6 @@
 # Sourced by the set-up scripts. `heartbeat CMD...` runs CMD with its output (stdout and stderr
-# together) passed on to stdout line by line and, after every 4 s without a line (one compiler job,
-# one long test), says on stderr that it is still at work: nothing the scripts run is silent for
+# together) passed on to stdout line by line and, 4 s after the last line it showed (one compiler
+# job, one long test), says on stderr that it is still at work: nothing the scripts run is silent for
 # more than 5 s, also where stdout goes to a file. Returns CMD's exit status.
 # `heartbeat --quiet CMD...` keeps CMD's output back (shown on stderr only if CMD fails) and says it
 # is still at work after every 4 s, whatever CMD prints: the lines kept back are no sign of life.
@@ -10,19 +10,24 @@ heartbeat() {
   local start=$SECONDS status kept line
   status=$(mktemp) kept=$(mktemp)
   { "$@" && echo 0 >"$status" || echo $? >"$status"; } 2>&1 | {
-    local shown=$SECONDS  # when the user last saw a line
+    # Microseconds (EPOCHREALTIME without its decimal point, a dot or a comma by the locale): the
+    # next word is due 4 s after the user last saw a line, and each read waits only until then
+    # (whole seconds, rounded up), so no gap passes 5 s whenever the lines come.
+    local shown=${EPOCHREALTIME//[.,]/} now left
     while :; do
-      if IFS= read -r -t 4 line; then
-        if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; shown=$SECONDS; fi
+      now=${EPOCHREALTIME//[.,]/}
+      left=$((shown + 4000000 - now))
+      if ((left <= 0)); then
+        printf '  ... still at work (%d s)\n' $((SECONDS - start)) >&2
+        shown=$now left=4000000
+      fi
+      if IFS= read -r -t $(((left + 999999) / 1000000)) line; then
+        if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; shown=${EPOCHREALTIME//[.,]/}; fi
       elif (($? > 128)); then  # a timeout (what came of a line so far is in $line)
         [ -n "$line" ] && if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; fi
       else  # the end (a last line without its newline is in $line)
         [ -n "$line" ] && if ((quiet)); then printf '%s\n' "$line" >>"$kept"; else printf '%s\n' "$line"; fi
         break
-      fi
-      if ((SECONDS - shown >= 4)); then
-        printf '  ... still at work (%d s)\n' $((SECONDS - start)) >&2
-        shown=$SECONDS
       fi
     done
   }
