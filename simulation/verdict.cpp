@@ -29,16 +29,29 @@ std::string other(const std::string& pair, const std::string& reference) {
   return a == reference ? b : a;
 }
 
-// A rung within the paper's bound but not the goal: the part of the goal it misses, by how much (its
+// The figures a rung is judged by: its largest distance up to step 15 and up to step 100 (one figure
+// where the run ends by step 15), and, where the run goes past step 100 and further apart, its
+// largest there (which no bound judges).
+// As "A / B" (judged_steps() names the steps).
+std::string judged(const Fig9Row& row, long long last) {
+  std::string s = last <= 15 ? sci(row.max15) : sci(row.max15) + " / " + sci(row.max100);
+  if (last > 100 && row.max_run > row.max100) s += " (" + sci(row.max_run) + " by step " + std::to_string(last) + ")";
+  return s;
+}
+
+std::string judged_steps(long long last) {
+  return last <= 15 ? "each rung's largest distance" : "each rung's largest up to step 15 / up to step " + std::to_string(std::min(last, 100LL));
+}
+
+// A rung that misses `bounds` (the goal, or Fig. 9's bound): the parts it misses, by how much (its
 // largest distance over the run can be below the step-100 part and still miss step 15's).
-std::string goal_missed(const Fig9Row& row) {
-  std::string missed;
-  if (row.max15 >= kFig9Goal[0].distance)
-    missed += sci(row.max15) + " up to step 15 (the goal: < " + sci(kFig9Goal[0].distance) + ")";
-  if (row.max100 >= kFig9Goal[1].distance)
-    missed += (missed.empty() ? "" : ", ") + sci(row.max100) + " up to step 100 (the goal: < " +
-              sci(kFig9Goal[1].distance) + ")";
-  return missed.empty() ? sci(row.max_run) : missed;
+std::string missed(const Fig9Row& row, const Fig9Bound (&bounds)[2], const char* what, long long last) {
+  std::string s;
+  if (row.max15 >= bounds[0].distance)
+    s += sci(row.max15) + " up to step 15 (" + what + ": < " + sci(bounds[0].distance) + ")";
+  if (row.max100 >= bounds[1].distance)
+    s += (s.empty() ? "" : ", ") + sci(row.max100) + " up to step 100 (" + what + ": < " + sci(bounds[1].distance) + ")";
+  return s.empty() ? judged(row, last) : s;
 }
 
 // Which rungs meet the goal, Fig. 9's bound only, neither (or are off by the coordinates' float32
@@ -46,13 +59,16 @@ std::string goal_missed(const Fig9Row& row) {
 std::vector<std::string> agreement(const CompareResult& r, const std::string& reference) {
   const long long last = r.steps.back().step;
   std::vector<std::string> goal, paper, rounding, beyond, lines;
-  double closest = INFINITY, extent = 0;
-  std::string closest_name;
+  double closest = INFINITY, farthest = 0, extent = 0;
+  std::string closest_name, farthest_name;
   const std::vector<Fig9Row> rows = fig9_rows(r, reference);
   for (const Fig9Row& row : rows) {
     const Fig9Judgement j = fig9_judgement(row);
-    const std::string name =
-        other(row.pair, reference) + " " + (j == Fig9Judgement::Paper ? goal_missed(row) : sci(row.max_run));
+    const std::string name = other(row.pair, reference) + " " +
+                             (j == Fig9Judgement::Goal     ? judged(row, last)
+                              : j == Fig9Judgement::Paper  ? missed(row, kFig9Goal, "the goal", last)
+                              : j == Fig9Judgement::Beyond ? missed(row, kFig9Paper, "the bound", last)
+                                                           : sci(row.max_run));
     (j == Fig9Judgement::Goal        ? goal
      : j == Fig9Judgement::Paper     ? paper
      : j == Fig9Judgement::Rounding  ? rounding
@@ -60,6 +76,7 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
         .push_back(name);
     extent = std::max(extent, row.extent);
     if (row.max_run < closest) closest = row.max_run, closest_name = other(row.pair, reference);
+    if (row.max_run > farthest) farthest = row.max_run, farthest_name = other(row.pair, reference);
   }
   char head[200];
   std::snprintf(head, sizeof head, "verdict: each rung's largest distance to %s over the %zu compared step%s (to step %lld)",
@@ -81,11 +98,18 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
               (paper.empty() ? "" : "; " + count(paper, " misses", " miss") + " this project's tighter goal") +
               (rounding.empty() ? "" : "; " + count(rounding, " differs", " differ") +
                                            " by the coordinates' float32 rounding alone") + ")";
+  // The bounds end at step 100 (Fig. 9's run): past it they judge nothing, and trajectories that
+  // pass close to one another part in any precision.
+  if (last > 100 && beyond.empty() && farthest >= kFig9Goal[1].distance)
+    summary += "; the bounds judge the steps to 100: by step " + std::to_string(last) + " " + farthest_name + " is " +
+               sci(farthest) + " from " + reference;
   lines.push_back("  in short: " + summary);
   const auto bound = [](const Fig9Bound (&b)[2]) {
     return "largest distance < " + sci(b[0].distance) + " up to step 15 and < " + sci(b[1].distance) + " up to step 100";
   };
-  if (!goal.empty()) lines.push_back("  within this project's goal (" + bound(kFig9Goal) + "):\n    " + joined(goal));
+  if (!goal.empty())
+    lines.push_back("  within this project's goal (" + bound(kFig9Goal) + "), " + judged_steps(last) + ":\n    " +
+                    joined(goal));
   if (!paper.empty())
     lines.push_back("  within TR04-032 Fig. 9's bound (" + bound(kFig9Paper) + ") but not the goal:\n    " +
                     joined(paper));

@@ -203,7 +203,13 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
     return h != std::string::npos && at_name != std::string::npos && at_name > h;
   };
   EXPECT_TRUE(after("within this project's goal", "cpu32")) << text;
-  EXPECT_NE(text.find("cpu32 3.0e-05"), std::string::npos) << "the run's largest, step 400's: " << text;
+  // Each figure beside the step it is judged to, the run's largest past step 100 apart.
+  EXPECT_NE(text.find("each rung's largest up to step 15 / up to step 100:\n    cpu32 1.0e-07 / 1.0e-06 (3.0e-05 by step 400)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("gl:gather 1.0e-04 up to step 15 (the goal: < 1.0e-05), 1.0e-02 up to step 100 (the goal: < 1.0e-03)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("gl:forcequad 1.0e-02 up to step 15 (the bound: < 1.0e-03), 2.0e+00 up to step 100 (the bound: < 1.0e+00)"),
+            std::string::npos) << text;
   EXPECT_TRUE(after("within TR04-032 Fig. 9's bound", "gl:gather")) << text;
   EXPECT_TRUE(after("beyond Fig. 9's bound", "gl:forcequad")) << text;
   EXPECT_NE(text.find("every rung with it"), std::string::npos) << text;
@@ -215,6 +221,14 @@ TEST(Verdict, SortsTheRungsAndNamesTheSharedDrift) {
   text.clear();
   for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
   EXPECT_NE(text.find("these drift by more than 10% more or less than it:\n    gl:forcequad"), std::string::npos) << text;
+  // Within the bound to step 100, far apart by step 400: fine as far as the bounds judge, and the
+  // short line says how far apart the run went past them.
+  r.steps = {at(10, 1e-7, 1e-4, 1e-4), at(100, 1e-6, 1e-2, 1e-2), at(400, 3e-5, 1e-2, 0.7)};
+  text.clear();
+  for (const std::string& line : verdict(r, "cpu64", 0.01)) text += line + "\n";
+  EXPECT_NE(text.find("in short: fine (no rung parts from cpu64 beyond TR04-032 Fig. 9's bound; 2 of 3 rungs miss this "
+                      "project's tighter goal); the bounds judge the steps to 100: by step 400 gl:forcequad is 7.0e-01 "
+                      "from cpu64\n"), std::string::npos) << text;
 }
 
 // One body far from the origin: cpu32 holds its coordinate to float32's spacing there (2^-23 of
