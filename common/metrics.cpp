@@ -56,6 +56,7 @@ AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref)
     }
   }
   e.rms_rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  e.undefined = !a.empty() && den == 0;
   const auto quantile = [&](std::size_t k) {  // the k-th smallest (NaN counted as the largest)
     std::nth_element(rels.begin(), rels.begin() + static_cast<std::ptrdiff_t>(k), rels.end());
     return rels[k];

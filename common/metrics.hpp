@@ -26,7 +26,11 @@ struct AccelError {
   double rms_rel = 0, max_rel = 0;
   std::size_t worst = 0;
   double median_rel = 0, p99_rel = 0, p999_rel = 0;
+  // Every reference acceleration 0 (one body, or none that pull): relative errors are 0/0, and the
+  // figures above are absolute.
+  bool undefined = false;
 };
+inline constexpr const char* kUndefinedAccelError = "undefined: every reference acceleration is 0";
 AccelError accel_error(const std::vector<Vec3>& a, const std::vector<Vec3>& ref);
 
 // Total energy with the softened potential W = -1/2 sum_{i != j} m_i m_j / sqrt(r^2 + eps^2).

@@ -22,6 +22,8 @@ void print_summary(const CompareResult& r, const std::string& reference, double 
     const Vec3 dl{f.l.x - i.l.x, f.l.y - i.l.y, f.l.z - i.l.z};
     if (name == reference)
       std::printf("%-18s %12s %12s", name.c_str(), "(reference)", "");
+    else if (r.accel.at(name).undefined)  // 0/0: nothing pulls
+      std::printf("%-18s %12s %12s", name.c_str(), "undefined", "(a_ref = 0)");
     else
       std::printf("%-18s %12.3e %12.3e", name.c_str(), r.accel.at(name).rms_rel,
                   r.accel.at(name).max_rel);

@@ -34,10 +34,14 @@ nlohmann::json to_json(const Comparison& c, const CompareResult& r, const std::s
   j["skipped"] = nlohmann::json::object();
   for (const auto& [name, why] : r.skipped) j["skipped"][name] = why;
   j["accel_error"] = nlohmann::json::object();
-  for (const auto& [name, e] : r.accel)
+  for (const auto& [name, e] : r.accel) {
     j["accel_error"][name] = {{"rms_rel", e.rms_rel},       {"max_rel", e.max_rel}, {"worst", e.worst},
                               {"median_rel", e.median_rel}, {"p99_rel", e.p99_rel},
                               {"p999_rel", e.p999_rel}};
+    if (e.undefined)  // as the drift's: null where relative means 0/0, and why
+      for (const char* k : {"rms_rel", "max_rel", "median_rel", "p99_rel", "p999_rel"}) j["accel_error"][name][k] = nullptr;
+    if (e.undefined) j["accel_error"][name]["undefined"] = kUndefinedAccelError;
+  }
   j["compared_steps"] = nlohmann::json::array();
   j["divergence"] = nlohmann::json::array();
   for (const auto& s : r.steps) {

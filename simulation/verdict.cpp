@@ -97,7 +97,7 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
     summary = "fine (no rung parts from " + reference + " beyond TR04-032 Fig. 9's bound" +
               (paper.empty() ? "" : "; " + count(paper, " misses", " miss") + " this project's tighter goal") +
               (rounding.empty() ? "" : "; " + count(rounding, " differs", " differ") +
-                                           " by the coordinates' float32 rounding alone") + ")";
+                                           " by no more than the coordinates' float32 rounding") + ")";
   // The bounds end at step 100 (Fig. 9's run): past it they judge nothing, and trajectories that
   // pass close to one another part in any precision.
   if (last > 100 && beyond.empty() && farthest >= kFig9Goal[1].distance)
@@ -114,7 +114,7 @@ std::vector<std::string> agreement(const CompareResult& r, const std::string& re
     lines.push_back("  within TR04-032 Fig. 9's bound (" + bound(kFig9Paper) + ") but not the goal:\n    " +
                     joined(paper));
   if (!rounding.empty())
-    lines.push_back("  off by float32's rounding of coordinates as large as " + sci(extent) +
+    lines.push_back("  off by no more than float32's rounding of coordinates as large as " + sci(extent) +
                     " (within a few of float32's spacings there, 2^-23 of the coordinate), not trajectories parting:\n    " +
                     joined(rounding));
   if (!beyond.empty()) lines.push_back("  beyond Fig. 9's bound (the trajectories part):\n    " + joined(beyond));

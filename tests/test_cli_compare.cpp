@@ -91,7 +91,8 @@ TEST(CliCompare, CompareWritesTheDesignFields) {
 
 // One body at rest far from the origin: cpu32 rounds its coordinate to float32's spacing there,
 // which the verdict names as rounding, not trajectories parting; its energy is 0, so a drift
-// relative to it is undefined, said in the table and the verdict and null in the JSON with why.
+// relative to it is undefined, said in the table and the verdict and null in the JSON with why (and
+// so is its acceleration's relative error: nothing pulls it).
 TEST(CliCompare, OneBodyFarAwayIsRoundingAndItsDriftUndefined) {
   const fs::path ic = scratch() / "far.csv", json = scratch() / "far.json";
   write_file(ic, "x,y,z,vx,vy,vz,m\n1e30,0,0,0,0,0,1\n");
@@ -106,6 +107,10 @@ TEST(CliCompare, OneBodyFarAwayIsRoundingAndItsDriftUndefined) {
   const auto j = nlohmann::json::parse(slurp(json));
   EXPECT_TRUE(j["energy"]["cpu32"]["rel_drift"].is_null()) << j["energy"].dump();
   EXPECT_EQ(j["energy"]["cpu32"]["rel_drift_undefined"], "undefined: E_0 = 0") << j["energy"].dump();
+  // Nothing pulls a lone body: the acceleration's relative error is 0/0 too, said so, not 0.
+  EXPECT_NE(r.out.find("undefined  (a_ref = 0)"), std::string::npos) << r.out;
+  EXPECT_TRUE(j["accel_error"]["cpu32"]["rms_rel"].is_null()) << j["accel_error"].dump();
+  EXPECT_EQ(j["accel_error"]["cpu32"]["undefined"], "undefined: every reference acceleration is 0") << j["accel_error"].dump();
 }
 
 // The preset's table says where a rung stands against the paper's bound, not only the goal.
