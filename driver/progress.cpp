@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -14,13 +15,17 @@ namespace nbody {
 
 namespace {
 // When stderr is not a terminal: the first line after kFirstLine seconds, then one every kLineEvery,
-// so that no stretch of a long task is silent for more than 5 s.
+// so that no stretch of a long task is silent for more than 5 s (nor the hand-over from one task to
+// the next: g_last_any).
 constexpr double kFirstLine = 2.0, kLineEvery = 4.0;
 }
 
 namespace {
 Progress* g_innermost = nullptr;  // the task begun last and still open (with g_tasks held)
 std::mutex g_tasks;
+// When any task last wrote a line off a terminal (first: the program's start): a task begun late
+// in a silence writes its first line within kLineEvery of it, not kFirstLine after its own start.
+std::atomic<std::chrono::steady_clock::rep> g_last_any{std::chrono::steady_clock::now().time_since_epoch().count()};
 }  // namespace
 
 Progress::Progress(std::string label, long long total)
@@ -89,9 +94,13 @@ void Progress::show(std::chrono::steady_clock::time_point now) {
                               100.0 * done / total_, elapsed, left);
   else std::snprintf(tail, sizeof tail, "0/%lld after %.1f s", total_, elapsed);
   if (!tty_) {
-    if (std::chrono::duration<double>(now - last_line_).count() < (shown_ ? kLineEvery : kFirstLine)) return;
+    const auto any = std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(g_last_any.load()));
+    const bool due = shown_ ? std::chrono::duration<double>(now - last_line_).count() >= kLineEvery
+                            : elapsed >= kFirstLine || std::chrono::duration<double>(now - any).count() >= kLineEvery;
+    if (!due) return;
     last_line_ = now;
     shown_ = true;
+    g_last_any = now.time_since_epoch().count();
     std::fprintf(stderr, "%s: %s\n", label_.c_str(), tail);
     return;
   }

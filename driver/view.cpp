@@ -79,6 +79,9 @@ class View {
 
   const ViewArgs& a_;
   Terminal terminal_;
+  // Open while the members below are made (the estimate's probes, the window, the stagger, each
+  // rung's load and probe): its lines keep a long set-up from looking stalled.
+  std::unique_ptr<Task> set_up_;
   std::unique_ptr<Fp64Engine> engine_;
   viewer::Window window_;
   Start start_;
@@ -111,6 +114,8 @@ viewer::WindowOptions window_options(const ViewArgs& a, int width, int height) {
 // gl:* rungs run in.
 View::View(const ViewArgs& a, const std::vector<std::string>& names, int width, int height)
     : a_(a),
+      set_up_(terminal_.begin("view set-up (" + std::to_string(a.cfg.n) + " bodies: the estimate, the window, the "
+                              "stagger, each rung's load)", 1)),
       engine_(make_engine(a.cfg.pipeline)),
       window_((check_estimate({engine_work(*engine_, 1, a.cfg.params(), a.cfg.n, "set-up pass")}, a.cfg.force),
                window_options(a, width, height)),
@@ -130,6 +135,8 @@ View::View(const ViewArgs& a, const std::vector<std::string>& names, int width, 
   // times that, so a large N on a CPU engine is not stalled by diagnostics.
   energy_cost_s_ = start_.stagger_s;
   energy_due_ = after(std::max(1.0, 10 * energy_cost_s_));
+  set_up_->update(1);
+  set_up_.reset();
 }
 
 void View::make_sides(const std::vector<std::string>& names) {

@@ -282,6 +282,22 @@ TEST(Progress, ALongUnitWithoutUpdatesIsNotSilent) {
   EXPECT_NE(text.find("one long unit: 0/3 after 2."), std::string::npos) << text;
 }
 
+// Nor is the hand-over from one task to the next: a task begun 3 s after another's last line writes
+// its first line 4 s after that one (once it has run a second), not 2 s after its own start.
+TEST(Progress, ATaskBegunLateInASilenceSpeaksSooner) {
+  const std::string text = stderr_of([] {
+    {
+      Progress a("first", 3);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2300));  // its line at 2.0 s
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2700));  // 3 s after its line (at 2.0-2.5 s)
+    Progress b("second", 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1700));  // ended before its own 2 s
+  });
+  EXPECT_NE(text.find("first: 0/3 after 2."), std::string::npos) << text;
+  EXPECT_NE(text.find("second: 0/3 after 1."), std::string::npos) << text;
+}
+
 // The energy every front end reports: E_n against E_0, and why there is no drift where there is no E_0.
 TEST(Run, EnergyReportSaysWhyADriftIsUndefined) {
   nbody::Run run(small_spec("cpu64"));
