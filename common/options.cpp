@@ -21,7 +21,8 @@ const std::vector<OptionRow> kOptions{
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
     {"ic", "--ic", "ic", "ic", V{std::string_view(d::ic)}, "",
      "Initial conditions: plummer | uniform | shell | expand | collision | FILE.bin (Tipsy) | FILE.csv "
-     "(x,y,z,vx,vy,vz,m) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)", "", "SOURCE"},
+     "(the header line x,y,z,vx,vy,vz,m, then a body a line) | FILE.h5 (HDF5 snapshot, ours or GADGET-style)", "",
+     "SOURCE"},
     {"seed", "--seed", "seed", "seed", V{d::seed}, "0..2^64-1",
      "Random seed for generated initial conditions and --subset random"},
     {"subset", "--subset", "subset", "subset", V{std::string_view(d::subset)}, "first | random",

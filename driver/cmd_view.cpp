@@ -54,7 +54,9 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
   if (a.old_frames_given) a.frames = a.old_frames;  // the earlier name, warned of once the checks pass
   const std::string count = a.old_frames_given ? "--frames" : "--frame-count";
   if (a.frames < 0) throw InputError(count + " " + std::to_string(a.frames) + ": must be >= 0");
-  if (a.offscreen && a.frames == 0) throw InputError("--offscreen is for the scripted mode: give --frame-count K");
+  if (a.offscreen && a.frames == 0)
+    throw InputError("--offscreen is for the scripted mode: give --frame-count K with K >= 1 (0, the default, opens "
+                     "the interactive window)");
   if (!a.screenshot.empty()) {
     if (!a.screenshot.ends_with(".png")) throw InputError("--screenshot '" + a.screenshot + "': must end in .png");
     check_output_path(a.screenshot, "--screenshot");

@@ -84,18 +84,18 @@ DtSweepResult dt_sweep(const DtSweep& s, Fp64Engine& engine, Reporter& report) {
   if (s.on_made) s.on_made();
   r.truth = s.reference + " at dt = " + number_text(r.truth_dt);
   // Many short runs, each too short for its own progress: the sweep's, each run counted as it ends,
-  // in the microseconds its steps take at the rate the estimate measured (a halved dt's run takes
+  // in the milliseconds its steps take at the rate the estimate measured (a halved dt's run takes
   // twice the steps; gl:forcequad's step costs many of cpu32's), or in steps where nothing was measured.
   const bool timed = std::all_of(rates.begin(), rates.end(), [](double r) { return r > 0; }) && !rates.empty();
   const auto units = [&](std::size_t item, double steps, double steps_in_item) {  // item: work's index
     if (!timed) return static_cast<long long>(steps);
-    return std::max(1LL, std::llround(work[item].interactions * (steps / steps_in_item) / rates[item] * 1e6));
+    return std::max(1LL, std::llround(work[item].interactions * (steps / steps_in_item) / rates[item] * 1e3));
   };
   long long total = units(0, static_cast<double>(truth_steps), static_cast<double>(truth_steps));
   for (double dt : s.dts)
     for (std::size_t k = 0; k < made.pipelines.size(); ++k)
       total += units(2 + k, static_cast<double>(steps_to(s.time, dt)), sweep_steps);
-  const std::unique_ptr<Task> sweep = report.begin(timed ? "dt-sweep (the runs, weighed by their measured step times)"
+  const std::unique_ptr<Task> sweep = report.begin(timed ? "dt-sweep (the runs, in ms of their steps at the measured rates)"
                                                          : "dt-sweep (steps of every run)",
                                                    total);
   long long done = units(0, static_cast<double>(truth_steps), static_cast<double>(truth_steps));
