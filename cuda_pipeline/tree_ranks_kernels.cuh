@@ -142,14 +142,15 @@ __global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) 
 constexpr int kCluster = 16;
 
 // What a body anywhere in another rank's domain (`boxes`: lo, hi pairs, at least one; `clusters`:
-// the box of each kCluster of them, then the box of them all) does with node i, as the walk decides it for a group inside the
-// nearest box (opening_test). The test only tightens as a box nears, so the first box near enough
-// to open the node settles it, and a node is taken whole only where every box is far enough. A
-// cluster far enough (with a margin for rounding: its box holds each of its boxes) holds no box near
-// enough, so a node far from the domain is judged against its clusters, not every box. `near`
-// (-1: none) is tried first, the box that opened the node's parent (a child lies in its parent, so
-// mostly near the same box): where it opens the node too the search is one test, and the decision
-// is the same whichever box is found first. On return: the box that opened the node.
+// the box of each kCluster of them, then the box of them all) does with node i, as the walk decides
+// it for a group inside the nearest box (opening_test). The test only tightens as a box nears, so
+// the first box near enough to open the node settles it, and a node is taken whole only where every
+// box is far enough. A box holding boxes that is far enough (with a margin for rounding) holds none
+// near enough: a node far from the whole domain is taken after one test, one far from a cluster
+// skips its boxes. `near` (-1: none) is tried first, the box that opened the node's parent (a child
+// lies in its parent, so mostly near the same box): where it opens the node too the search is one
+// test, and the decision is the same whichever box is found first. On return: the box that opened
+// the node.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
                                                const float4* __restrict__ clusters, float theta2, int leaf_size,
