@@ -54,71 +54,88 @@ std::string missed(const Fig9Row& row, const Fig9Bound (&bounds)[2], const char*
   return s.empty() ? judged(row, last) : s;
 }
 
-// Which rungs meet the goal, Fig. 9's bound only, neither (or are off by the coordinates' float32
-// rounding alone), with each one's largest distance; then one line saying whether the run is fine.
-std::vector<std::string> agreement(const CompareResult& r, const std::string& reference) {
-  const long long last = r.steps.back().step;
-  std::vector<std::string> goal, paper, rounding, beyond, lines;
-  double closest = INFINITY, farthest = 0, extent = 0;
-  std::string closest_name, farthest_name;
+// The rungs sorted by the bounds, each under the figures that judge it.
+struct Groups {
+  std::vector<std::string> goal, paper, rounding, beyond;
+  std::size_t rows = 0;
+  long long last = 0;
+  double extent = 0, farthest = 0;
+  std::string closest, farthest_name;
+};
+
+Groups groups_of(const CompareResult& r, const std::string& reference) {
+  Groups g;
+  g.last = r.steps.back().step;
+  double closest = INFINITY;
   const std::vector<Fig9Row> rows = fig9_rows(r, reference);
+  g.rows = rows.size();
   for (const Fig9Row& row : rows) {
     const Fig9Judgement j = fig9_judgement(row);
     const std::string name = other(row.pair, reference) + " " +
-                             (j == Fig9Judgement::Goal     ? judged(row, last)
-                              : j == Fig9Judgement::Paper  ? missed(row, kFig9Goal, "the goal", last)
-                              : j == Fig9Judgement::Beyond ? missed(row, kFig9Paper, "the bound", last)
+                             (j == Fig9Judgement::Goal     ? judged(row, g.last)
+                              : j == Fig9Judgement::Paper  ? missed(row, kFig9Goal, "the goal", g.last)
+                              : j == Fig9Judgement::Beyond ? missed(row, kFig9Paper, "the bound", g.last)
                                                            : sci(row.max_run));
-    (j == Fig9Judgement::Goal        ? goal
-     : j == Fig9Judgement::Paper     ? paper
-     : j == Fig9Judgement::Rounding  ? rounding
-                                     : beyond)
+    (j == Fig9Judgement::Goal       ? g.goal
+     : j == Fig9Judgement::Paper    ? g.paper
+     : j == Fig9Judgement::Rounding ? g.rounding
+                                    : g.beyond)
         .push_back(name);
-    extent = std::max(extent, row.extent);
-    if (row.max_run < closest) closest = row.max_run, closest_name = other(row.pair, reference);
-    if (row.max_run > farthest) farthest = row.max_run, farthest_name = other(row.pair, reference);
+    g.extent = std::max(g.extent, row.extent);
+    if (row.max_run < closest) closest = row.max_run, g.closest = other(row.pair, reference);
+    if (row.max_run > g.farthest) g.farthest = row.max_run, g.farthest_name = other(row.pair, reference);
   }
-  char head[200];
-  std::snprintf(head, sizeof head, "verdict: each rung's largest distance to %s over the %zu compared step%s (to step %lld)",
-                reference.c_str(), r.steps.size(), r.steps.size() == 1 ? "" : "s", last);
-  lines.emplace_back(head);
-  // One plain line first: is the run fine?
+  return g;
+}
+
+// The one plain line: is the run fine?
+std::string short_line(const Groups& g, const std::string& reference) {
   const auto count = [&](const std::vector<std::string>& v, const char* one, const char* more) {
-    return std::to_string(v.size()) + " of " + std::to_string(rows.size()) + " rung" + (rows.size() == 1 ? "" : "s") +
+    return std::to_string(v.size()) + " of " + std::to_string(g.rows) + " rung" + (g.rows == 1 ? "" : "s") +
            (v.size() == 1 ? one : more);
   };
-  std::string summary;
-  if (!beyond.empty())
-    summary = "not fine (" + count(beyond, " parts", " part") + " from " + reference +
-              " beyond TR04-032 Fig. 9's bound)";
-  else if (goal.size() == rows.size())
-    summary = "fine (every rung meets this project's goal)";
-  else
-    summary = "fine (no rung parts from " + reference + " beyond TR04-032 Fig. 9's bound" +
-              (paper.empty() ? "" : "; " + count(paper, " misses", " miss") + " this project's tighter goal") +
-              (rounding.empty() ? "" : "; " + count(rounding, " differs", " differ") +
-                                           " by no more than the coordinates' float32 rounding") + ")";
+  if (!g.beyond.empty())
+    return "not fine (" + count(g.beyond, " parts", " part") + " from " + reference + " beyond TR04-032 Fig. 9's bound)";
+  std::string s =
+      g.goal.size() == g.rows
+          ? "fine (every rung meets this project's goal)"
+          : "fine (no rung parts from " + reference + " beyond TR04-032 Fig. 9's bound" +
+                (g.paper.empty() ? "" : "; " + count(g.paper, " misses", " miss") + " this project's tighter goal") +
+                (g.rounding.empty() ? "" : "; " + count(g.rounding, " differs", " differ") +
+                                               " by no more than the coordinates' float32 rounding") + ")";
   // The bounds end at step 100 (Fig. 9's run): past it they judge nothing, and trajectories that
   // pass close to one another part in any precision.
-  if (last > 100 && beyond.empty() && farthest >= kFig9Goal[1].distance)
-    summary += "; the bounds judge the steps to 100: by step " + std::to_string(last) + " " + farthest_name + " is " +
-               sci(farthest) + " from " + reference;
-  lines.push_back("  in short: " + summary);
+  if (g.last > 100 && g.farthest >= kFig9Goal[1].distance)
+    s += "; the bounds judge the steps to 100: by step " + std::to_string(g.last) + " " + g.farthest_name + " is " +
+         sci(g.farthest) + " from " + reference;
+  return s;
+}
+
+// Which rungs meet the goal, Fig. 9's bound only, neither (or are off by the coordinates' float32
+// rounding alone), with the figures that judge each; first one line saying whether the run is fine.
+std::vector<std::string> agreement(const CompareResult& r, const std::string& reference) {
+  const Groups g = groups_of(r, reference);
+  std::vector<std::string> lines;
+  char head[200];
+  std::snprintf(head, sizeof head, "verdict: each rung's largest distance to %s over the %zu compared step%s (to step %lld)",
+                reference.c_str(), r.steps.size(), r.steps.size() == 1 ? "" : "s", g.last);
+  lines.emplace_back(head);
+  lines.push_back("  in short: " + short_line(g, reference));
   const auto bound = [](const Fig9Bound (&b)[2]) {
     return "largest distance < " + sci(b[0].distance) + " up to step 15 and < " + sci(b[1].distance) + " up to step 100";
   };
-  if (!goal.empty())
-    lines.push_back("  within this project's goal (" + bound(kFig9Goal) + "), " + judged_steps(last) + ":\n    " +
-                    joined(goal));
-  if (!paper.empty())
+  if (!g.goal.empty())
+    lines.push_back("  within this project's goal (" + bound(kFig9Goal) + "), " + judged_steps(g.last) + ":\n    " +
+                    joined(g.goal));
+  if (!g.paper.empty())
     lines.push_back("  within TR04-032 Fig. 9's bound (" + bound(kFig9Paper) + ") but not the goal:\n    " +
-                    joined(paper));
-  if (!rounding.empty())
-    lines.push_back("  off by no more than float32's rounding of coordinates as large as " + sci(extent) +
+                    joined(g.paper));
+  if (!g.rounding.empty())
+    lines.push_back("  off by no more than float32's rounding of coordinates as large as " + sci(g.extent) +
                     " (within a few of float32's spacings there, 2^-23 of the coordinate), not trajectories parting:\n    " +
-                    joined(rounding));
-  if (!beyond.empty()) lines.push_back("  beyond Fig. 9's bound (the trajectories part):\n    " + joined(beyond));
-  if (rows.size() > 1) lines.push_back("  closest to " + reference + ": " + closest_name);
+                    joined(g.rounding));
+  if (!g.beyond.empty()) lines.push_back("  beyond Fig. 9's bound (the trajectories part):\n    " + joined(g.beyond));
+  if (g.rows > 1) lines.push_back("  closest to " + reference + ": " + g.closest);
   return lines;
 }
 
