@@ -34,7 +34,8 @@ constexpr int kSample = 65536;
 // Boxes a rank's domain is described by to the others (domain_boxes): a few hundred.
 constexpr int kDomainBoxes = 512;
 // The essential tree's selection: levels launched between looks at the frontier's size, and the
-// grid of each level's launch (its threads stride over however many nodes the level holds).
+// grid of each level's launch (its warps stride over however many nodes the level holds, a warp
+// a node).
 constexpr int kLevelsUnseen = 16;
 constexpr int kSelectGrid = 1024;
 // The selection's first room (frontier entries and emits): grown as a cut needs, never shrunk.

@@ -149,12 +149,18 @@ constexpr int kCluster = 16;
 // near enough: a node far from the whole domain is taken after one test, one far from a cluster
 // skips its boxes. `near` (-1: none) is tried first, the box that opened the node's parent (a child
 // lies in its parent, so mostly near the same box): where it opens the node too the search is one
-// test, and the decision is the same whichever box is found first. On return: the box that opened
-// the node.
+// test, and the decision is the same whichever box is found first.
+//
+// A warp decides one node: its lanes test 32 clusters at once, then the 16 boxes of each cluster
+// near enough, in order (a frontier holds a few hundred nodes a level, and a node taken whole is
+// tested against every cluster of the domain: one thread a node left the GPU idle while each thread
+// went through a thousand boxes). Every lane returns the same; `near`: the first box, in cluster
+// then box order, that opened the node.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
                                                const float4* __restrict__ clusters, float theta2, int leaf_size,
-                                               int& near) {
+                                               int& near, int lane) {
+  static_assert(kCluster <= 32, "a cluster's boxes are tested by one warp at once");
   const float4 c = t.com[i];
   const int4 m4 = t.walked[i];
   if (near >= 0 && !far_enough(distance2(c, boxes[2 * near], boxes[2 * near + 1]), m4, theta2))
@@ -162,13 +168,18 @@ __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const floa
   const int all = (nboxes + kCluster - 1) / kCluster;  // far from the box of every box: far from each
   if (far_enough(0.9999f * distance2(c, clusters[2 * all], clusters[2 * all + 1]), m4, theta2))
     return opening_of<kQuad>(true, m4, leaf_size);
-  for (int k = 0; k * kCluster < nboxes; ++k) {
-    if (far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2)) continue;
-    for (int b = k * kCluster; b < min(nboxes, (k + 1) * kCluster); ++b)
-      if (!far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2)) {
-        near = b;
+  for (int k0 = 0; k0 < all; k0 += 32) {
+    const int k = k0 + lane;
+    unsigned close = __ballot_sync(~0u, k < all && !far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2));
+    for (; close; close &= close - 1) {
+      const int b = (k0 + __ffs(close) - 1) * kCluster + lane;
+      const unsigned opens =
+          __ballot_sync(~0u, lane < kCluster && b < nboxes && !far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2));
+      if (opens) {
+        near = b - lane + __ffs(opens) - 1;
         return opening_of<kQuad>(false, m4, leaf_size);
       }
+    }
   }
   return opening_of<kQuad>(true, m4, leaf_size);
 }
@@ -177,30 +188,32 @@ __device__ __forceinline__ int emit_domain(Emit e) { return static_cast<int>(e >
 __device__ __forceinline__ int emit_node(Emit e) { return static_cast<int>(e & 0xffffffffu) / 2; }
 __device__ __forceinline__ bool emit_listed(Emit e) { return e & 1; }
 
-// One level of the essential trees' walk, top down, for every domain at once: each entry of the
-// frontier (`*count` of them, as the level before left it) is taken whole or listed (onto `emits`)
-// or opened (its children onto `next`). The order of the appends varies; the emits are sorted after.
-// Past `cap` entries (or `emit_cap` emits) nothing is written, the emits' count goes on, and *over
-// holds the frontier that would have been; the levels after it do nothing (the frontier they would
-// read is cut short), and the host makes room and cuts again.
+// One level of the essential trees' walk, top down, for every domain at once, a warp an entry: each
+// entry of the frontier (`*count` of them, as the level before left it) is taken whole or listed
+// (onto `emits`) or opened (its children onto `next`). The order of the appends varies; the emits
+// are sorted after. Past `cap` entries (or `emit_cap` emits) nothing is written, the emits' count
+// goes on, and *over holds the frontier that would have been; the levels after it do nothing (the
+// frontier they would read is cut short), and the host makes room and cuts again.
 template <bool kQuad>
 __global__ void essential_level(Nodes t, const int4* __restrict__ frontier, const int* __restrict__ count, int cap,
                                 const DomainAt* __restrict__ domains, const float4* __restrict__ boxes,
                                 const float4* __restrict__ clusters, float theta2, int leaf_size, int4* next,
                                 int* next_count, Emit* emits, int* emit_count, int emit_cap, int* over) {
   if (*over) return;  // a level before lacked room: the host cuts again
-  const int entries = min(*count, cap);
-  for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < entries; f += gridDim.x * blockDim.x) {
+  const int entries = min(*count, cap), lane = threadIdx.x % 32;
+  const int warps = gridDim.x * (blockDim.x / 32);
+  for (int f = (blockIdx.x * blockDim.x + threadIdx.x) / 32; f < entries; f += warps) {
     const int4 e = frontier[f];  // (domain, node, the box that opened its parent)
     const DomainAt d = domains[e.x];
     int near = e.z;
-    const NodeKind k = for_domain<kQuad>(t, e.y, boxes + 2 * d.box, d.boxes, clusters + 2 * d.cluster, theta2, leaf_size, near);
-    if (k == Open) {
+    const NodeKind k =
+        for_domain<kQuad>(t, e.y, boxes + 2 * d.box, d.boxes, clusters + 2 * d.cluster, theta2, leaf_size, near, lane);
+    if (lane == 0 && k == Open) {
       const int2 c = t.child[e.y];
       const int at = atomicAdd(next_count, 2);
       if (at >= 0 && at + 2 <= cap) next[at] = make_int4(e.x, c.x, near, 0), next[at + 1] = make_int4(e.x, c.y, near, 0);
       else atomicMax(over, at >= 0 ? at + 2 : INT_MAX);  // (a count past int: the host refuses it)
-    } else if (k != None) {
+    } else if (lane == 0 && k != None) {
       const int at = atomicAdd(emit_count, 1);
       if (at >= 0 && at < emit_cap) emits[at] = static_cast<Emit>(e.x) << 32 | static_cast<unsigned>(2 * e.y + (k == Bucket));
     }
