@@ -16,6 +16,7 @@
 #include "compare_plot.hpp"
 #include "compare_report.hpp"
 #include "config.hpp"
+#include "decomposition.hpp"
 #include "error.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -43,6 +44,9 @@ void echo_config(const CompareArgs& a, const Fp64Engine& engine) {
               a.cfg.n, a.cfg.steps, a.cfg.dt, a.cfg.softening, a.cfg.ic.c_str(),
               static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), a.every,
               engine.name().c_str(), engine.where().c_str());
+  if (World::size() == 1)  // under mpirun the pipelines' own lines say how the ranks split the bodies
+    if (const std::string alone = decomposition_text({}, a.cfg.pipeline.balance); !alone.empty())
+      std::printf("%s\n", alone.c_str());
   std::fflush(stdout);
 }
 

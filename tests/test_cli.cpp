@@ -118,6 +118,12 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   const Result plain = nbody("run -p cpu32 -n 50 --steps 1 --balance rate");
   EXPECT_EQ(plain.code, 0) << plain.err;
   EXPECT_EQ(plain.out.find("ranks:"), std::string::npos) << plain.out;
+  for (const char* command : {"compare --pipelines cpu32 -n 50 --steps 1 --balance 1:2",
+                              "bench --pipelines cpu32 -n 50 --steps 1 --reps 1 --balance 1:2"}) {
+    const Result other = nbody(command);  // compare and bench say it as run does
+    EXPECT_EQ(other.code, 0) << command << "\n" << other.err;
+    EXPECT_NE(other.out.find("ranks: one process, so --balance 1:2 weighs nothing"), std::string::npos) << command << "\n" << other.out;
+  }
   const Result beyond = nbody("run -p cpu32 --steps 1 --ic '" + huge.string() + "'");  // not "unstable" at step 1
   EXPECT_EQ(beyond.code, 2) << beyond.err;
   EXPECT_EQ(lines(beyond.err), 1) << beyond.err;
