@@ -26,12 +26,13 @@ namespace kr = key_ranges;
 namespace {
 
 constexpr int kBlock = 256;
+static_assert(kBlock % 32 == 0, "essential_level takes whole warps");
 int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
 
 // Keys (with the work below each) a rank gives the bisection of the ranges: a boundary falls within
 // n / kSample bodies of where the exact sums would put it.
 constexpr int kSample = 65536;
-// Boxes a rank's domain is described by to the others (domain_boxes): a few hundred.
+// Boxes a rank's domain is described by to the others (domain_boxes): 512 to about a thousand.
 constexpr int kDomainBoxes = 512;
 // The essential tree's selection: levels launched between looks at the frontier's size, and the
 // grid of each level's launch (its warps stride over however many nodes the level holds, a warp

@@ -149,13 +149,13 @@ constexpr int kCluster = 16;
 // near enough: a node far from the whole domain is taken after one test, one far from a cluster
 // skips its boxes. `near` (-1: none) is tried first, the box that opened the node's parent (a child
 // lies in its parent, so mostly near the same box): where it opens the node too the search is one
-// test, and the decision is the same whichever box is found first.
+// test, and the decision is the same whichever box is found first. On return: the box that opened
+// the node (found by the search: the first in cluster then box order).
 //
-// A warp decides one node: its lanes test 32 clusters at once, then the 16 boxes of each cluster
-// near enough, in order (a frontier holds a few hundred nodes a level, and a node taken whole is
-// tested against every cluster of the domain: one thread a node left the GPU idle while each thread
-// went through a thousand boxes). Every lane returns the same; `near`: the first box, in cluster
-// then box order, that opened the node.
+// A warp decides one node (every lane passes the same node and returns the same): its lanes test
+// 32 clusters at once, then the kCluster boxes of each near cluster at once, in order. A level's
+// frontier holds a few hundred nodes, and a node taken whole is tested against every cluster of
+// the domain and the boxes of each near one: a thread a node left the GPU idle.
 template <bool kQuad>
 __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const float4* __restrict__ boxes, int nboxes,
                                                const float4* __restrict__ clusters, float theta2, int leaf_size,
@@ -170,11 +170,13 @@ __device__ __forceinline__ NodeKind for_domain(const Nodes& t, int i, const floa
     return opening_of<kQuad>(true, m4, leaf_size);
   for (int k0 = 0; k0 < all; k0 += 32) {
     const int k = k0 + lane;
-    unsigned close = __ballot_sync(~0u, k < all && !far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2));
-    for (; close; close &= close - 1) {
+    const bool cluster_near =
+        k < all && !far_enough(0.9999f * distance2(c, clusters[2 * k], clusters[2 * k + 1]), m4, theta2);
+    for (unsigned close = __ballot_sync(kAll, cluster_near); close; close &= close - 1) {
       const int b = (k0 + __ffs(close) - 1) * kCluster + lane;
-      const unsigned opens =
-          __ballot_sync(~0u, lane < kCluster && b < nboxes && !far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2));
+      const bool box_near =
+          lane < kCluster && b < nboxes && !far_enough(distance2(c, boxes[2 * b], boxes[2 * b + 1]), m4, theta2);
+      const unsigned opens = __ballot_sync(kAll, box_near);
       if (opens) {
         near = b - lane + __ffs(opens) - 1;
         return opening_of<kQuad>(false, m4, leaf_size);
@@ -188,12 +190,13 @@ __device__ __forceinline__ int emit_domain(Emit e) { return static_cast<int>(e >
 __device__ __forceinline__ int emit_node(Emit e) { return static_cast<int>(e & 0xffffffffu) / 2; }
 __device__ __forceinline__ bool emit_listed(Emit e) { return e & 1; }
 
-// One level of the essential trees' walk, top down, for every domain at once, a warp an entry: each
-// entry of the frontier (`*count` of them, as the level before left it) is taken whole or listed
-// (onto `emits`) or opened (its children onto `next`). The order of the appends varies; the emits
-// are sorted after. Past `cap` entries (or `emit_cap` emits) nothing is written, the emits' count
-// goes on, and *over holds the frontier that would have been; the levels after it do nothing (the
-// frontier they would read is cut short), and the host makes room and cuts again.
+// One level of the essential trees' walk, top down, for every domain at once, a warp an entry
+// (blocks of whole warps): each entry of the frontier (`*count` of them, as the level before left
+// it) is taken whole or listed (onto `emits`) or opened (its children onto `next`). The order of
+// the appends varies; the emits are sorted after. Past `cap` entries (or `emit_cap` emits) nothing
+// is written, the emits' count goes on, and *over holds the frontier that would have been; the
+// levels after it do nothing (the frontier they would read is cut short), and the host makes room
+// and cuts again.
 template <bool kQuad>
 __global__ void essential_level(Nodes t, const int4* __restrict__ frontier, const int* __restrict__ count, int cap,
                                 const DomainAt* __restrict__ domains, const float4* __restrict__ boxes,

@@ -84,8 +84,8 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
     std::printf("speed-up: a rung's rate over the rung below it on the ladder, the row above (- where a float64 or "
                 "double-single rung starts a chain of its own); trees: beside the ladder (GPU Gems 3 §31.6), "
                 "its last rows, a tree's speed-up over the fastest float32 all-pairs rung of its family above it\n\n");
-  if (const std::string alone = decomposition_text({}, a.spec.cfg.pipeline.balance); World::size() == 1 && !alone.empty())
-    std::printf("%s\n\n", alone.c_str());
+  if (const std::string idle = balance_idle_text(a.spec.cfg.pipeline.balance); !idle.empty())
+    std::printf("%s\n\n", idle.c_str());
   if (World::size() > 1)
     std::printf("ranks: %d (all-pairs rungs: bodies split in blocks, --balance %s, positions allgathered once per "
                 "step; tree rungs: key ranges of the Morton curve moved with the bodies, essential trees exchanged); "

@@ -44,9 +44,7 @@ void echo_config(const CompareArgs& a, const Fp64Engine& engine) {
               a.cfg.n, a.cfg.steps, a.cfg.dt, a.cfg.softening, a.cfg.ic.c_str(),
               static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), a.every,
               engine.name().c_str(), engine.where().c_str());
-  if (World::size() == 1)  // under mpirun the pipelines' own lines say how the ranks split the bodies
-    if (const std::string alone = decomposition_text({}, a.cfg.pipeline.balance); !alone.empty())
-      std::printf("%s\n", alone.c_str());
+  if (const std::string idle = balance_idle_text(a.cfg.pipeline.balance); !idle.empty()) std::printf("%s\n", idle.c_str());
   std::fflush(stdout);
 }
 
@@ -235,6 +233,7 @@ int run_dt_sweep(CompareArgs& a) {
                 "smallest; fp64 engine=%s\n", a.cfg.n, s.time, s.dts.front(), s.dts.back(), a.cfg.softening,
                 a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.reference.c_str(), s.truth_factor,
                 engine->name().c_str());
+    if (const std::string idle = balance_idle_text(a.cfg.pipeline.balance); !idle.empty()) std::printf("%s\n", idle.c_str());
     std::fflush(stdout);
   };
   Terminal terminal;

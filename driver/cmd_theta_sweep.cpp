@@ -7,6 +7,7 @@
 #include "compare_plot.hpp"
 #include "compare_report.hpp"
 #include "config.hpp"
+#include "decomposition.hpp"
 #include "error.hpp"
 #include "output.hpp"
 #include "progress.hpp"
@@ -158,6 +159,7 @@ int run_theta_sweep(CompareArgs& a) {
                 static_cast<unsigned long long>(a.cfg.seed), thetas.c_str(),
                 sample.size() < static_cast<std::size_t>(a.cfg.n) ? sampled : "every body", engine->name().c_str(), s.steps,
                 s.steps == 1 ? "" : "s");
+    if (const std::string idle = balance_idle_text(a.cfg.pipeline.balance); !idle.empty()) std::printf("%s\n", idle.c_str());
     std::fflush(stdout);
   };
   Terminal terminal;

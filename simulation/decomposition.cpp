@@ -11,10 +11,14 @@
 
 namespace nbody {
 
+std::string balance_idle_text(const std::string& balance) {
+  if (World::size() > 1 || balance_weights(balance).empty()) return "";
+  return "ranks: one process, so " + option("balance") + " " + balance +
+         " weighs nothing (its weights size the blocks of mpirun's ranks)";
+}
+
 std::string decomposition_text(const Decomposition& d, const std::string& balance) {
-  if (World::size() == 1)  // weights are taken (a resume command printed under mpirun runs alone), and said idle
-    return balance_weights(balance).empty() ? "" : "ranks: one process, so " + option("balance") + " " + balance +
-                                                       " weighs nothing (its weights size the blocks of mpirun's ranks)";
+  if (World::size() == 1) return balance_idle_text(balance);
   std::string s = "ranks: " + std::to_string(World::size());
   if (d.kind == "key ranges")
     s += " (key ranges of the Morton curve, moved with the bodies each step; each rank holds its own bodies and "

@@ -24,8 +24,11 @@ struct Decomposition {
 };
 
 // One line for a summary under mpirun: the ranks, how they split the bodies, each one's share and
-// measured rate, and `balance` (the --balance given). "" in one process.
+// measured rate, and `balance` (the --balance given). In one process: balance_idle_text().
 std::string decomposition_text(const Decomposition& d, const std::string& balance);
+// In one process given --balance weights: a line that says they weigh nothing (they are taken, not
+// refused: a resume command printed under mpirun runs alone); else "".
+std::string balance_idle_text(const std::string& balance);
 
 // Splits `p`, before its load() of n bodies, among this world's ranks (one process: nothing to split).
 // Every rank calls it together. The rung must be one whose registry entry runs distributed

@@ -119,8 +119,10 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
   EXPECT_EQ(plain.code, 0) << plain.err;
   EXPECT_EQ(plain.out.find("ranks:"), std::string::npos) << plain.out;
   for (const char* command : {"compare --pipelines cpu32 -n 50 --steps 1 --balance 1:2",
+                              "compare --preset dt-sweep --pipelines cpu32 -n 50 --steps 2 --balance 1:2",
+                              "compare --preset theta-sweep --thetas 0.5 -n 50 --balance 1:2",
                               "bench --pipelines cpu32 -n 50 --steps 1 --reps 1 --balance 1:2"}) {
-    const Result other = nbody(command);  // compare and bench say it as run does
+    const Result other = nbody(command);  // compare, its sweeps and bench say it as run does
     EXPECT_EQ(other.code, 0) << command << "\n" << other.err;
     EXPECT_NE(other.out.find("ranks: one process, so --balance 1:2 weighs nothing"), std::string::npos) << command << "\n" << other.out;
   }
