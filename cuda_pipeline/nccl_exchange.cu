@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -65,7 +66,7 @@ struct DeviceExchange::Library {
   }
 };
 
-DeviceExchange* DeviceExchange::open(Exchange& ex) {
+DeviceExchange* DeviceExchange::open(Exchange& ex, int blocks) {
   static std::mutex mutex;
   static std::vector<std::pair<const Exchange*, std::unique_ptr<DeviceExchange>>> opened;
   if (ex.ranks() < 2) return nullptr;
@@ -88,6 +89,8 @@ DeviceExchange* DeviceExchange::open(Exchange& ex) {
     for (std::size_t b = a + 1; b < gpus.size(); ++b)
       if (std::memcmp(&gpus[a], &gpus[b], sizeof(cudaUUID_t)) == 0) distinct = false;
   if (ex.agree_min(loaded && distinct ? 1 : 0) == 0) return nullptr;
+  // (NCCL reads its settings from the environment as it starts.)
+  setenv("NCCL_MAX_CTAS", std::to_string(blocks).c_str(), 0);
   UniqueId id{};
   if (ex.rank() == 0) nccl->check(nccl->get_unique_id(&id), "ncclGetUniqueId");
   id = ex.all_of(id)[0];

@@ -20,8 +20,10 @@ class DeviceExchange {
   // NCCL over ex's ranks, on the current device, where every rank loads it and has a GPU of its own;
   // else null. Collective: every rank decides the same. Opened once for each Exchange and kept for
   // the life of the process (destroying a communicator can wait on peers that a failing rank has
-  // left behind; the process's end frees it).
-  static DeviceExchange* open(Exchange& ex);
+  // left behind; the process's end frees it). `blocks`: the most blocks NCCL's kernels take (its
+  // NCCL_MAX_CTAS, unless the environment sets that): its transfers run beside a kernel that
+  // leaves it a few SMs, and a transfer whose blocks cannot all start waits for that kernel's end.
+  static DeviceExchange* open(Exchange& ex, int blocks);
   ~DeviceExchange();
   DeviceExchange(const DeviceExchange&) = delete;
   DeviceExchange& operator=(const DeviceExchange&) = delete;

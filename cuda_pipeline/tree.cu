@@ -111,7 +111,8 @@ class Tree final : public BodySystem<float> {
     std::vector<double> capacity(static_cast<std::size_t>(partition().ranks()));
     for (int r = 0; r < partition().ranks(); ++r) capacity[static_cast<std::size_t>(r)] = partition().share(r);
     ranks_ = std::make_unique<tree::TreeRanks>(*exchange(), capacity,
-                                               tree::TreeRanks::Walk{theta2_, leaf_size_, quadrupole_}, local_, walker_);
+                                               tree::TreeRanks::Walk{theta2_, leaf_size_, quadrupole_}, local_, walker_,
+                                               device());
   }
   // Every buffer of the tree, sized for n bodies, after refusing what the device cannot hold.
   void prepare(int n) override {

@@ -185,13 +185,25 @@ Walker::Walker(int device, bool quadrupole) : quadrupole_(quadrupole) {
 }
 
 void Walker::walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,
-                  Body* acc, float* work, bool accumulate) {
-  WalkCounters* c = targets.counters();
-  CUDA_CHECK(cudaMemsetAsync(&c->next, 0, sizeof c->next));
+                  Body* acc, float* work, bool accumulate, const WalkLaunch& launch) {
+  WalkCounters* c = launch.queue ? launch.queue : targets.counters();
+  if (launch.queue) {
+    CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof *c, launch.stream));
+    CUDA_CHECK(cudaMemcpyAsync(&c->groups, &targets.counters()->groups, sizeof c->groups, cudaMemcpyDeviceToDevice,
+                               launch.stream));
+  }
+  CUDA_CHECK(cudaMemsetAsync(&c->next, 0, sizeof c->next, launch.stream));
   const auto kernel = quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
                                   : (potential ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
-  kernel<<<walkers_ / kWarps, kWarps * 32>>>(targets.sorted(), targets.order(), targets.nodes(), targets.groups(), src, c,
-                                             stacks_.get(), theta2, eps2, leaf_size, acc, work, accumulate);
+  kernel<<<walkers_ / kWarps, kWarps * 32, 0, launch.stream>>>(targets.sorted(), targets.order(), targets.nodes(),
+                                                               targets.groups(), src, c, stacks_.get(), theta2, eps2,
+                                                               leaf_size, acc, work, accumulate, launch.spare_sms);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void add_walk(const TreeBuild& targets, int n, Body* acc, float* work, const Body* second, const float* second_work,
+              const WalkCounters* second_queue) {
+  add_second_walk<<<blocks(std::max(n, 1)), kBlock>>>(acc, work, second, second_work, n, targets.counters(), second_queue);
   CUDA_CHECK(cudaGetLastError());
 }
 

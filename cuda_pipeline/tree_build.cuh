@@ -64,6 +64,23 @@ class TreeBuild {
 // passed kStack.
 void check_overflow(const TreeBuild& targets);
 
+// Where a walk runs beside other work (distributed, the rank's own walk beside the essential trees'
+// selection and the tree over what arrived, then the walk of that tree): its stream, the queue its
+// warps take groups from (the targets' own counters where null; another walk's at once needs its
+// own queue and its own Walker, whose stacks it takes), and the SMs it leaves to the work beside
+// it (its blocks there return at once: SMs 0 .. spare_sms - 1 by their hardware number).
+struct WalkLaunch {
+  cudaStream_t stream = nullptr;
+  WalkCounters* queue = nullptr;
+  int spare_sms = 0;
+};
+
+// The sums of a second walk of targets' groups, made beside the first into sums (and, where work
+// is not null, terms) of their own with its own queue, added to the first's as one walk adds a
+// second with `accumulate`: the same bits. Its counters are added to the targets'.
+void add_walk(const TreeBuild& targets, int n, Body* acc, float* work, const Body* second, const float* second_work,
+              const WalkCounters* second_queue);
+
 // The walk's launch: as many warps as the device keeps resident, each with its stack.
 class Walker {
  public:
@@ -75,9 +92,10 @@ class Walker {
   static constexpr int kPer = 2;
   static constexpr int kGroup = 32 * kPer;
   // The groups of `targets` (found by find_groups) walk `src`; their sums into acc at the bodies'
-  // indices (added with `accumulate`), each body's terms into work (when not null).
+  // indices (added with `accumulate`), each body's terms into work (when not null). A queue of its
+  // own is zeroed and given the targets' group count first.
   void walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,
-            Body* acc, float* work, bool accumulate);
+            Body* acc, float* work, bool accumulate, const WalkLaunch& launch = {});
 
  private:
   bool quadrupole_;

@@ -399,6 +399,13 @@ __device__ __forceinline__ int list_cells(const Nodes& t, int node, bool whole, 
   return __popc(m);
 }
 
+// The SM this thread runs on, by its hardware number.
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -407,12 +414,15 @@ __device__ __forceinline__ int list_cells(const Nodes& t, int node, bool whole, 
 //
 // The groups are of the tree `t` (its bodies `sorted`, at indices `order`); the nodes walked are of
 // `src`: the same tree, or (distributed) the tree of the essential trees received, whose sums are
-// then added to acc. `work` (else null): each body's terms.
+// then added to acc. `work` (else null): each body's terms. Blocks on SMs below `spare_sms` return
+// at once: the grid is as many blocks as the device keeps resident, so those SMs are left whole to
+// work on other streams.
 template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
                                                     Nodes t, const int* __restrict__ groups, Source src,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
-                                                    int leaf_size, Body* acc, float* work, bool accumulate) {
+                                                    int leaf_size, Body* acc, float* work, bool accumulate,
+                                                    int spare_sms) {
   __shared__ Body lists[kWarps][64];
   __shared__ QuadCell cell_lists[kWarps][kQuad ? 64 : 1];
   __shared__ int bucket_first[kWarps][32], bucket_end[kWarps][32];  // a bucket's first body; running totals
@@ -421,6 +431,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
   Body* list = lists[w];
   QuadCell* cells = cell_lists[w];
   int* stack = stacks + static_cast<long long>(blockIdx.x * kWarps + w) * kStack;
+  if (spare_sms > 0 && sm_id() < static_cast<unsigned>(spare_sms)) return;  // left to the work beside the walk
   const int ngroups = counters->groups;
   for (;;) {
     int g = 0;
@@ -474,6 +485,22 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     store_group(sorted, order, mine.x, count, lane, l, eps2, acc, work, static_cast<float>(terms), accumulate);
     if (lane == 0) atomicAdd(&counters->interactions, static_cast<unsigned long long>(terms) * count);
   }
+}
+
+// A second walk of the same groups (`second`, `second_work`: its sums and terms) added to the first
+// (acc, work: null when not weighed) as the first had added it with `accumulate` (store_group):
+// the same bits. Thread 0 adds the second walk's counters to the first's.
+__global__ void add_second_walk(Body* acc, float* work, const Body* __restrict__ second, const float* __restrict__ second_work,
+                         int n, WalkCounters* counters, const WalkCounters* __restrict__ second_counters) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    counters->interactions += second_counters->interactions;
+    counters->overflow |= second_counters->overflow;
+  }
+  if (i >= n) return;
+  const Body a = acc[i], b = second[i];
+  acc[i] = {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+  if (work) work[i] += second_work[i];
 }
 
 }  // namespace nbody::cuda::tree

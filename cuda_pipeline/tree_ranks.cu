@@ -29,6 +29,15 @@ constexpr int kBlock = 256;
 static_assert(kBlock % 32 == 0, "essential_level takes whole warps");
 int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
 
+// SMs the rank's own walk leaves to what runs beside it: the domains, the essential trees' selection
+// and travel, the tree over what arrived, and that tree's walk from its start; and the most blocks
+// NCCL's kernels take there. Measured on 4 H100s, 2^25 bodies: on 4 ranks 21.8 ms a step with
+// 8 SMs and 6 or 8 blocks, 22.0 with 4 blocks (with the selection on 64 blocks, 22.2 with 8 SMs,
+// 22.5 with 16, 23.2 with 4, the selection then the longest part beside the walk); on 2 ranks
+// 40.9 ms with 4 blocks, 41.2 with 2, and 43.7 with 8 (as with NCCL's own count): a transfer whose
+// blocks cannot all start beside the walk ends with it.
+constexpr int kSpareSms = 8;
+constexpr int kTransferBlocks = 4;
 // Keys (with the work below each) a rank gives the bisection of the ranges: a boundary falls within
 // n / kSample bodies of where the exact sums would put it.
 constexpr int kSample = 65536;
@@ -142,9 +151,10 @@ std::vector<T> TreeRanks::local(const DeviceBuffer<T>& b) const {
 }
 
 void TreeRanks::grow(int n) {
-  for (auto* b : {&pos_[0], &pos_[1], &vel_, &acc_}) ensure(*b, n);
+  for (auto* b : {&pos_[0], &pos_[1], &vel_, &acc_, &acc_remote_}) ensure(*b, n);
   ensure(id_, n);
   ensure(work_, n);
+  ensure(work_remote_, n);
 }
 
 void TreeRanks::load(const Bodies& b, const Params& params) {
@@ -166,7 +176,7 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   exchange_time_ = {};
   for (double& s : part_s_) s = 0;
   steps_ = 0, moved_ = 0;
-  nccl_ = DeviceExchange::open(ex_);
+  nccl_ = DeviceExchange::open(ex_, kTransferBlocks);
   exchange_time_.route = nccl_ ? "bodies and essential trees GPU to GPU by " + nccl_->name()
                                : "bodies and essential trees through the host by MPI all-to-all";
   // Equal blocks of the index order, then the ranges of equal counts.
@@ -619,21 +629,23 @@ int TreeRanks::forces(bool weigh, bool potential) {
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
   mark(6);
+  // This rank's groups walk its own tree on a stream of their own, leaving kSpareSms SMs to the
+  // domains, the selection, the essential trees' travel and the tree over what arrived, which the
+  // default stream runs beside it.
+  float* work = weigh ? work_.get() : nullptr;
+  built_.record();
+  CUDA_CHECK(cudaStreamWaitEvent(walk_stream_, built_));
+  walk_start_.record(walk_stream_);
+  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
+               acc_.get(), work, false, {walk_stream_, nullptr, kSpareSms});
+  walk_end_.record(walk_stream_);
   const std::vector<Wire> out = essential_trees();
-  // The essential trees travel while this rank walks its own tree: GPU to GPU on a stream of their
-  // own, or through the host while the walk runs.
+  // The essential trees travel GPU to GPU on a stream of their own, or through the host.
   std::vector<Wire> in;
   std::vector<std::vector<std::byte>> staged;
   if (nccl_) in = send_on_device(out);
   else staged = stage_on_host(out);
   mark(8);
-  float* work = weigh ? work_.get() : nullptr;
-  Event walk_start, walk_end;
-  walk_start.record();
-  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
-               acc_.get(), work, false);
-  walk_end.record();
-  mark(9);
   double travel = 0;  // seconds
   if (nccl_) {
     CUDA_CHECK(cudaStreamWaitEvent(nullptr, comm_end_));
@@ -641,10 +653,10 @@ int TreeRanks::forces(bool weigh, bool potential) {
     const auto t1 = std::chrono::steady_clock::now();
     const std::vector<std::vector<std::byte>> got = ex_.alltoall(staged);
     travel = seconds_since(t1);
-    in = deliver_from_host(got);  // (its copies wait for the walk)
+    in = deliver_from_host(got);
   }
   const int r = n > 0 ? unpack_received(in) : 0;
-  mark(10);
+  mark(9);
   if (r > 0) {
     if (r > remote_.capacity()) remote_.reserve(r + r / 4, walk_.quadrupole);
     remote_.set_box(cube_);  // keyed in the common cube, as this rank's own tree
@@ -652,17 +664,26 @@ int TreeRanks::forces(bool weigh, bool potential) {
     remote_.build(inbox_com_.get(), r, inbox_.get());
     if (r > 1) cut_cells<<<blocks(r - 1), kBlock>>>(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], false);
     CUDA_CHECK(cudaGetLastError());
-    // With quadrupoles every received cell is a leaf of its own, taken whole with its moments:
-    // nothing is listed as a bucket but single bodies.
-    walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
-                 walk_.quadrupole ? 1 : walk_.leaf_size, potential, acc_.get(), work, true);
+  }
+  mark(10);
+  if (r > 0) {
+    // The same groups walk it, from the spare SMs onto the others as the first walk leaves them, into
+    // sums of their own (its queue remote_'s counters). With quadrupoles every received cell is a
+    // leaf of its own, taken whole with its moments: nothing is listed as a bucket but single bodies.
+    remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
+                        walk_.quadrupole ? 1 : walk_.leaf_size, potential, acc_remote_.get(),
+                        weigh ? work_remote_.get() : nullptr, false, {nullptr, remote_.counters(), 0});
+  }
+  CUDA_CHECK(cudaStreamWaitEvent(nullptr, walk_end_));
+  if (r > 0) {  // each body's two sums added as one walk adds the second to the first
+    add_walk(local_, n, acc_.get(), work, acc_remote_.get(), work_remote_.get(), remote_.counters());
   }
   mark(11);
   check_overflow(local_);
-  const double walked = walk_end.since(walk_start) * 1e-3;
+  const double walked = walk_end_.since(walk_start_) * 1e-3;
   if (nccl_) {  // the transfer's time, and its overlap with the walk (both from the end of the selection)
     const double from = comm_start_.since(selected_), to = comm_end_.since(selected_);
-    const double w0 = walk_start.since(selected_), w1 = walk_end.since(selected_);
+    const double w0 = walk_start_.since(selected_), w1 = walk_end_.since(selected_);
     exchange_time_.total += (to - from) * 1e-3;
     exchange_time_.hidden += std::max(0.0, std::min(to, w1) - std::max(from, w0)) * 1e-3;
   } else {  // the all-to-all, while the walk runs

@@ -22,10 +22,13 @@
 //              opened its parent, tried first), the host looking at its
 //              size every 16 levels; then sorted, counted and written once for every rank; a node
 //              far from a cluster of 16 boxes is not tested against each of them
-//  4. walk     this rank's groups walk its own tree while the essential trees travel: GPU to GPU
-//              by NCCL where every rank loads it (nccl_exchange.cuh), else through the host in one
-//              all-to-all; then the tree built over what arrived (its leaves are cells with their
-//              own box and moments, and bodies), the sums added
+//  4. walk     this rank's groups walk its own tree on a stream of their own from the end of the
+//              build, leaving kSpareSms SMs to what runs beside it: the domains, the cut (3), the
+//              essential trees' travel (GPU to GPU by NCCL where every rank loads it,
+//              nccl_exchange.cuh, else through the host in one all-to-all) and the tree built over
+//              what arrived (its leaves are cells with their own box and moments, and bodies); that
+//              tree's walk starts on the spare SMs and takes the others as the first walk leaves
+//              them; the two walks' sums added
 //  5. kick-drift
 //
 // The same bits run after run for a given number of ranks; every call is collective.
@@ -75,8 +78,10 @@ class TreeRanks {
     bool quadrupole;
   };
   // `capacity`: each rank's share of the work; `local` and `walker`: the rung's own tree and walk.
-  TreeRanks(Exchange& ex, std::vector<double> capacity, Walk walk, TreeBuild& local, Walker& walker)
-      : ex_(ex), capacity_(std::move(capacity)), walk_(walk), local_(local), walker_(walker) {}
+  // `device`: this rank's GPU (the walk of the received trees' stacks are made on it).
+  TreeRanks(Exchange& ex, std::vector<double> capacity, Walk walk, TreeBuild& local, Walker& walker, int device)
+      : ex_(ex), capacity_(std::move(capacity)), walk_(walk), local_(local), walker_(walker),
+        remote_walker_(device, walk.quadrupole) {}
 
   void load(const Bodies& b, const Params& params);
   void load_own(const Bodies& mine, std::size_t first, std::size_t n, const Params& params);  // Pipeline's
@@ -131,7 +136,10 @@ class TreeRanks {
   Walk walk_;
   TreeBuild& local_;
   Walker& walker_;
-  TreeBuild remote_;  // over the essential trees received
+  TreeBuild remote_;       // over the essential trees received
+  Walker remote_walker_;   // its walk, beside the walk of local_ (stacks of its own); its queue remote_'s counters
+  Stream walk_stream_;     // the walk of local_
+  Event built_, walk_start_, walk_end_;
   float dt_ = 0, eps2_ = 0;
   int n_ = 0, cur_ = 0;
   // The state of this rank's bodies (n_ of them, capacity for more): positions and masses
@@ -139,6 +147,8 @@ class TreeRanks {
   DeviceBuffer<Body> pos_[2], vel_, acc_;
   DeviceBuffer<unsigned long long> id_;
   DeviceBuffer<float> work_;
+  DeviceBuffer<Body> acc_remote_;  // the walk of the received trees' sums, and terms, added to acc_ and work_
+  DeviceBuffer<float> work_remote_;
   DeviceBuffer<key_ranges::Body> travel_[2];  // the bodies in key order before a move, and after
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
@@ -168,9 +178,11 @@ class TreeRanks {
   Stream comm_stream_;
   Event selected_, comm_start_, comm_end_, packed_, traded_;
   // The parts of a step (kParts), timed on the default stream: each the time between the events at
-  // its ends, the host's waits between them included (an all-gather leaves the GPU idle).
+  // its ends, the host's waits between them included (an all-gather leaves the GPU idle). From the
+  // end of the build the rank's own walk runs on walk_stream_: domains, select, wait (for what the
+  // others sent) and remote (the tree over it) run beside it, and walks is the rest of both walks.
   static constexpr const char* kParts[] = {"sort",    "ranges", "pack", "trade", "unpack", "build",
-                                           "domains", "select", "walk", "wait",  "remote", "kick"};
+                                           "domains", "select", "wait", "remote", "walks", "kick"};
   static constexpr int kPartCount = 12;
   Event marks_[kPartCount + 1];
   double part_s_[kPartCount] = {};

@@ -402,7 +402,7 @@ void expect_key_ranges(const std::string& p) {
     if (row.contains("step_parts")) {
       double whole = 0;
       const std::vector<std::string> parts{"sort",    "ranges", "pack", "trade", "unpack", "build",
-                                           "domains", "select", "walk", "wait",  "remote", "kick"};
+                                           "domains", "select", "wait", "remote", "walks", "kick"};
       ASSERT_EQ(row["step_parts"].size(), parts.size()) << row["step_parts"];
       for (std::size_t k = 0; k < parts.size(); ++k) {  // [part, share], in a step's order
         EXPECT_EQ(row["step_parts"][k][0], parts[k]);

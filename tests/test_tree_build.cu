@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -83,6 +84,72 @@ TEST(TreeBuild, MergedRunsAreTheSortsOrder) {
     EXPECT_EQ(k1, k0) << sizes.size() << " runs";
     EXPECT_EQ(o1, o0) << sizes.size() << " runs: equal keys in the sort's (index) order";
   }
+}
+
+// Two walks of the same groups at once, as a rank walks its own tree and the one over what the
+// others sent: the first on a stream of its own leaving SMs to the second, the second with a queue
+// and a Walker of its own into sums of their own, then added. They give the bits of the two walks
+// one after the other, the second accumulating, and count the same terms.
+TEST(Walker, TwoWalksAtOnceAreTheWalksInTurn) {
+  NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const int n = 1 << 19;  // 8192 groups: more than the warps a walk keeps resident on any GPU here
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<Body> bodies(static_cast<std::size_t>(n));
+  for (Body& b : bodies) b = {normal(rng), normal(rng), 0.3f * normal(rng), 1.0f / static_cast<float>(n)};
+  DeviceBuffer<Body> pos(bodies.size());
+  pos.upload(bodies);
+  TreeBuild t;
+  t.reserve(n, false);
+  t.find_box(pos.get(), n);
+  t.sort(pos.get(), n);
+  t.build(pos.get(), n);
+  const Source src{t.sorted(), n, t.nodes()};
+  const float theta2 = 0.25f, eps2 = 1e-4f;
+  const int leaf = 4;
+  Walker first(device, false), second(device, false);
+  DeviceBuffer<Body> turn(bodies.size()), mine(bodies.size()), other(bodies.size());
+  DeviceBuffer<float> turn_work(bodies.size()), mine_work(bodies.size()), other_work(bodies.size());
+  auto interactions = [&] {
+    WalkCounters c;
+    CUDA_CHECK(cudaMemcpy(&c, t.counters(), sizeof c, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(c.overflow, 0);
+    return c.interactions;
+  };
+
+  t.find_groups(n, Walker::kGroup);
+  first.walk(t, src, theta2, eps2, leaf, false, turn.get(), turn_work.get(), false);
+  first.walk(t, src, theta2, eps2, leaf, false, turn.get(), turn_work.get(), true);
+  const unsigned long long in_turn = interactions();
+
+  t.find_groups(n, Walker::kGroup);  // the counters zeroed
+  Stream stream;
+  Event built, walked;
+  built.record();
+  CUDA_CHECK(cudaStreamWaitEvent(stream, built));
+  first.walk(t, src, theta2, eps2, leaf, false, mine.get(), mine_work.get(), false, {stream, nullptr, 8});
+  walked.record(stream);
+  DeviceBuffer<WalkCounters> queue(1);
+  second.walk(t, src, theta2, eps2, leaf, false, other.get(), other_work.get(), false, {nullptr, queue.get(), 0});
+  CUDA_CHECK(cudaStreamWaitEvent(nullptr, walked));
+  add_walk(t, n, mine.get(), mine_work.get(), other.get(), other_work.get(), queue.get());
+  const unsigned long long at_once = interactions();
+
+  std::vector<Body> a(bodies.size()), b(bodies.size());
+  std::vector<float> wa(bodies.size()), wb(bodies.size());
+  turn.download(a.data(), 0, a.size());
+  mine.download(b.data(), 0, b.size());
+  turn_work.download(wa.data(), 0, wa.size());
+  mine_work.download(wb.data(), 0, wb.size());
+  EXPECT_GT(in_turn, 0u);
+  EXPECT_EQ(at_once, in_turn);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(Body)), 0) << "the sums differ";
+  EXPECT_EQ(std::memcmp(wa.data(), wb.data(), wa.size() * sizeof(float)), 0) << "the terms differ";
+  std::size_t zero = 0;
+  for (const Body& x : b) zero += x.x == 0 && x.y == 0 && x.z == 0;
+  EXPECT_EQ(zero, 0u) << "bodies no walk reached";
 }
 
 }  // namespace
