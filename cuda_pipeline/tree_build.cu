@@ -4,6 +4,7 @@
 #include <thrust/iterator/zip_iterator.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -180,7 +181,8 @@ Walker::Walker(int device, bool quadrupole) : quadrupole_(quadrupole) {
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, quadrupole ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
-  walkers_ = sms * std::max(per_sm, 1) * kWarps;
+  per_sm_ = std::max(per_sm, 1);
+  walkers_ = sms * per_sm_ * kWarps;
   stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers_) * kStack);
 }
 
@@ -192,12 +194,14 @@ void Walker::walk(const TreeBuild& targets, const Source& src, float theta2, flo
     CUDA_CHECK(cudaMemcpyAsync(&c->groups, &targets.counters()->groups, sizeof c->groups, cudaMemcpyDeviceToDevice,
                                launch.stream));
   }
-  CUDA_CHECK(cudaMemsetAsync(&c->next, 0, sizeof c->next, launch.stream));
+  static_assert(offsetof(WalkCounters, spared) == offsetof(WalkCounters, next) + sizeof(int), "next, then spared");
+  CUDA_CHECK(cudaMemsetAsync(&c->next, 0, 2 * sizeof(int), launch.stream));  // next and spared
   const auto kernel = quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
                                   : (potential ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
   kernel<<<walkers_ / kWarps, kWarps * 32, 0, launch.stream>>>(targets.sorted(), targets.order(), targets.nodes(),
                                                                targets.groups(), src, c, stacks_.get(), theta2, eps2,
-                                                               leaf_size, acc, work, accumulate, launch.spare_sms);
+                                                               leaf_size, acc, work, accumulate, launch.spare_sms,
+                                                               launch.spare_sms * per_sm_);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -207,13 +211,18 @@ void add_walk(const TreeBuild& targets, int n, Body* acc, float* work, const Bod
   CUDA_CHECK(cudaGetLastError());
 }
 
-// Read after the walk (a synchronisation): a stack that would have passed kStack.
-void check_overflow(const TreeBuild& t) {
-  int overflow = 0;
-  CUDA_CHECK(cudaMemcpy(&overflow, &t.counters()->overflow, sizeof overflow, cudaMemcpyDeviceToHost));
-  if (overflow)
+// Read after the walk (a synchronisation).
+void check_overflow(const TreeBuild& t) { check_walk(t.counters()); }
+
+void check_walk(const WalkCounters* counters) {
+  WalkCounters c;
+  CUDA_CHECK(cudaMemcpy(&c, counters, sizeof c, cudaMemcpyDeviceToHost));
+  if (c.overflow)
     throw std::runtime_error("cuda:tree: a walk needed more than " + std::to_string(kStack) +
                              " waiting nodes (tree_kernels.cuh's kStack)");
+  if (c.next < c.groups)
+    throw std::runtime_error("cuda:tree: a walk took " + std::to_string(c.next) + " of its " + std::to_string(c.groups) +
+                             " groups");
 }
 
 }  // namespace nbody::cuda::tree

@@ -61,14 +61,16 @@ class TreeBuild {
 };
 
 // After the walks of a force stage (a synchronisation): throws where a walk's stack would have
-// passed kStack.
+// passed kStack, or where a walk left groups no warp took.
 void check_overflow(const TreeBuild& targets);
+void check_walk(const WalkCounters* counters);  // the same, for a walk's own queue
 
 // Where a walk runs beside other work (distributed, the rank's own walk beside the essential trees'
 // selection and the tree over what arrived, then the walk of that tree): its stream, the queue its
 // warps take groups from (the targets' own counters where null; another walk's at once needs its
 // own queue and its own Walker, whose stacks it takes), and the SMs it leaves to the work beside
-// it (its blocks there return at once: SMs 0 .. spare_sms - 1 by their hardware number).
+// it (as many of its blocks as those SMs hold return at once where they find themselves on SMs
+// 0 .. spare_sms - 1, by their hardware number).
 struct WalkLaunch {
   cudaStream_t stream = nullptr;
   WalkCounters* queue = nullptr;
@@ -99,7 +101,7 @@ class Walker {
 
  private:
   bool quadrupole_;
-  int walkers_ = 0;
+  int walkers_ = 0, per_sm_ = 1;  // warps in all; blocks an SM holds
   DeviceBuffer<int> stacks_;
 };
 

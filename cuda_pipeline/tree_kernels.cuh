@@ -414,15 +414,16 @@ __device__ __forceinline__ unsigned sm_id() {
 //
 // The groups are of the tree `t` (its bodies `sorted`, at indices `order`); the nodes walked are of
 // `src`: the same tree, or (distributed) the tree of the essential trees received, whose sums are
-// then added to acc. `work` (else null): each body's terms. Blocks on SMs below `spare_sms` return
-// at once: the grid is as many blocks as the device keeps resident, so those SMs are left whole to
-// work on other streams.
+// then added to acc. `work` (else null): each body's terms. The first `spare_blocks` blocks that
+// find themselves on SMs below `spare_sms` return at once: the grid is as many blocks as the device
+// keeps resident, so those SMs are left whole to work on other streams, and a walk whose blocks all
+// land there (the SMs above it held by other work) still walks.
 template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
                                                     Nodes t, const int* __restrict__ groups, Source src,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
                                                     int leaf_size, Body* acc, float* work, bool accumulate,
-                                                    int spare_sms) {
+                                                    int spare_sms, int spare_blocks) {
   __shared__ Body lists[kWarps][64];
   __shared__ QuadCell cell_lists[kWarps][kQuad ? 64 : 1];
   __shared__ int bucket_first[kWarps][32], bucket_end[kWarps][32];  // a bucket's first body; running totals
@@ -431,7 +432,12 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
   Body* list = lists[w];
   QuadCell* cells = cell_lists[w];
   int* stack = stacks + static_cast<long long>(blockIdx.x * kWarps + w) * kStack;
-  if (spare_sms > 0 && sm_id() < static_cast<unsigned>(spare_sms)) return;  // left to the work beside the walk
+  if (spare_sms > 0 && sm_id() < static_cast<unsigned>(spare_sms)) {  // left to the work beside the walk
+    __shared__ bool leave;
+    if (threadIdx.x == 0) leave = atomicAdd(&counters->spared, 1) < spare_blocks;
+    __syncthreads();
+    if (leave) return;
+  }
   const int ngroups = counters->groups;
   for (;;) {
     int g = 0;

@@ -52,6 +52,7 @@ struct Received {
 struct WalkCounters {
   int groups = 0;                      // found by find_groups
   int next = 0;                        // the next group a warp takes
+  int spared = 0;                      // blocks that found themselves on the SMs a walk leaves to other work
   int overflow = 0;                    // a warp's stack would have passed kStack: the host refuses the step
   unsigned long long interactions = 0;  // terms summed, bodies x list entries
 };

@@ -32,10 +32,10 @@ int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) /
 // SMs the rank's own walk leaves to what runs beside it: the domains, the essential trees' selection
 // and travel, the tree over what arrived, and that tree's walk from its start; and the most blocks
 // NCCL's kernels take there. Measured on 4 H100s, 2^25 bodies: on 4 ranks 21.8 ms a step with
-// 8 SMs and 6 or 8 blocks, 22.0 with 4 blocks (with the selection on 64 blocks, 22.2 with 8 SMs,
-// 22.5 with 16, 23.2 with 4, the selection then the longest part beside the walk); on 2 ranks
-// 40.9 ms with 4 blocks, 41.2 with 2, and 43.7 with 8 (as with NCCL's own count): a transfer whose
-// blocks cannot all start beside the walk ends with it.
+// 8 SMs and 6 or 8 blocks, 22.0 with 4 (and with the selection's levels on 64 blocks: 22.2 ms with
+// 8 SMs and 22.5 with 16, NCCL on 8 blocks; 23.2 with 4 SMs, NCCL on 4, the selection then the
+// longest part beside the walk); on 2 ranks 40.9 ms with 4 blocks, 41.2 with 2, and 43.7 with 8 (as
+// with NCCL's own count): a transfer whose blocks cannot all start beside the walk ends with it.
 constexpr int kSpareSms = 8;
 constexpr int kTransferBlocks = 4;
 // Keys (with the work below each) a rank gives the bisection of the ranges: a boundary falls within
@@ -651,7 +651,9 @@ int TreeRanks::forces(bool weigh, bool potential) {
     CUDA_CHECK(cudaStreamWaitEvent(nullptr, comm_end_));
   } else {
     const auto t1 = std::chrono::steady_clock::now();
+    comm_start_.record();  // (the default stream holds nothing now: the host's time, on the GPU's clock)
     const std::vector<std::vector<std::byte>> got = ex_.alltoall(staged);
+    comm_end_.record();
     travel = seconds_since(t1);
     in = deliver_from_host(got);
   }
@@ -680,16 +682,12 @@ int TreeRanks::forces(bool weigh, bool potential) {
   }
   mark(11);
   check_overflow(local_);
-  const double walked = walk_end_.since(walk_start_) * 1e-3;
-  if (nccl_) {  // the transfer's time, and its overlap with the walk (both from the end of the selection)
-    const double from = comm_start_.since(selected_), to = comm_end_.since(selected_);
-    const double w0 = walk_start_.since(selected_), w1 = walk_end_.since(selected_);
-    exchange_time_.total += (to - from) * 1e-3;
-    exchange_time_.hidden += std::max(0.0, std::min(to, w1) - std::max(from, w0)) * 1e-3;
-  } else {  // the all-to-all, while the walk runs
-    exchange_time_.total += travel;
-    exchange_time_.hidden += std::min(travel, walked);
-  }
+  if (r > 0) check_walk(remote_.counters());
+  // The transfer's time (GPU to GPU, or the host's all-to-all), and its overlap with the walk, both
+  // on the GPU's clock from the walk's start.
+  const double from = comm_start_.since(walk_start_), to = comm_end_.since(walk_start_), walked = walk_end_.since(walk_start_);
+  exchange_time_.total += nccl_ ? (to - from) * 1e-3 : travel;
+  exchange_time_.hidden += std::max(0.0, std::min(to, walked) - std::max(from, 0.0)) * 1e-3;
   return r;
 }
 
