@@ -89,8 +89,12 @@ DeviceExchange* DeviceExchange::open(Exchange& ex, int blocks) {
     for (std::size_t b = a + 1; b < gpus.size(); ++b)
       if (std::memcmp(&gpus[a], &gpus[b], sizeof(cudaUUID_t)) == 0) distinct = false;
   if (ex.agree_min(loaded && distinct ? 1 : 0) == 0) return nullptr;
-  // (NCCL reads its settings from the environment as it starts.)
+  // (NCCL reads its settings from the environment as it starts; where the environment sets them,
+  // it is obeyed.) The exchange is point to point only: NVLink SHARP (NVLS), whose buffers and
+  // multicast objects NCCL would otherwise make at the start where the switch offers it, is of no
+  // use to it.
   setenv("NCCL_MAX_CTAS", std::to_string(blocks).c_str(), 0);
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   UniqueId id{};
   if (ex.rank() == 0) nccl->check(nccl->get_unique_id(&id), "ncclGetUniqueId");
   id = ex.all_of(id)[0];

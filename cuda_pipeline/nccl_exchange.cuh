@@ -23,6 +23,8 @@ class DeviceExchange {
   // left behind; the process's end frees it). `blocks`: the most blocks NCCL's kernels take (its
   // NCCL_MAX_CTAS, unless the environment sets that): its transfers run beside a kernel that
   // leaves it a few SMs, and a transfer whose blocks cannot all start waits for that kernel's end.
+  // NVLink SHARP (NCCL_NVLS_ENABLE) is off unless the environment sets it: the exchange is point to
+  // point.
   static DeviceExchange* open(Exchange& ex, int blocks);
   ~DeviceExchange();
   DeviceExchange(const DeviceExchange&) = delete;
