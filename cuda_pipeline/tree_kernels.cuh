@@ -406,6 +406,17 @@ __device__ __forceinline__ unsigned sm_id() {
   return id;
 }
 
+// Whether this block leaves its SM to work on other streams: it is on one below `spare_sms`, and
+// fewer than `spare_blocks` blocks of the walk have left before it (counted in counters->spared).
+// The same answer for every thread of the block.
+__device__ __forceinline__ bool spared(WalkCounters* counters, int spare_sms, int spare_blocks) {
+  if (spare_sms <= 0 || sm_id() >= static_cast<unsigned>(spare_sms)) return false;
+  __shared__ bool leave;
+  if (threadIdx.x == 0) leave = atomicAdd(&counters->spared, 1) < spare_blocks;
+  __syncthreads();
+  return leave;
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -432,12 +443,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
   Body* list = lists[w];
   QuadCell* cells = cell_lists[w];
   int* stack = stacks + static_cast<long long>(blockIdx.x * kWarps + w) * kStack;
-  if (spare_sms > 0 && sm_id() < static_cast<unsigned>(spare_sms)) {  // left to the work beside the walk
-    __shared__ bool leave;
-    if (threadIdx.x == 0) leave = atomicAdd(&counters->spared, 1) < spare_blocks;
-    __syncthreads();
-    if (leave) return;
-  }
+  if (spared(counters, spare_sms, spare_blocks)) return;  // left to the work beside the walk
   const int ngroups = counters->groups;
   for (;;) {
     int g = 0;
