@@ -308,21 +308,23 @@ TEST(Mpi, LateBadInputIsOneMessageAndFramesMatch) {
 }
 
 // Each rank's OpenMP loops take its share of the node's cores (cores / ranks on the node) unless
-// OMP_NUM_THREADS says otherwise; the float64 engine's line names the count a rank runs.
+// OMP_NUM_THREADS says otherwise; the float64 engine's line names the count a rank runs. The GPUs
+// are hidden: with one, the float64 engine is the GPU's and its line names no threads.
 TEST(Mpi, EachRankTakesItsShareOfTheCores) {
   REQUIRE_MPI();
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   const std::string run = "run -p cpu32 -n 300 --steps 1";
-  const Result shared = nbody(run, "env -u OMP_NUM_THREADS " + mpirun(2) + "--bind-to none ");
+  const std::string mpirun2 = "env CUDA_VISIBLE_DEVICES= " + mpirun(2) + "--bind-to none ";
+  const Result shared = nbody(run, "env -u OMP_NUM_THREADS " + mpirun2);
   ASSERT_EQ(shared.code, 0) << shared.err;
   const int each = std::max(1, cores / 2);
   const std::string share = "fp64 engine: cpu64 (" + std::to_string(each) + (each == 1 ? " CPU thread," : " CPU threads,");
   EXPECT_NE(shared.out.find(share), std::string::npos) << "want '" << share << "' in\n" << shared.out;
   // A value OpenMP cannot read (its runtime says so) is no choice: the share again.
-  const Result unread = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=many ");
+  const Result unread = nbody(run, mpirun2 + "-x OMP_NUM_THREADS=many ");
   ASSERT_EQ(unread.code, 0) << unread.err;
   EXPECT_NE(unread.out.find(share), std::string::npos) << "want '" << share << "' in\n" << unread.out;
-  const Result given = nbody(run, mpirun(2) + "--bind-to none -x OMP_NUM_THREADS=3 ");
+  const Result given = nbody(run, mpirun2 + "-x OMP_NUM_THREADS=3 ");
   ASSERT_EQ(given.code, 0) << given.err;
   EXPECT_NE(given.out.find("fp64 engine: cpu64 (3 CPU threads"), std::string::npos) << given.out;
 }
