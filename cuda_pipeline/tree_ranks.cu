@@ -83,11 +83,11 @@ Wire wire_of(const std::vector<std::byte>& message) {
   return w;
 }
 
-// The count and fingerprint sum of n records on the device (`sum`: two words of scratch).
-kr::Census census_of(const Traveller* records, int n, DeviceBuffer<unsigned long long>& sum) {
+// The count and fingerprint sum of n bodies on the device (`sum`: two words of scratch).
+kr::Census census_of(const Body* pos, const unsigned long long* id, int n, DeviceBuffer<unsigned long long>& sum) {
   if (n == 0) return {};
   CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, 2 * sizeof(unsigned long long)));
-  census<<<std::min(blocks(n), 1024), kBlock>>>(records, n, sum.get());
+  census<<<std::min(blocks(n), 1024), kBlock>>>(pos, id, n, sum.get());
   CUDA_CHECK(cudaGetLastError());
   unsigned long long h[2];
   sum.download(h, 0, 2);
@@ -151,10 +151,9 @@ std::vector<T> TreeRanks::local(const DeviceBuffer<T>& b) const {
 }
 
 void TreeRanks::grow(int n) {
-  for (auto* b : {&pos_[0], &pos_[1], &vel_, &acc_, &acc_remote_}) ensure(*b, n);
-  ensure(id_, n);
-  ensure(work_, n);
-  ensure(work_remote_, n);
+  for (auto* b : {&pos_[0], &pos_[1], &vel_[0], &vel_[1], &acc_, &acc_remote_}) ensure(*b, n);
+  for (auto* b : {&id_[0], &id_[1]}) ensure(*b, n);
+  for (auto* b : {&work_[0], &work_[1], &work_remote_}) ensure(*b, n);
 }
 
 void TreeRanks::load(const Bodies& b, const Params& params) {
@@ -184,12 +183,12 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
     throw InputError("cuda:tree: " + std::to_string(count) + " bodies a rank, past the kernels' 32-bit indices");
   const std::vector<Traveller> mine = kr::records_of_block(b, at, first, count);
   n_ = static_cast<int>(mine.size());
-  cur_ = 0;
+  cur_ = 0, held_ = 0;
   grow(n_);
   ensure(travel_[1], mine.size());
   if (n_ > 0) {
     travel_[1].upload(mine.data(), 0, mine.size());
-    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[0].get(), vel_.get(), id_.get(), work_.get());
+    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[0].get(), vel_[0].get(), id_[0].get(), work_[0].get());
     CUDA_CHECK(cudaGetLastError());
   }
   move();  // by count: no step has weighed them yet
@@ -230,7 +229,7 @@ std::vector<std::uint64_t> TreeRanks::ranges_now() {
   ensure(work_sorted_, n);
   ensure(running_, n);
   if (n > 0) {
-    sorted_work<<<blocks(n), kBlock>>>(work_.get(), local_.order(), n, work_sorted_.get());
+    sorted_work<<<blocks(n), kBlock>>>(work_[held_].get(), local_.order(), n, work_sorted_.get());
     std::size_t bytes = 0;
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, work_sorted_.get(), running_.get(), n));
     ensure(scan_temp_, bytes);
@@ -281,23 +280,46 @@ void TreeRanks::move() {
     CUDA_CHECK(cudaGetLastError());
     at_.download(at.data(), 0, at.size());
   }
-  // The bodies in key order, each other rank's range to it, this rank's kept in place.
-  ensure(travel_[0], n_);
-  if (n_ > 0)
-    pack<<<blocks(n_), kBlock>>>(pos_[cur_].get(), vel_.get(), id_.get(), work_.get(), local_.order(), n_,
-                                 travel_[0].get());
-  CUDA_CHECK(cudaGetLastError());
-  const kr::Census before = kr::census(ex_, census_of(travel_[0].get(), n_, census_));
-  leaving_ = n_ - (at[me + 1] - at[me]);
+  // The leavers in key order, each other rank's range to it; the bodies of this rank's own range
+  // (about 99% of them) are not packed.
+  const int own = at[me + 1] - at[me];
+  leaving_ = n_ - own;
+  const kr::Census before = kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_));
+  ensure(travel_[0], leaving_);
+  const auto pack_sorted = [&](int first, int count, int to) {
+    if (count > 0)
+      pack<<<blocks(count), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
+                                      local_.order() + first, count, travel_[0].get() + to);
+    CUDA_CHECK(cudaGetLastError());
+  };
+  pack_sorted(0, at[me], 0);
+  pack_sorted(at[me + 1], n_ - at[me + 1], at[me]);
   mark(3);
-  const std::size_t total = nccl_ ? trade_on_device(at) : trade_on_host(at);
+  const std::size_t own_at = nccl_ ? trade_on_device(at) : trade_on_host(at);
   mark(4);
-  n_ = static_cast<int>(total);
-  grow(n_);
-  if (n_ > 0)
-    unpack<<<blocks(n_), kBlock>>>(travel_[1].get(), n_, pos_[cur_].get(), vel_.get(), id_.get(), work_.get());
+  // Into the state's other side in rank order, the own range in its place: the arrivals from lower
+  // ranks, this rank's own bodies gathered in key order, the arrivals from higher ranks (the runs the
+  // build merges, as if every body had been packed and unpacked).
+  const int total = runs_.back(), below = static_cast<int>(own_at), above = total - below - own;
+  const int to = 1 - cur_, side = 1 - held_;
+  for (auto* b : {&pos_[to], &vel_[side], &acc_, &acc_remote_}) ensure(*b, total);
+  ensure(id_[side], total);
+  for (auto* b : {&work_[side], &work_remote_}) ensure(*b, total);
+  if (below > 0)
+    unpack<<<blocks(below), kBlock>>>(travel_[1].get(), below, pos_[to].get(), vel_[side].get(), id_[side].get(),
+                                      work_[side].get());
+  if (own > 0)
+    keep<<<blocks(own), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
+                                  local_.order() + at[me], own, pos_[to].get() + below, vel_[side].get() + below,
+                                  id_[side].get() + below, work_[side].get() + below);
+  if (above > 0)
+    unpack<<<blocks(above), kBlock>>>(travel_[1].get() + below, above, pos_[to].get() + below + own,
+                                      vel_[side].get() + below + own, id_[side].get() + below + own,
+                                      work_[side].get() + below + own);
   CUDA_CHECK(cudaGetLastError());
-  kr::kept(before, kr::census(ex_, census_of(travel_[1].get(), n_, census_)));
+  cur_ = to, held_ = side, n_ = total;
+  ensure(pos_[1 - cur_], n_);  // the kick-drift's other side (its contents, the old positions, spent)
+  kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
   exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
 }
 
@@ -315,56 +337,52 @@ std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
   std::vector<long long> count(ranks);
   for (std::size_t q = 0; q < ranks; ++q) count[q] = at[q + 1] - at[q];
   const std::vector<long long> every = kr::records_of<long long>(ex_.allgatherv(kr::bytes_of(count)));  // ranks x ranks
+  // Sent and received in rank order, this rank's own range neither (the caller keeps it).
   std::vector<std::size_t> send(ranks), recv(ranks);
-  std::size_t total = 0, own_at = 0;
+  std::size_t arriving = 0, own_at = 0;
   for (std::size_t q = 0; q < ranks; ++q) {
+    if (q == me) continue;
     send[q] = static_cast<std::size_t>(count[q]) * sizeof(Traveller);
     recv[q] = static_cast<std::size_t>(every[q * ranks + me]) * sizeof(Traveller);
     if (q < me) own_at += static_cast<std::size_t>(every[q * ranks + me]);
-    total += static_cast<std::size_t>(every[q * ranks + me]);
+    arriving += static_cast<std::size_t>(every[q * ranks + me]);
   }
+  check_held(arriving + static_cast<std::size_t>(count[me]));
   runs_.assign(1, 0);
   for (std::size_t q = 0; q < ranks; ++q) runs_.push_back(runs_.back() + static_cast<int>(every[q * ranks + me]));
-  check_held(total);
-  ensure(travel_[1], total);
-  if (count[me] > 0)  // this rank's own, at its place in rank order (alltoallv leaves a rank's own entry)
-    CUDA_CHECK(cudaMemcpyAsync(travel_[1].get() + own_at, travel_[0].get() + at[me], send[me], cudaMemcpyDeviceToDevice));
+  ensure(travel_[1], arriving);
   packed_.record();
   CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, packed_));
   nccl_->alltoallv(reinterpret_cast<const std::byte*>(travel_[0].get()), send,
                    reinterpret_cast<std::byte*>(travel_[1].get()), recv, comm_stream_);
   traded_.record(comm_stream_);
   CUDA_CHECK(cudaStreamWaitEvent(nullptr, traded_));
-  return total;
+  return own_at;
 }
 
 std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
-  const int ranks = static_cast<int>(at.size()) - 1, me = ex_.rank();
+  const int ranks = static_cast<int>(at.size()) - 1, me = ex_.rank(), own = at[me + 1] - at[me];
   std::vector<std::vector<std::byte>> send(static_cast<std::size_t>(ranks));
-  for (int q = 0; q < ranks; ++q)
-    if (q != me) send[q] = bytes_from(travel_[0].get() + at[q], static_cast<std::size_t>(at[q + 1] - at[q]));
+  for (int q = 0; q < ranks; ++q)  // travel_[0] holds the leavers only: those above this rank's range come down by its count
+    if (q != me) send[q] = bytes_from(travel_[0].get() + (q < me ? at[q] : at[q] - own), static_cast<std::size_t>(at[q + 1] - at[q]));
   const std::vector<std::vector<std::byte>> got = ex_.alltoall(send);
-  std::size_t total = 0;
-  for (int q = 0; q < ranks; ++q)
-    total += q == me ? static_cast<std::size_t>(at[q + 1] - at[q]) : got[q].size() / sizeof(Traveller);
-  check_held(total);
-  ensure(travel_[1], total);
-  std::size_t offset = 0;
+  std::size_t arriving = 0, own_at = 0;
+  for (int q = 0; q < ranks; ++q) {
+    if (q != me) arriving += got[q].size() / sizeof(Traveller);
+    if (q < me) own_at += got[q].size() / sizeof(Traveller);
+  }
+  check_held(arriving + static_cast<std::size_t>(own));
   runs_.assign(1, 0);
-  for (int q = 0; q < ranks; ++q) {  // in rank order
-    Traveller* to = travel_[1].get() + offset;
-    if (q == me) {
-      const std::size_t count = static_cast<std::size_t>(at[q + 1] - at[q]);
-      if (count > 0)
-        CUDA_CHECK(cudaMemcpy(to, travel_[0].get() + at[q], count * sizeof(Traveller), cudaMemcpyDeviceToDevice));
-      offset += count;
-    } else if (!got[q].empty()) {
-      CUDA_CHECK(cudaMemcpy(to, got[q].data(), got[q].size(), cudaMemcpyHostToDevice));
+  for (int q = 0; q < ranks; ++q)  // in rank order: where rank q's bodies end
+    runs_.push_back(runs_.back() + static_cast<int>(q == me ? static_cast<std::size_t>(own) : got[q].size() / sizeof(Traveller)));
+  ensure(travel_[1], arriving);
+  std::size_t offset = 0;
+  for (int q = 0; q < ranks; ++q)
+    if (q != me && !got[q].empty()) {
+      CUDA_CHECK(cudaMemcpy(travel_[1].get() + offset, got[q].data(), got[q].size(), cudaMemcpyHostToDevice));
       offset += got[q].size() / sizeof(Traveller);
     }
-    runs_.push_back(static_cast<int>(offset));  // where rank q's bodies end
-  }
-  return total;
+  return own_at;
 }
 
 void TreeRanks::exchange_domains() {
@@ -632,7 +650,7 @@ int TreeRanks::forces(bool weigh, bool potential) {
   // This rank's groups walk its own tree on a stream of their own, leaving kSpareSms SMs to the
   // domains, the selection, the essential trees' travel and the tree over what arrived, which the
   // default stream runs beside it.
-  float* work = weigh ? work_.get() : nullptr;
+  float* work = weigh ? work_[held_].get() : nullptr;
   built_.record();
   CUDA_CHECK(cudaStreamWaitEvent(walk_stream_, built_));
   walk_start_.record(walk_stream_);
@@ -699,7 +717,7 @@ void TreeRanks::step(int count) {
     mark(5);
     forces(true);
     if (n_ > 0)  // cpu32's kick-drift (integrate_kernels.cuh), one split
-      integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_.get(), acc_.get(), 0, n_,
+      integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_[held_].get(), acc_.get(), 0, n_,
                                                1, n_, dt_);
     CUDA_CHECK(cudaGetLastError());
     mark(kPartCount);
@@ -724,7 +742,7 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
   next_ = first_;
   forces(false);
   const std::vector<Body> a = local(acc_);
-  const std::vector<unsigned long long> id = local(id_);
+  const std::vector<unsigned long long> id = local(id_[held_]);
   std::vector<kr::Acceleration> mine(a.size());
   for (std::size_t k = 0; k < a.size(); ++k) mine[k] = {id[k], a[k].x, a[k].y, a[k].z};
   kr::gather_accelerations(ex_, mine, out);
@@ -739,11 +757,11 @@ Pipeline::OwnPass TreeRanks::own_pass(const std::vector<std::size_t>& sample, bo
   const double self = remote ? 1.0 / std::sqrt(static_cast<double>(eps2_)) : 0.0;
   // The energy's velocities: v_0 as loaded (stagger), else v_n = v_{n-1/2} + a dt/2.
   const double h = stagger ? 0.0 : 0.5 * static_cast<double>(dt_);
-  const Energy mine = energy_of(pos_[cur_].get(), vel_.get(), acc_.get(), n_, h, self);
+  const Energy mine = energy_of(pos_[cur_].get(), vel_[held_].get(), acc_.get(), n_, h, self);
   Pipeline::OwnPass pass;
   for (const double k : ex_.all(mine.kinetic)) pass.energy.kinetic += k;  // in rank order
   for (const double w : ex_.all(mine.potential)) pass.energy.potential += w;
-  if (stagger && n_ > 0) kick_back<<<blocks(n_), kBlock>>>(vel_.get(), acc_.get(), n_, 0.5f * dt_);
+  if (stagger && n_ > 0) kick_back<<<blocks(n_), kBlock>>>(vel_[held_].get(), acc_.get(), n_, 0.5f * dt_);
   CUDA_CHECK(cudaGetLastError());
   std::vector<kr::Sampled> found;
   if (!sample.empty() && n_ > 0) {
@@ -753,7 +771,7 @@ Pipeline::OwnPass TreeRanks::own_pass(const std::vector<std::size_t>& sample, bo
     DeviceBuffer<kr::Sampled> out(ids.size());
     DeviceBuffer<int> count(1);
     CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int)));
-    sampled<<<blocks(n_), kBlock>>>(pos_[cur_].get(), acc_.get(), id_.get(), n_, wanted.get(),
+    sampled<<<blocks(n_), kBlock>>>(pos_[cur_].get(), acc_.get(), id_[held_].get(), n_, wanted.get(),
                                     static_cast<int>(ids.size()), self, out.get(), count.get());
     CUDA_CHECK(cudaGetLastError());
     int c = 0;
@@ -766,8 +784,8 @@ Pipeline::OwnPass TreeRanks::own_pass(const std::vector<std::size_t>& sample, bo
 }
 
 std::vector<Traveller> TreeRanks::records() const {
-  const std::vector<Body> p = local(pos_[cur_]), v = local(vel_);
-  const std::vector<unsigned long long> id = local(id_);
+  const std::vector<Body> p = local(pos_[cur_]), v = local(vel_[held_]);
+  const std::vector<unsigned long long> id = local(id_[held_]);
   std::vector<Traveller> mine(p.size());
   for (std::size_t k = 0; k < p.size(); ++k) mine[k] = {id[k], p[k].x, p[k].y, p[k].z, p[k].w, v[k].x, v[k].y, v[k].z, 0};
   return mine;
@@ -781,7 +799,7 @@ long long TreeRanks::first_non_finite() {
   unsigned long long first = ~0ULL;
   if (n_ > 0) {
     CUDA_CHECK(cudaMemsetAsync(census_.get(), 0xff, sizeof first));  // scratch: the census's first word
-    tree::first_non_finite<<<std::min(blocks(n_), 1024), kBlock>>>(pos_[cur_].get(), vel_.get(), id_.get(), n_,
+    tree::first_non_finite<<<std::min(blocks(n_), 1024), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), n_,
                                                                    census_.get());
     CUDA_CHECK(cudaGetLastError());
     census_.download(&first, 0, 1);

@@ -8,7 +8,8 @@
 //              them (each body's terms of the last step), one allgather a round of bisection; the
 //              bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
 //              every rank loads it, else staged through the host: the MPI here is not
-//              CUDA-aware), every body counted and fingerprinted before and after
+//              CUDA-aware), those of this rank's own range are gathered in key order to their
+//              place among the arrivals, every body counted and fingerprinted before and after
 //  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
 //              places: no second gather of the boxes), the runs each rank sent merged, not sorted
 //              again; a cell whose key prefix
@@ -100,9 +101,10 @@ class TreeRanks {
   // Bodies [at, at + count) of `b`, indices first.., as this rank's block.
   void load_range(const Bodies& b, std::size_t at, std::size_t first, std::size_t count, const Params& params);
   void move();                 // 1
-  // The move's bodies (travel_[0] in key order; at[q]: where rank q's range starts) to their ranks,
-  // into travel_[1] in rank order, this rank's own kept: GPU to GPU by NCCL, or through the host.
-  // Returns the bodies this rank then holds.
+  // The move's leavers (travel_[0]: the bodies outside this rank's range, in key order; at[q]: where
+  // rank q's range starts among the sorted keys) to their ranks, what the others send into travel_[1]
+  // in rank order: GPU to GPU by NCCL, or through the host. Sets runs_ (this rank's own range in
+  // its place) and returns where the own range goes among the arrivals.
   std::size_t trade_on_device(const std::vector<int>& at);
   std::size_t trade_on_host(const std::vector<int>& at);
   // 2-4, with `weigh` each body's terms into its work, with `potential` each body's potential in
@@ -126,7 +128,7 @@ class TreeRanks {
   std::vector<std::vector<std::byte>> stage_on_host(const std::vector<Wire>& out);
   std::vector<Wire> deliver_from_host(const std::vector<std::vector<std::byte>>& got);
   int unpack_received(const std::vector<Wire>& in);  // into inbox_ and inbox_com_: the entries
-  void grow(int n);            // the state's buffers for n bodies
+  void grow(int n);            // the state's buffers for n bodies, both sides (their contents lost where made anew)
   template <typename T>
   std::vector<T> local(const DeviceBuffer<T>& b) const;  // the first n_ entries, on the host
   std::vector<key_ranges::Body> records() const;         // this rank's bodies, on the host (read())
@@ -141,12 +143,13 @@ class TreeRanks {
   Stream walk_stream_;     // the walk of local_
   Event built_, walk_start_, walk_end_;
   float dt_ = 0, eps2_ = 0;
-  int n_ = 0, cur_ = 0;
+  int n_ = 0, cur_ = 0, held_ = 0;
   // The state of this rank's bodies (n_ of them, capacity for more): positions and masses
-  // (double-buffered), velocities, ids (the index in the run), work, accelerations.
-  DeviceBuffer<Body> pos_[2], vel_, acc_;
-  DeviceBuffer<unsigned long long> id_;
-  DeviceBuffer<float> work_;
+  // (pos_[cur_]: double-buffered for the kick-drift and the move), velocities, ids (the index in the
+  // run) and work (vel_[held_] and so on: double-buffered for the move), accelerations.
+  DeviceBuffer<Body> pos_[2], vel_[2], acc_;
+  DeviceBuffer<unsigned long long> id_[2];
+  DeviceBuffer<float> work_[2];
   DeviceBuffer<Body> acc_remote_;  // the walk of the received trees' sums, and terms, added to acc_ and work_
   DeviceBuffer<float> work_remote_;
   DeviceBuffer<key_ranges::Body> travel_[2];  // the bodies in key order before a move, and after

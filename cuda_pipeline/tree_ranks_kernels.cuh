@@ -44,11 +44,31 @@ __global__ void unpack(const Traveller* __restrict__ in, int n, Body* pos, Body*
   work[i] = t.work;
 }
 
-// sum[0] += n, sum[1] += the records' fingerprints (wrapping: the same in any order).
-__global__ void census(const Traveller* __restrict__ in, int n, unsigned long long* sum) {
+// The kept bodies, n of them at sorted places order[0..n) of the state arrays, in that order into
+// another state's arrays: a move's own range, not packed, traded and unpacked.
+__global__ void keep(const Body* __restrict__ pos, const Body* __restrict__ vel, const unsigned long long* __restrict__ id,
+                     const float* __restrict__ work, const int* __restrict__ order, int n, Body* to_pos, Body* to_vel,
+                     unsigned long long* to_id, float* to_work) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const int i = order[k];
+  const Body v = vel[i];
+  to_pos[k] = pos[i];
+  to_vel[k] = {v.x, v.y, v.z, 0};  // as a packed body is unpacked
+  to_id[k] = id[i];
+  to_work[k] = work[i];
+}
+
+// sum[0] += n, sum[1] += the bodies' (id, mass) fingerprints (wrapping: the same in any order).
+__global__ void census(const Body* __restrict__ pos, const unsigned long long* __restrict__ id, int n,
+                       unsigned long long* sum) {
   unsigned long long s = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    s += key_ranges::fingerprint(in[i]);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    Traveller t{};
+    t.id = id[i];
+    t.m = pos[i].w;
+    s += key_ranges::fingerprint(t);
+  }
   for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(kAll, s, o);
   if (threadIdx.x % 32 == 0) atomicAdd(&sum[1], s);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sum[0], static_cast<unsigned long long>(n));
