@@ -281,7 +281,7 @@ void TreeRanks::move() {
     at_.download(at.data(), 0, at.size());
   }
   // The leavers in key order, each other rank's range to it; the bodies of this rank's own range
-  // (about 99% of them) are not packed.
+  // (all but about 1% a step once the first move has spread them) are not packed.
   const int own = at[me + 1] - at[me];
   leaving_ = n_ - own;
   const kr::Census before = kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_));
@@ -318,8 +318,8 @@ void TreeRanks::move() {
                                       work_[side].get() + below + own);
   CUDA_CHECK(cudaGetLastError());
   cur_ = to, held_ = side, n_ = total;
-  ensure(pos_[1 - cur_], n_);  // the kick-drift's other side (its contents, the old positions, spent)
   kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
+  ensure(pos_[1 - cur_], n_);  // the kick-drift's other side (the old positions, read by keep above: spent)
   exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
 }
 

@@ -152,7 +152,9 @@ class TreeRanks {
   DeviceBuffer<float> work_[2];
   DeviceBuffer<Body> acc_remote_;  // the walk of the received trees' sums, and terms, added to acc_ and work_
   DeviceBuffer<float> work_remote_;
-  DeviceBuffer<key_ranges::Body> travel_[2];  // the bodies in key order before a move, and after
+  // A move's leavers in key order (this rank's own range left out), and the arrivals in rank order
+  // (load_range: the block as loaded).
+  DeviceBuffer<key_ranges::Body> travel_[2];
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
   // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the census, the

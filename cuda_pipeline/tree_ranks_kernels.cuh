@@ -1,8 +1,9 @@
 // cuda:tree across ranks (tree_ranks.cu, common/key_ranges.hpp): the kernels around the tree's own
 // (tree_kernels.cuh) that keep a rank's bodies, move them between ranks and cut its essential trees.
 //
-//  travel      a rank's bodies in key order as key_ranges::Body records (id, state, work), and back
-//  census      the count and the (id, mass) fingerprints' sum of those records
+//  travel      the bodies that leave a rank, in key order, as key_ranges::Body records (id, state,
+//              work), and the arrivals back into the state; the kept ones gathered in key order
+//  census      the count and the (id, mass) fingerprints' sum of a rank's bodies
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
