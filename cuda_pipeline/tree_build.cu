@@ -165,6 +165,7 @@ void TreeBuild::build(const Body* pos, int n, const Received* received) {
   }
   if (n > 1) build_tree<<<blocks(n - 1), kBlock>>>(keys(), n, t);
   const Received* r = received ? received_.get() : nullptr;
+  static_assert(kBlock == 256, "moments' launch bounds");
   if (quadrupole_) moments<true><<<blocks(n), kBlock>>>(sorted_.get(), n, t, r);
   else moments<false><<<blocks(n), kBlock>>>(sorted_.get(), n, t, r);
   CUDA_CHECK(cudaGetLastError());

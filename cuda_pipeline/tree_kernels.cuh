@@ -156,10 +156,52 @@ __device__ __forceinline__ void add_child_moment(const Nodes& t, int child, cons
   s.add(cc.w, static_cast<double>(cc.x) - com.x, static_cast<double>(cc.y) - com.y, static_cast<double>(cc.z) - com.z);
 }
 
-// `received` (else null): the leaves are received nodes (Received, in the sorted order), each
-// with its own box, bmax and moments.
+// Internal node `node` (children c, bodies r) from its children's moments. The split, the left
+// child's last body, follows from its index: an internal node's range ends where it splits, and a
+// leaf's index is n - 1 past its body's. (The children were written by other threads in this
+// launch: read past the incoherent L1.)
 template <bool kQuad>
-__global__ void moments(const Body* __restrict__ sorted, int n, Nodes t, const Received* __restrict__ received) {
+__device__ __forceinline__ void node_moments(const Nodes& t, int n, int node, int2 c, int2 r) {
+  const int split = c.x < n - 1 ? c.x : c.x - (n - 1);
+  const float4 cl = __ldcg(&t.com[c.x]), cr = __ldcg(&t.com[c.y]);
+  const float4 ll = __ldcg(&t.lo[c.x]), lr = __ldcg(&t.lo[c.y]), hl = __ldcg(&t.hi[c.x]), hr = __ldcg(&t.hi[c.y]);
+  const float bl = __ldcg(&t.bmax2[c.x]), br = __ldcg(&t.bmax2[c.y]);
+  const double ml = cl.w, mr = cr.w, mass = ml + mr;
+  const double wl = mass > 0 ? ml : split - r.x + 1.0, wr = mass > 0 ? mr : static_cast<double>(r.y - split);
+  const float4 com = make_float4(static_cast<float>((wl * cl.x + wr * cr.x) / (wl + wr)),
+                                 static_cast<float>((wl * cl.y + wr * cr.y) / (wl + wr)),
+                                 static_cast<float>((wl * cl.z + wr * cr.z) / (wl + wr)), static_cast<float>(mass));
+  const float4 lo = make_float4(fminf(ll.x, lr.x), fminf(ll.y, lr.y), fminf(ll.z, lr.z), 0);
+  const float4 hi = make_float4(fmaxf(hl.x, hr.x), fmaxf(hl.y, hr.y), fmaxf(hl.z, hr.z), 0);
+  const double through = fmax(dist(cl.x, cl.y, cl.z, com.x, com.y, com.z) + sqrt(static_cast<double>(bl)),
+                              dist(cr.x, cr.y, cr.z, com.x, com.y, com.z) + sqrt(static_cast<double>(br)));
+  const double fx = fmax(com.x - static_cast<double>(lo.x), hi.x - static_cast<double>(com.x));
+  const double fy = fmax(com.y - static_cast<double>(lo.y), hi.y - static_cast<double>(com.y));
+  const double fz = fmax(com.z - static_cast<double>(lo.z), hi.z - static_cast<double>(com.z));
+  const float bmax = static_cast<float>(fmin(through, sqrt(fx * fx + fy * fy + fz * fz))) * (1 + 0x1p-20f);
+  const float bmax2 = bmax * bmax * (1 + 0x1p-20f);
+  t.com[node] = com;
+  t.lo[node] = lo;
+  t.hi[node] = hi;
+  t.bmax2[node] = bmax2;
+  if constexpr (kQuad) {
+    quadrupole::SecondMoment s;
+    add_child_moment(t, c.x, cl, com, s);
+    add_child_moment(t, c.y, cr, com, s);
+    float q[6];
+    s.stored(q);
+    t.quad0[node] = make_float4(q[0], q[1], q[2], q[3]);
+    t.quad1[node] = make_float4(q[4], q[5], 0, 0);
+  }
+  t.walked[node] = make_int4(__float_as_int(bmax2), r.x, r.y - r.x + 1, split);
+}
+
+// `received` (else null): the leaves are received nodes (Received, in the sorted order), each
+// with its own box, bmax and moments. Four blocks of 256 an SM (64 registers; the quadrupole's
+// spill a little): the climb waits on memory, and more warps in flight hide more of it.
+template <bool kQuad>
+__global__ void __launch_bounds__(256, 4)
+    moments(const Body* __restrict__ sorted, int n, Nodes t, const Received* __restrict__ received) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const int leaf = n - 1 + k;
@@ -178,46 +220,22 @@ __global__ void moments(const Body* __restrict__ sorted, int n, Nodes t, const R
     t.lo[leaf] = t.hi[leaf] = make_float4(b.x, b.y, b.z, 0);
     if constexpr (kQuad) t.quad0[leaf] = t.quad1[leaf] = make_float4(0, 0, 0, 0);
   }
-  for (int node = t.parent[leaf]; node >= 0; node = t.parent[node]) {
+  // A node's shape (build_tree's, a launch before) is read before its atomic, so that past the
+  // atomic the climb waits on one round of loads, its children's moments.
+  int node = t.parent[leaf];
+  if (node < 0) return;
+  int2 c = t.child[node], r = t.range[node];
+  int up = t.parent[node];
+  for (;;) {
     // Release: this child's moments are visible before the count that lets the other thread read
     // them; acquire: the second to arrive sees the first one's (one acq_rel atomic in place of two
     // full fences).
     ::cuda::atomic_ref<int, ::cuda::thread_scope_device> arrived(t.arrived[node]);
     if (arrived.fetch_add(1, ::cuda::memory_order_acq_rel) == 0) return;  // the other child's thread carries on
-    const int2 c = t.child[node];
-    const int2 rl = t.range[c.x], rr = t.range[c.y];
-    // Written by other threads in this launch: read past the (incoherent) L1.
-    const float4 cl = __ldcg(&t.com[c.x]), cr = __ldcg(&t.com[c.y]);
-    const float4 ll = __ldcg(&t.lo[c.x]), lr = __ldcg(&t.lo[c.y]), hl = __ldcg(&t.hi[c.x]), hr = __ldcg(&t.hi[c.y]);
-    const double ml = cl.w, mr = cr.w, mass = ml + mr;
-    const double wl = mass > 0 ? ml : rl.y - rl.x + 1.0, wr = mass > 0 ? mr : rr.y - rr.x + 1.0;
-    const float4 com = make_float4(static_cast<float>((wl * cl.x + wr * cr.x) / (wl + wr)),
-                                   static_cast<float>((wl * cl.y + wr * cr.y) / (wl + wr)),
-                                   static_cast<float>((wl * cl.z + wr * cr.z) / (wl + wr)), static_cast<float>(mass));
-    const float4 lo = make_float4(fminf(ll.x, lr.x), fminf(ll.y, lr.y), fminf(ll.z, lr.z), 0);
-    const float4 hi = make_float4(fmaxf(hl.x, hr.x), fmaxf(hl.y, hr.y), fmaxf(hl.z, hr.z), 0);
-    const double through = fmax(dist(cl.x, cl.y, cl.z, com.x, com.y, com.z) + sqrt(static_cast<double>(__ldcg(&t.bmax2[c.x]))),
-                                dist(cr.x, cr.y, cr.z, com.x, com.y, com.z) + sqrt(static_cast<double>(__ldcg(&t.bmax2[c.y]))));
-    const double fx = fmax(com.x - static_cast<double>(lo.x), hi.x - static_cast<double>(com.x));
-    const double fy = fmax(com.y - static_cast<double>(lo.y), hi.y - static_cast<double>(com.y));
-    const double fz = fmax(com.z - static_cast<double>(lo.z), hi.z - static_cast<double>(com.z));
-    const float bmax = static_cast<float>(fmin(through, sqrt(fx * fx + fy * fy + fz * fz))) * (1 + 0x1p-20f);
-    t.com[node] = com;
-    t.lo[node] = lo;
-    t.hi[node] = hi;
-    t.bmax2[node] = bmax * bmax * (1 + 0x1p-20f);
-    if constexpr (kQuad) {
-      quadrupole::SecondMoment s;
-      add_child_moment(t, c.x, cl, com, s);
-      add_child_moment(t, c.y, cr, com, s);
-      float q[6];
-      s.stored(q);
-      t.quad0[node] = make_float4(q[0], q[1], q[2], q[3]);
-      t.quad1[node] = make_float4(q[4], q[5], 0, 0);
-    }
-    // The split: the left child's last body (its children follow from it and the range).
-    const int first = rl.x, last = rr.y, split = rl.y;
-    t.walked[node] = make_int4(__float_as_int(t.bmax2[node]), first, last - first + 1, split);
+    node_moments<kQuad>(t, n, node, c, r);
+    if (up < 0) return;
+    node = up;
+    c = t.child[node], r = t.range[node], up = t.parent[node];
   }
 }
 

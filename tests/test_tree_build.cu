@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda_pipeline.hpp"
@@ -86,6 +87,94 @@ TEST(TreeBuild, MergedRunsAreTheSortsOrder) {
     ASSERT_LT(distinct.size(), k0.size()) << "the test needs equal keys";
     EXPECT_EQ(k1, k0) << sizes.size() << " runs";
     EXPECT_EQ(o1, o0) << sizes.size() << " runs: equal keys in the sort's (index) order";
+  }
+}
+
+// What the nodes of `t` (built over n bodies) hold against their bodies, summed on the host: the
+// box exactly, the mass and centre of mass within float rounding, a bmax2 no smaller than the
+// farthest body's squared distance and no larger than the box's diagonal's, and the walk's fields.
+// Empty where every node holds; else the first node that does not, and why.
+std::string node_mismatch(const TreeBuild& t, int n) {
+  const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1, internal = static_cast<std::size_t>(n) - 1;
+  const Nodes d = t.nodes();
+  std::vector<int2> child(internal), range(nodes);
+  std::vector<float4> com(nodes), lo(nodes), hi(nodes);
+  std::vector<float> bmax2(nodes);
+  std::vector<int4> walked(nodes);
+  std::vector<Body> sorted(static_cast<std::size_t>(n));
+  const auto get = [](auto& host, const auto* device) {
+    CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof host[0], cudaMemcpyDeviceToHost));
+  };
+  get(child, d.child), get(range, d.range), get(com, d.com), get(lo, d.lo), get(hi, d.hi), get(bmax2, d.bmax2);
+  get(walked, d.walked), get(sorted, t.sorted());
+  for (std::size_t node = 0; node < internal; ++node) {
+    const int first = range[node].x, last = range[node].y;
+    double mass = 0, m[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+    float l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = first; k <= last; ++k) {
+      const Body& b = sorted[static_cast<std::size_t>(k)];
+      const float x[3] = {b.x, b.y, b.z};
+      mass += b.w;
+      for (int a = 0; a < 3; ++a) m[a] += static_cast<double>(b.w) * x[a], c[a] += x[a], l[a] = std::min(l[a], x[a]), h[a] = std::max(h[a], x[a]);
+    }
+    const double count = last - first + 1.0, want[3] = {mass > 0 ? m[0] / mass : c[0] / count,
+                                                         mass > 0 ? m[1] / mass : c[1] / count,
+                                                         mass > 0 ? m[2] / mass : c[2] / count};
+    const float4 g = com[node];
+    const double got[3] = {g.x, g.y, g.z};
+    double far2 = 0, diagonal2 = 0;
+    for (int k = first; k <= last; ++k) {
+      const Body& b = sorted[static_cast<std::size_t>(k)];
+      const double dx = b.x - got[0], dy = b.y - got[1], dz = b.z - got[2];
+      far2 = std::max(far2, dx * dx + dy * dy + dz * dz);
+    }
+    for (int a = 0; a < 3; ++a) diagonal2 += (static_cast<double>(h[a]) - l[a]) * (static_cast<double>(h[a]) - l[a]);
+    std::ostringstream why;
+    why << "node " << node << " of " << internal << " (bodies " << first << ".." << last << "): ";
+    if (lo[node].x != l[0] || lo[node].y != l[1] || lo[node].z != l[2] || hi[node].x != h[0] || hi[node].y != h[1] || hi[node].z != h[2])
+      return why.str() + "box";
+    if (std::fabs(g.w - mass) > 1e-5 * mass) return why.str() + "mass " + std::to_string(g.w) + " against " + std::to_string(mass);
+    for (int a = 0; a < 3; ++a)
+      if (std::fabs(got[a] - want[a]) > 5e-5) return why.str() + "centre of mass";
+    if (bmax2[node] < far2) return why.str() + "bmax2 below the farthest body's";
+    if (bmax2[node] > diagonal2 * (1 + 1e-5) + 1e-12) return why.str() + "bmax2 past the box's diagonal";
+    const int split = range[static_cast<std::size_t>(child[node].x)].y;
+    int bits = 0;
+    std::memcpy(&bits, &bmax2[node], sizeof bits);
+    if (walked[node].x != bits || walked[node].y != first ||
+        walked[node].z != last - first + 1 || walked[node].w != split)
+      return why.str() + "the walk's fields";
+  }
+  return "";
+}
+
+// The moments are made bottom up a level at a time (the deepest first, small levels in one block):
+// every node then holds its bodies' mass, centre and box. Two builds in turn in one TreeBuild, the
+// second over fewer bodies elsewhere, so that a node taken before its children would read the first
+// tree's values. The bodies: clusters of many scales (deep trees, levels of every size), 1000 at
+// one point (keys that tie), a cluster without mass (centred by count) and masses over two decades.
+TEST(TreeBuild, EveryNodeHoldsItsBodiesMoments) {
+  NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
+  TreeBuild t;
+  t.reserve(150000, false);
+  for (const auto& [n, shift, seed] : {std::tuple{150000, 0.0f, 3u}, std::tuple{90001, 0.5f, 4u}}) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0, 1);
+    std::uniform_real_distribution<float> unit(0, 1);
+    std::vector<Body> bodies(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      const float scale = std::pow(10.0f, -4.0f * unit(rng)) * 0.1f;
+      const float cx = 0.2f * static_cast<float>(i % 7) + shift, cy = 0.1f * static_cast<float>(i % 5);
+      bodies[i] = {cx + scale * normal(rng), cy + scale * normal(rng), scale * normal(rng), std::pow(10.0f, -2.0f * unit(rng))};
+      if (i < 1000) bodies[i] = {0.3f + shift, 0.25f, 0.125f, 0.5f};  // one point
+      else if (i < 3000) bodies[i].x = 0.9f + shift + 1e-3f * normal(rng), bodies[i].w = 0;  // massless
+    }
+    DeviceBuffer<Body> d(bodies.size());
+    d.upload(bodies);
+    t.find_box(d.get(), n);
+    t.sort(d.get(), n);
+    t.build(d.get(), n);
+    EXPECT_EQ(node_mismatch(t, n), "") << n << " bodies";
   }
 }
 
