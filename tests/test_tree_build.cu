@@ -90,60 +90,93 @@ TEST(TreeBuild, MergedRunsAreTheSortsOrder) {
   }
 }
 
+// Bodies first..last of `sorted` summed on the host: their mass, centre of mass (by count where
+// the mass is 0) and box.
+struct Summed {
+  double mass = 0, com[3] = {0, 0, 0};
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+};
+Summed summed(const std::vector<Body>& sorted, int first, int last) {
+  Summed s;
+  double m[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+  for (int k = first; k <= last; ++k) {
+    const Body& b = sorted[static_cast<std::size_t>(k)];
+    const float x[3] = {b.x, b.y, b.z};
+    s.mass += b.w;
+    for (int a = 0; a < 3; ++a)
+      m[a] += static_cast<double>(b.w) * x[a], c[a] += x[a], s.lo[a] = std::min(s.lo[a], x[a]), s.hi[a] = std::max(s.hi[a], x[a]);
+  }
+  for (int a = 0; a < 3; ++a) s.com[a] = s.mass > 0 ? m[a] / s.mass : c[a] / (last - first + 1.0);
+  return s;
+}
+
+// The largest squared distance of bodies first..last from the point c.
+double farthest2(const std::vector<Body>& sorted, int first, int last, const float4& c) {
+  double far2 = 0;
+  for (int k = first; k <= last; ++k) {
+    const Body& b = sorted[static_cast<std::size_t>(k)];
+    const double dx = b.x - static_cast<double>(c.x), dy = b.y - static_cast<double>(c.y), dz = b.z - static_cast<double>(c.z);
+    far2 = std::max(far2, dx * dx + dy * dy + dz * dz);
+  }
+  return far2;
+}
+
+// A tree's nodes as the host reads them back.
+struct HostNodes {
+  std::vector<int2> child, range;
+  std::vector<float4> com, lo, hi;
+  std::vector<float> bmax2;
+  std::vector<int4> walked;
+  std::vector<Body> sorted;
+};
+HostNodes read_back(const TreeBuild& t, int n) {
+  const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1;
+  HostNodes h{std::vector<int2>(nodes - static_cast<std::size_t>(n)), std::vector<int2>(nodes), std::vector<float4>(nodes),
+              std::vector<float4>(nodes), std::vector<float4>(nodes), std::vector<float>(nodes), std::vector<int4>(nodes),
+              std::vector<Body>(static_cast<std::size_t>(n))};
+  const auto get = [](auto& host, const auto* device) {
+    CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof host[0], cudaMemcpyDeviceToHost));
+  };
+  const Nodes d = t.nodes();
+  get(h.child, d.child), get(h.range, d.range), get(h.com, d.com), get(h.lo, d.lo), get(h.hi, d.hi);
+  get(h.bmax2, d.bmax2), get(h.walked, d.walked), get(h.sorted, t.sorted());
+  return h;
+}
+
+// What internal node `node` holds that its bodies do not give: empty, or which field.
+std::string node_fault(const HostNodes& h, std::size_t node) {
+  const int first = h.range[node].x, last = h.range[node].y;
+  const Summed s = summed(h.sorted, first, last);
+  const float4 g = h.com[node], lo = h.lo[node], hi = h.hi[node];
+  if (lo.x != s.lo[0] || lo.y != s.lo[1] || lo.z != s.lo[2] || hi.x != s.hi[0] || hi.y != s.hi[1] || hi.z != s.hi[2]) return "box";
+  if (std::fabs(g.w - s.mass) > 1e-5 * s.mass) return "mass " + std::to_string(g.w) + " against " + std::to_string(s.mass);
+  const double got[3] = {g.x, g.y, g.z};
+  double diagonal2 = 0;
+  for (int a = 0; a < 3; ++a) {
+    if (std::fabs(got[a] - s.com[a]) > 5e-5) return "centre of mass";
+    diagonal2 += (static_cast<double>(s.hi[a]) - s.lo[a]) * (static_cast<double>(s.hi[a]) - s.lo[a]);
+  }
+  if (h.bmax2[node] < farthest2(h.sorted, first, last, g)) return "bmax2 below the farthest body's";
+  if (h.bmax2[node] > diagonal2 * (1 + 1e-5) + 1e-12) return "bmax2 past the box's diagonal";
+  int bits = 0;
+  std::memcpy(&bits, &h.bmax2[node], sizeof bits);
+  const int4 w = h.walked[node];
+  const int split = h.range[static_cast<std::size_t>(h.child[node].x)].y;
+  if (w.x != bits || w.y != first || w.z != last - first + 1 || w.w != split) return "the walk's fields";
+  return "";
+}
+
 // What the nodes of `t` (built over n bodies) hold against their bodies, summed on the host: the
 // box exactly, the mass and centre of mass within float rounding, a bmax2 no smaller than the
 // farthest body's squared distance and no larger than the box's diagonal's, and the walk's fields.
 // Empty where every node holds; else the first node that does not, and why.
 std::string node_mismatch(const TreeBuild& t, int n) {
-  const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1, internal = static_cast<std::size_t>(n) - 1;
-  const Nodes d = t.nodes();
-  std::vector<int2> child(internal), range(nodes);
-  std::vector<float4> com(nodes), lo(nodes), hi(nodes);
-  std::vector<float> bmax2(nodes);
-  std::vector<int4> walked(nodes);
-  std::vector<Body> sorted(static_cast<std::size_t>(n));
-  const auto get = [](auto& host, const auto* device) {
-    CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof host[0], cudaMemcpyDeviceToHost));
-  };
-  get(child, d.child), get(range, d.range), get(com, d.com), get(lo, d.lo), get(hi, d.hi), get(bmax2, d.bmax2);
-  get(walked, d.walked), get(sorted, t.sorted());
-  for (std::size_t node = 0; node < internal; ++node) {
-    const int first = range[node].x, last = range[node].y;
-    double mass = 0, m[3] = {0, 0, 0}, c[3] = {0, 0, 0};
-    float l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int k = first; k <= last; ++k) {
-      const Body& b = sorted[static_cast<std::size_t>(k)];
-      const float x[3] = {b.x, b.y, b.z};
-      mass += b.w;
-      for (int a = 0; a < 3; ++a) m[a] += static_cast<double>(b.w) * x[a], c[a] += x[a], l[a] = std::min(l[a], x[a]), h[a] = std::max(h[a], x[a]);
-    }
-    const double count = last - first + 1.0, want[3] = {mass > 0 ? m[0] / mass : c[0] / count,
-                                                         mass > 0 ? m[1] / mass : c[1] / count,
-                                                         mass > 0 ? m[2] / mass : c[2] / count};
-    const float4 g = com[node];
-    const double got[3] = {g.x, g.y, g.z};
-    double far2 = 0, diagonal2 = 0;
-    for (int k = first; k <= last; ++k) {
-      const Body& b = sorted[static_cast<std::size_t>(k)];
-      const double dx = b.x - got[0], dy = b.y - got[1], dz = b.z - got[2];
-      far2 = std::max(far2, dx * dx + dy * dy + dz * dz);
-    }
-    for (int a = 0; a < 3; ++a) diagonal2 += (static_cast<double>(h[a]) - l[a]) * (static_cast<double>(h[a]) - l[a]);
-    std::ostringstream why;
-    why << "node " << node << " of " << internal << " (bodies " << first << ".." << last << "): ";
-    if (lo[node].x != l[0] || lo[node].y != l[1] || lo[node].z != l[2] || hi[node].x != h[0] || hi[node].y != h[1] || hi[node].z != h[2])
-      return why.str() + "box";
-    if (std::fabs(g.w - mass) > 1e-5 * mass) return why.str() + "mass " + std::to_string(g.w) + " against " + std::to_string(mass);
-    for (int a = 0; a < 3; ++a)
-      if (std::fabs(got[a] - want[a]) > 5e-5) return why.str() + "centre of mass";
-    if (bmax2[node] < far2) return why.str() + "bmax2 below the farthest body's";
-    if (bmax2[node] > diagonal2 * (1 + 1e-5) + 1e-12) return why.str() + "bmax2 past the box's diagonal";
-    const int split = range[static_cast<std::size_t>(child[node].x)].y;
-    int bits = 0;
-    std::memcpy(&bits, &bmax2[node], sizeof bits);
-    if (walked[node].x != bits || walked[node].y != first ||
-        walked[node].z != last - first + 1 || walked[node].w != split)
-      return why.str() + "the walk's fields";
+  const HostNodes h = read_back(t, n);
+  for (std::size_t node = 0; node + 1 < static_cast<std::size_t>(n); ++node) {
+    const std::string fault = node_fault(h, node);
+    if (!fault.empty())
+      return "node " + std::to_string(node) + " (bodies " + std::to_string(h.range[node].x) + ".." +
+             std::to_string(h.range[node].y) + "): " + fault;
   }
   return "";
 }
