@@ -157,9 +157,9 @@ __device__ __forceinline__ void add_child_moment(const Nodes& t, int child, cons
 }
 
 // Internal node `node` (children c, bodies r) from its children's moments. The split, the left
-// child's last body, follows from its index: an internal node's range ends where it splits, and a
-// leaf's index is n - 1 past its body's. (The children were written by other threads in this
-// launch: read past the incoherent L1.)
+// child's last body, follows from the child's index: a left child that is internal node g covers
+// bodies up to g (build_tree), and the leaf of body g is node n - 1 + g. (The children were written
+// by other threads in this launch: read past the incoherent L1.)
 template <bool kQuad>
 __device__ __forceinline__ void node_moments(const Nodes& t, int n, int node, int2 c, int2 r) {
   const int split = c.x < n - 1 ? c.x : c.x - (n - 1);

@@ -70,6 +70,14 @@ void ensure(DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() < std::max<std::size_t>(n, 1)) b = DeviceBuffer<T>(std::max<std::size_t>(n + n / 4, 1));
 }
 
+// ensure(), and made anew where b holds more than four times n (and 65536): the move's buffers,
+// which the first move fills with most of a rank's bodies and the later ones with about 1% of them.
+template <typename T>
+void fit(DeviceBuffer<T>& b, std::size_t n) {
+  if (b.size() > 4 * std::max<std::size_t>(n, std::size_t{1} << 16)) b = {};  // freed before the smaller one is made
+  ensure(b, n);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -285,7 +293,7 @@ void TreeRanks::move() {
   const int own = at[me + 1] - at[me];
   leaving_ = n_ - own;
   const kr::Census before = kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_));
-  ensure(travel_[0], leaving_);
+  fit(travel_[0], leaving_);
   const auto pack_sorted = [&](int first, int count, int to) {
     if (count > 0)
       pack<<<blocks(count), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
@@ -350,7 +358,7 @@ std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
   check_held(arriving + static_cast<std::size_t>(count[me]));
   runs_.assign(1, 0);
   for (std::size_t q = 0; q < ranks; ++q) runs_.push_back(runs_.back() + static_cast<int>(every[q * ranks + me]));
-  ensure(travel_[1], arriving);
+  fit(travel_[1], arriving);
   packed_.record();
   CUDA_CHECK(cudaStreamWaitEvent(comm_stream_, packed_));
   nccl_->alltoallv(reinterpret_cast<const std::byte*>(travel_[0].get()), send,
@@ -375,7 +383,7 @@ std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
   runs_.assign(1, 0);
   for (int q = 0; q < ranks; ++q)  // in rank order: where rank q's bodies end
     runs_.push_back(runs_.back() + static_cast<int>(q == me ? static_cast<std::size_t>(own) : got[q].size() / sizeof(Traveller)));
-  ensure(travel_[1], arriving);
+  fit(travel_[1], arriving);
   std::size_t offset = 0;
   for (int q = 0; q < ranks; ++q)
     if (q != me && !got[q].empty()) {

@@ -15,6 +15,7 @@
 #include "device_buffer.cuh"
 #include "error.hpp"
 #include "helpers.hpp"
+#include "quadrupole.hpp"
 #include "tree_build.cuh"
 
 namespace nbody::cuda::tree {
@@ -124,23 +125,51 @@ double farthest2(const std::vector<Body>& sorted, int first, int last, const flo
 // A tree's nodes as the host reads them back.
 struct HostNodes {
   std::vector<int2> child, range;
-  std::vector<float4> com, lo, hi;
+  std::vector<float4> com, lo, hi, quad0, quad1;  // quad0, quad1 empty without quadrupoles
   std::vector<float> bmax2;
   std::vector<int4> walked;
   std::vector<Body> sorted;
 };
 HostNodes read_back(const TreeBuild& t, int n) {
   const std::size_t nodes = 2 * static_cast<std::size_t>(n) - 1;
+  const Nodes d = t.nodes();
+  const std::size_t quads = d.quad0 ? nodes : 0;
   HostNodes h{std::vector<int2>(nodes - static_cast<std::size_t>(n)), std::vector<int2>(nodes), std::vector<float4>(nodes),
-              std::vector<float4>(nodes), std::vector<float4>(nodes), std::vector<float>(nodes), std::vector<int4>(nodes),
-              std::vector<Body>(static_cast<std::size_t>(n))};
+              std::vector<float4>(nodes), std::vector<float4>(nodes), std::vector<float4>(quads), std::vector<float4>(quads),
+              std::vector<float>(nodes), std::vector<int4>(nodes), std::vector<Body>(static_cast<std::size_t>(n))};
   const auto get = [](auto& host, const auto* device) {
     CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof host[0], cudaMemcpyDeviceToHost));
   };
-  const Nodes d = t.nodes();
   get(h.child, d.child), get(h.range, d.range), get(h.com, d.com), get(h.lo, d.lo), get(h.hi, d.hi);
+  if (quads) get(h.quad0, d.quad0), get(h.quad1, d.quad1);
   get(h.bmax2, d.bmax2), get(h.walked, d.walked), get(h.sorted, t.sorted());
   return h;
+}
+
+// Whether a node's stored second moment (Qxx, Qyy, Qxy, Qxz, Qyz, tr S) is its bodies' about its
+// centre of mass (`s`: their sums). Within float rounding of the largest, tr S, and of what the
+// centres' rounding leaves: each child's moment is shifted from its centre of mass as stored, a
+// float off its bodies' by up to an ulp of their coordinates, which adds up to 2 M ulp d a level (d
+// the child's distance from the node's centre, at most the box's diagonal); 64 of those allowed.
+bool quadrupole_holds(const HostNodes& h, std::size_t node, int first, int last, const Summed& sums) {
+  const float4 c = h.com[node];
+  quadrupole::SecondMoment s;
+  double diagonal2 = 0, largest = 0;
+  for (int k = first; k <= last; ++k) {
+    const Body& b = h.sorted[static_cast<std::size_t>(k)];
+    s.add(b.w, static_cast<double>(b.x) - c.x, static_cast<double>(b.y) - c.y, static_cast<double>(b.z) - c.z);
+  }
+  for (int a = 0; a < 3; ++a) {
+    diagonal2 += (static_cast<double>(sums.hi[a]) - sums.lo[a]) * (static_cast<double>(sums.hi[a]) - sums.lo[a]);
+    largest = std::max({largest, std::fabs(static_cast<double>(sums.lo[a])), std::fabs(static_cast<double>(sums.hi[a]))});
+  }
+  float want[6];
+  s.stored(want);
+  const double rounding = 64 * sums.mass * std::ldexp(largest, -23) * std::sqrt(diagonal2);
+  const float got[6] = {h.quad0[node].x, h.quad0[node].y, h.quad0[node].z, h.quad0[node].w, h.quad1[node].x, h.quad1[node].y};
+  for (int i = 0; i < 6; ++i)
+    if (std::fabs(static_cast<double>(got[i]) - want[i]) > 1e-4 * want[5] + rounding + 1e-12) return false;
+  return true;
 }
 
 // What internal node `node` holds that its bodies do not give: empty, or which field.
@@ -163,6 +192,7 @@ std::string node_fault(const HostNodes& h, std::size_t node) {
   const int4 w = h.walked[node];
   const int split = h.range[static_cast<std::size_t>(h.child[node].x)].y;
   if (w.x != bits || w.y != first || w.z != last - first + 1 || w.w != split) return "the walk's fields";
+  if (!h.quad0.empty() && !quadrupole_holds(h, node, first, last, s)) return "second moment";
   return "";
 }
 
@@ -181,33 +211,36 @@ std::string node_mismatch(const TreeBuild& t, int n) {
   return "";
 }
 
-// The moments are made bottom up a level at a time (the deepest first, small levels in one block):
-// every node then holds its bodies' mass, centre and box. Two builds in turn in one TreeBuild, the
-// second over fewer bodies elsewhere, so that a node taken before its children would read the first
-// tree's values. The bodies: clusters of many scales (deep trees, levels of every size), 1000 at
-// one point (keys that tie), a cluster without mass (centred by count) and masses over two decades.
+// The moments are made bottom up, each node by the thread of the child that finished second: every
+// node then holds its bodies' mass, centre, box and (with quadrupoles) second moment. Two builds in
+// turn in one TreeBuild, the second over fewer bodies elsewhere, so that a node taken before its
+// children would read the first tree's values. The bodies: clusters of many scales (deep trees),
+// 1000 at one point (keys that tie), a cluster without mass (centred by count) and masses over two
+// decades.
 TEST(TreeBuild, EveryNodeHoldsItsBodiesMoments) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
-  TreeBuild t;
-  t.reserve(150000, false);
-  for (const auto& [n, shift, seed] : {std::tuple{150000, 0.0f, 3u}, std::tuple{90001, 0.5f, 4u}}) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0, 1);
-    std::uniform_real_distribution<float> unit(0, 1);
-    std::vector<Body> bodies(static_cast<std::size_t>(n));
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-      const float scale = std::pow(10.0f, -4.0f * unit(rng)) * 0.1f;
-      const float cx = 0.2f * static_cast<float>(i % 7) + shift, cy = 0.1f * static_cast<float>(i % 5);
-      bodies[i] = {cx + scale * normal(rng), cy + scale * normal(rng), scale * normal(rng), std::pow(10.0f, -2.0f * unit(rng))};
-      if (i < 1000) bodies[i] = {0.3f + shift, 0.25f, 0.125f, 0.5f};  // one point
-      else if (i < 3000) bodies[i].x = 0.9f + shift + 1e-3f * normal(rng), bodies[i].w = 0;  // massless
+  for (const bool quadrupole : {false, true}) {
+    TreeBuild t;
+    t.reserve(150000, quadrupole);
+    for (const auto& [n, shift, seed] : {std::tuple{150000, 0.0f, 3u}, std::tuple{90001, 0.5f, 4u}}) {
+      std::mt19937 rng(seed);
+      std::normal_distribution<float> normal(0, 1);
+      std::uniform_real_distribution<float> unit(0, 1);
+      std::vector<Body> bodies(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        const float scale = std::pow(10.0f, -4.0f * unit(rng)) * 0.1f;
+        const float cx = 0.2f * static_cast<float>(i % 7) + shift, cy = 0.1f * static_cast<float>(i % 5);
+        bodies[i] = {cx + scale * normal(rng), cy + scale * normal(rng), scale * normal(rng), std::pow(10.0f, -2.0f * unit(rng))};
+        if (i < 1000) bodies[i] = {0.3f + shift, 0.25f, 0.125f, 0.5f};  // one point
+        else if (i < 3000) bodies[i].x = 0.9f + shift + 1e-3f * normal(rng), bodies[i].w = 0;  // massless
+      }
+      DeviceBuffer<Body> d(bodies.size());
+      d.upload(bodies);
+      t.find_box(d.get(), n);
+      t.sort(d.get(), n);
+      t.build(d.get(), n);
+      EXPECT_EQ(node_mismatch(t, n), "") << n << " bodies" << (quadrupole ? ", quadrupole cells" : "");
     }
-    DeviceBuffer<Body> d(bodies.size());
-    d.upload(bodies);
-    t.find_box(d.get(), n);
-    t.sort(d.get(), n);
-    t.build(d.get(), n);
-    EXPECT_EQ(node_mismatch(t, n), "") << n << " bodies";
   }
 }
 
