@@ -149,8 +149,10 @@ HostNodes read_back(const TreeBuild& t, int n) {
 // Whether a node's stored second moment (Qxx, Qyy, Qxy, Qxz, Qyz, tr S) is its bodies' about its
 // centre of mass (`s`: their sums). Within float rounding of the largest, tr S, and of what the
 // centres' rounding leaves: each child's moment is shifted from its centre of mass as stored, a
-// float off its bodies' by up to an ulp of their coordinates, which adds up to 2 M ulp d a level (d
-// the child's distance from the node's centre, at most the box's diagonal); 64 of those allowed.
+// float a few ulps of the coordinates off its bodies' (the rounding accumulates up the subtree),
+// which adds about 2 M ulp d a level, d the child's distance from the node's centre, shrinking
+// with depth and at most the box's diagonal; 64 M ulp diagonal allowed. Loose only for nodes whose
+// bodies lie within about 100 ulps; a missing shift or child moment is about tr S.
 bool quadrupole_holds(const HostNodes& h, std::size_t node, int first, int last, const Summed& sums) {
   const float4 c = h.com[node];
   quadrupole::SecondMoment s;
