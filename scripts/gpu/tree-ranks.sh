@@ -4,7 +4,8 @@
 #   bits     run --save of cuda:tree at 2^20 bodies, 5 steps, on 2 .. NP ranks, GPU to GPU (NCCL) and
 #            through the host (NBODY_EXCHANGE=host): each compared with cmp against OLD's
 #   tests    test_tree_ranks (ranks as threads on one GPU), test_cuda's Walker and TreeBuild tests
-#   bench    cuda:tree at each N on NP ranks, OLD then new, twice, each row with its parts of a step;
+#   bench    cuda:tree at each N on NP ranks, OLD then new, twice, each row with its parts of a step,
+#            the terms it computed and each rank's share of bodies and work;
 #            the 2^25 row on 2 ranks the same way (weak scaling at 2^24 a GPU)
 #   one      one GPU's step at 2^24 (weak scaling's baseline), one process
 # Strong scaling reads bench's own 1-rank column; weak scaling divides one GPU's 2^24 step by the row.
@@ -32,7 +33,7 @@ outcomes "$B/test_cuda" 'Walker.*:TreeBuild.*'
 section "bench: $M -np NP BUILD bench --pipelines cuda:tree --steps 10 --reps 3 -n N (old, new, old, new)"
 row() {  # label np build n: bench's row and its parts of a step
   echo "== $1 -np $2 -n $4"
-  $M -np "$2" "$3" bench --pipelines cuda:tree --steps 10 --reps 3 -n "$4" 2>&1 | grep -E "^cuda:tree|parts of"
+  $M -np "$2" "$3" bench --pipelines cuda:tree --steps 10 --reps 3 -n "$4" 2>&1 | grep -E "^cuda:tree|parts of|computed:|key ranges:"
 }
 for n in ${SIZES//,/ }; do
   for i in 1 2; do row old "$P" "$OLD" "$n"; row new "$P" "$N" "$n"; done
@@ -41,4 +42,4 @@ if [ "$P" -gt 2 ]; then
   for i in 1 2; do row old 2 "$OLD" 33554432; row new 2 "$N" 33554432; done
 fi
 section "one GPU at 2^24 (one process)"
-"$N" bench --pipelines cuda:tree --steps 10 --reps 3 -n 16777216 2>&1 | grep -E "^cuda:tree"
+"$N" bench --pipelines cuda:tree --steps 10 --reps 3 -n 16777216 2>&1 | grep -E "^cuda:tree|computed:"
