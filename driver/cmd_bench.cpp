@@ -87,11 +87,12 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
   if (const std::string idle = balance_idle_text(a.spec.cfg.pipeline.balance); !idle.empty())
     std::printf("%s\n\n", idle.c_str());
   if (World::size() > 1)
-    std::printf("ranks: %d (all-pairs rungs: bodies split in blocks, --balance %s, positions allgathered once per "
-                "step; tree rungs: key ranges of the Morton curve moved with the bodies, essential trees exchanged); "
-                "rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the step's time spent "
-                "waiting for the exchange (the largest over the ranks); overlap %% = the exchange's time hidden "
-                "behind compute; shares = each rank's %% of the bodies; exchange = what carried the tree rungs' essential trees\n\n",
+    std::printf("ranks: %d (--balance %s; all-pairs rungs: bodies split in blocks, positions allgathered once per "
+                "step; tree rungs: key ranges of the Morton curve moved with the bodies, cut by the work, essential "
+                "trees exchanged); rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the "
+                "step's time spent waiting for the exchange (the largest over the ranks); overlap %% = the exchange's "
+                "time hidden behind compute; shares = each rank's %% of the bodies; key ranges = each rank's %% of "
+                "the bodies and of the terms computed; exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
   std::printf("%-18s %9s %11s %7s %13s %10s %12s %6s %11s", "pipeline", "N", "ms/step", "spread", "interact/s",
               "GFLOP/s", "bound/s", "%bound", "acc rms_rel");

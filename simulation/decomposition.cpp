@@ -22,7 +22,7 @@ std::string decomposition_text(const Decomposition& d, const std::string& balanc
   std::string s = "ranks: " + std::to_string(World::size());
   if (d.kind == "key ranges")
     s += " (key ranges of the Morton curve, moved with the bodies each step; each rank holds its own bodies and "
-         "tree and the essential parts of the others'; shares of the work: ";
+         "tree and the essential parts of the others'; the share of the work each range is cut for: ";
   else
     s += " (each computes and integrates its own block of bodies: ";
   s += shares_text(d.shares) + ", " + option("balance") + " " + balance;
