@@ -4,6 +4,7 @@
 #include <thrust/iterator/zip_iterator.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -116,6 +117,41 @@ void TreeBuild::sort(const Body* pos, int n) {
   sorted_keys_ = keys.selector;
 }
 
+namespace {
+
+// The sorted runs of keys and indices [at[r], at[r + 1]) of side `from` merged pairwise (runs of
+// runs, in index order) until one is left; returns the side it is on.
+int merge_pairwise(DeviceBuffer<Key> (&keys)[2], DeviceBuffer<int> (&index)[2], std::vector<int> at, int from,
+                   DeviceBuffer<unsigned char>& temp) {
+  const auto pairs = [&](int side, int first) { return thrust::make_zip_iterator(keys[side].get() + first, index[side].get() + first); };
+  while (at.size() > 2) {
+    std::vector<int> next{0};
+    for (std::size_t r = 0; r + 1 < at.size(); r += 2) {
+      const int a = at[r], b = at[r + 1];
+      if (r + 2 < at.size()) {
+        const int c = at[r + 2];
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, bytes, pairs(from, a), b - a, pairs(from, b), c - b,
+                                               pairs(1 - from, a), KeyThenIndex{}));
+        if (bytes > temp.size()) temp = DeviceBuffer<unsigned char>(bytes);
+        bytes = temp.size();
+        CUDA_CHECK(cub::DeviceMerge::MergeKeys(temp.get(), bytes, pairs(from, a), b - a, pairs(from, b), c - b,
+                                               pairs(1 - from, a), KeyThenIndex{}));
+        next.push_back(c);
+      } else {  // the odd one out, copied across
+        CUDA_CHECK(cudaMemcpyAsync(keys[1 - from].get() + a, keys[from].get() + a, (b - a) * sizeof(Key), cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(index[1 - from].get() + a, index[from].get() + a, (b - a) * sizeof(int), cudaMemcpyDeviceToDevice));
+        next.push_back(b);
+      }
+    }
+    at = std::move(next);
+    from = 1 - from;
+  }
+  return from;
+}
+
+}  // namespace
+
 void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) {
   if (n == 0) return;
   morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
@@ -125,32 +161,39 @@ void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) 
   std::vector<int> at{0};  // the runs' bounds, empty runs left out
   for (const int b : runs)
     if (b > at.back()) at.push_back(b);
-  int from = 0;
-  const auto pairs = [&](int side, int first) { return thrust::make_zip_iterator(keys_[side].get() + first, index_[side].get() + first); };
-  while (at.size() > 2) {  // neighbours merged pairwise: runs of runs, in index order
-    std::vector<int> next{0};
-    for (std::size_t r = 0; r + 1 < at.size(); r += 2) {
-      const int a = at[r], b = at[r + 1];
-      if (r + 2 < at.size()) {
-        const int c = at[r + 2];
-        std::size_t bytes = 0;
-        CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, bytes, pairs(from, a), b - a, pairs(from, b), c - b,
-                                               pairs(1 - from, a), KeyThenIndex{}));
-        if (bytes > sort_temp_.size()) sort_temp_ = DeviceBuffer<unsigned char>(bytes);
-        bytes = sort_temp_.size();
-        CUDA_CHECK(cub::DeviceMerge::MergeKeys(sort_temp_.get(), bytes, pairs(from, a), b - a, pairs(from, b), c - b,
-                                               pairs(1 - from, a), KeyThenIndex{}));
-        next.push_back(c);
-      } else {  // the odd one out, copied across
-        CUDA_CHECK(cudaMemcpyAsync(keys_[1 - from].get() + a, keys_[from].get() + a, (b - a) * sizeof(Key), cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaMemcpyAsync(index_[1 - from].get() + a, index_[from].get() + a, (b - a) * sizeof(int), cudaMemcpyDeviceToDevice));
-        next.push_back(b);
-      }
-    }
-    at = std::move(next);
-    from = 1 - from;
+  // Where one run holds all but an eighth (a rank's own range after a move), the others are copied
+  // out and merged among themselves, then merged with it once: one pass over the keys, not one each
+  // time the runs halve.
+  std::size_t longest = 0;
+  for (std::size_t r = 1; r + 1 < at.size(); ++r)
+    if (at[r + 1] - at[r] > at[longest + 1] - at[longest]) longest = r;
+  const int a = at[longest], b = at[longest + 1], rest = n - (b - a);
+  if (at.size() <= 3 || rest > n / 8) {
+    sorted_keys_ = merge_pairwise(keys_, index_, at, 0, sort_temp_);
+    return;
   }
-  sorted_keys_ = from;
+  for (int side = 0; side < 2; ++side) {
+    if (run_keys_[side].size() < static_cast<std::size_t>(rest)) run_keys_[side] = DeviceBuffer<Key>(rest);
+    if (run_index_[side].size() < static_cast<std::size_t>(rest)) run_index_[side] = DeviceBuffer<int>(rest);
+  }
+  std::vector<int> others{0};
+  for (std::size_t r = 0; r + 1 < at.size(); ++r)
+    if (r != longest) others.push_back(others.back() + at[r + 1] - at[r]);
+  for (const auto& [from, to, count] : {std::array<int, 3>{0, 0, a}, std::array<int, 3>{b, a, n - b}}) {
+    if (count == 0) continue;
+    CUDA_CHECK(cudaMemcpyAsync(run_keys_[0].get() + to, keys_[0].get() + from, count * sizeof(Key), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(run_index_[0].get() + to, index_[0].get() + from, count * sizeof(int), cudaMemcpyDeviceToDevice));
+  }
+  const int side = merge_pairwise(run_keys_, run_index_, others, 0, sort_temp_);
+  std::size_t bytes = 0;
+  const auto longest_run = thrust::make_zip_iterator(keys_[0].get() + a, index_[0].get() + a);
+  const auto rest_run = thrust::make_zip_iterator(run_keys_[side].get(), run_index_[side].get());
+  const auto out = thrust::make_zip_iterator(keys_[1].get(), index_[1].get());
+  CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, bytes, longest_run, b - a, rest_run, rest, out, KeyThenIndex{}));
+  if (bytes > sort_temp_.size()) sort_temp_ = DeviceBuffer<unsigned char>(bytes);
+  bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceMerge::MergeKeys(sort_temp_.get(), bytes, longest_run, b - a, rest_run, rest, out, KeyThenIndex{}));
+  sorted_keys_ = 1;
 }
 
 void TreeBuild::build(const Body* pos, int n, const Received* received) {

@@ -25,8 +25,9 @@ class TreeBuild {
   // 2-3. The keys in that box, sorted (stable: equal keys keep index order).
   void sort(const Body* pos, int n);
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
-  // empty or some): the keys merged pairwise, the same order as sort()'s, a pass over them each
-  // time the runs halve (two for four runs) where the sort makes eight.
+  // empty or some): the keys merged, the same order as sort()'s. Where one run holds all but an
+  // eighth of them, the others are merged aside and then with it: one pass over the keys where the
+  // sort makes eight; else pairwise, a pass each time the runs halve (two for four runs).
   void sort_runs(const Body* pos, int n, const std::vector<int>& runs);
   // 4-6. The bodies in key order, the radix tree and its moments. `received` (else null): the
   // bodies are received entries (in pos's order), each leaf one with its own box and moments.
@@ -48,6 +49,8 @@ class TreeBuild {
   bool quadrupole_ = false;
   DeviceBuffer<Key> keys_[2];
   DeviceBuffer<int> index_[2];
+  DeviceBuffer<Key> run_keys_[2];  // sort_runs': the runs beside the longest, merged aside
+  DeviceBuffer<int> run_index_[2];
   DeviceBuffer<unsigned char> sort_temp_;
   DeviceBuffer<Body> sorted_;
   DeviceBuffer<Received> received_;  // the received entries in key order

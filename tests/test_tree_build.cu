@@ -62,10 +62,12 @@ std::vector<int> sorted_runs(std::vector<Body>& bodies, const std::vector<int>& 
 
 TEST(TreeBuild, MergedRunsAreTheSortsOrder) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
-  // Four ranks' runs, three with one empty, five, one run alone, empty runs first and last; equal
+  // Four ranks' runs, three with one empty, five, one run alone, empty runs first and last; one
+  // run holding all but a few (merged aside, then once with it: first, in the middle, last); equal
   // keys within and across runs.
   for (const std::vector<int>& sizes : std::vector<std::vector<int>>{
-           {3000, 40, 0, 700}, {500, 0, 2000}, {90, 900, 9, 4000, 300}, {1234}, {0, 0, 500}, {100, 0}, {0, 800, 0}}) {
+           {3000, 40, 0, 700}, {500, 0, 2000}, {90, 900, 9, 4000, 300}, {1234}, {0, 0, 500}, {100, 0}, {0, 800, 0},
+           {40, 6000, 30, 0, 20}, {7000, 3, 9}, {5, 0, 8000}, {11, 13, 9000}}) {
     std::vector<Body> bodies;
     const std::vector<int> runs = sorted_runs(bodies, sizes, 7u + static_cast<unsigned>(sizes.size()));
     const int n = static_cast<int>(bodies.size());
