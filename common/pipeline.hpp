@@ -93,6 +93,9 @@ struct ExchangeTime {
   // (cuda:tree across ranks: tree_ranks.cuh), over `steps` steps in which `moved` bodies left this
   // rank for another.
   std::vector<std::pair<std::string, double>> parts;
+  // For the rungs whose own walk runs beside other work (cuda:tree across ranks): seconds from the
+  // walk's start to the end of each thing run with it, summed over the steps.
+  std::vector<std::pair<std::string, double>> beside;
   long long steps = 0;
   double moved = 0;
 };

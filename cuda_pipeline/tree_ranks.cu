@@ -38,11 +38,14 @@ int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) /
 // with NCCL's own count): a transfer whose blocks cannot all start beside the walk ends with it.
 constexpr int kSpareSms = 8;
 constexpr int kTransferBlocks = 4;
-// Keys (with the work below each) a rank gives the bisection of the ranges: a boundary falls within
+// Keys (with the work below each) a rank gives the search for the ranges: a boundary falls within
 // n / kSample bodies of where the exact sums would put it.
 constexpr int kSample = 65536;
-// Boxes a rank's domain is described by to the others (domain_boxes): 512 to about a thousand.
+// Boxes a rank's domain is described by to the others (domain_boxes): 512 to about a thousand,
+// in room for kDomainRoom at first (a node of more than n / 512 bodies is one of at most 512 at
+// its depth).
 constexpr int kDomainBoxes = 512;
+constexpr std::size_t kDomainRoom = 8 * kDomainBoxes;
 // The essential tree's selection: levels launched between looks at the frontier's size, and the
 // grid of each level's launch (its warps stride over however many nodes the level holds, a warp
 // a node).
@@ -182,6 +185,7 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   next_.clear();
   exchange_time_ = {};
   for (double& s : part_s_) s = 0;
+  for (double& s : beside_s_) s = 0;
   steps_ = 0, moved_ = 0;
   nccl_ = DeviceExchange::open(ex_, kTransferBlocks);
   exchange_time_.route = nccl_ ? "bodies and essential trees GPU to GPU by " + nccl_->name()
@@ -393,18 +397,27 @@ std::size_t TreeRanks::trade_on_host(const std::vector<int>& at) {
   return own_at;
 }
 
-void TreeRanks::exchange_domains() {
+void TreeRanks::find_domain() {
   // Never below a walk's group: every group then lies inside one box, and a cell sent as far from
   // the nearest box is far from every group that receives it.
   const int n = n_, most = std::max(Walker::kGroup, (n + kDomainBoxes - 1) / kDomainBoxes);
+  if (n == 0) return;
+  ensure(domain_, 2 * kDomainRoom);
+  CUDA_CHECK(cudaMemsetAsync(domain_count_.get(), 0, sizeof(int)));
+  domain_boxes<<<blocks(2LL * n - 1), kBlock>>>(n, local_.nodes(), most, domain_.get(),
+                                                static_cast<int>(domain_.size() / 2), domain_count_.get());
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void TreeRanks::exchange_domains() {
   int count = 0;
-  if (n > 0) {
-    ensure(domain_, 2 * (2 * static_cast<std::size_t>(n) - 1));
-    ensure(counts_, 2);
-    CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(int)));
-    domain_boxes<<<blocks(2LL * n - 1), kBlock>>>(n, local_.nodes(), most, domain_.get(), counts_.get());
-    CUDA_CHECK(cudaGetLastError());
-    counts_.download(&count, 0, 1);
+  if (n_ > 0) {
+    domain_count_.download(&count, 0, 1);
+    if (static_cast<std::size_t>(count) > domain_.size() / 2) {  // past the room: again with room for them all
+      ensure(domain_, 2 * static_cast<std::size_t>(count));
+      find_domain();
+      domain_count_.download(&count, 0, 1);
+    }
   }
   const std::vector<int> counts = ex_.all_of(count);
   const std::vector<float4> every = kr::records_of<float4>(ex_.allgatherv(bytes_from(domain_.get(), 2 * static_cast<std::size_t>(count))));
@@ -654,6 +667,7 @@ int TreeRanks::forces(bool weigh, bool potential) {
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
+  find_domain();  // on the whole GPU, before the walk takes all but the spare SMs
   mark(6);
   // This rank's groups walk its own tree on a stream of their own, leaving kSpareSms SMs to the
   // domains, the selection, the essential trees' travel and the tree over what arrived, which the
@@ -731,6 +745,9 @@ void TreeRanks::step(int count) {
     mark(kPartCount);
     CUDA_CHECK(cudaEventSynchronize(marks_[kPartCount]));
     for (int k = 0; k < kPartCount; ++k) part_s_[k] += 1e-3 * marks_[k + 1].since(marks_[k]);
+    beside_s_[0] += 1e-3 * walk_end_.since(walk_start_);
+    beside_s_[1] += 1e-3 * marks_[10].since(walk_start_);
+    beside_s_[2] += 1e-3 * marks_[11].since(walk_start_);
     ++steps_;
     cur_ = 1 - cur_;
   }
@@ -739,6 +756,7 @@ void TreeRanks::step(int count) {
 ExchangeTime TreeRanks::exchange_time() const {
   ExchangeTime x = exchange_time_;
   for (int k = 0; k < kPartCount; ++k) x.parts.emplace_back(kParts[k], part_s_[k]);
+  for (int k = 0; k < 3; ++k) x.beside.emplace_back(kBeside[k], beside_s_[k]);
   x.steps = steps_, x.moved = moved_;
   return x;
 }

@@ -5,16 +5,16 @@
 //
 //  1. move     the boxes of every rank's bodies (one allgather) give the cube; the keys are
 //              sorted; the ranges are cut from a sample of the sorted keys and the work below
-//              them (each body's terms of the last step), one allgather a round of bisection; the
-//              bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
+//              them (each body's terms of the last step), one allgather a round of a 16-way
+//              search; the bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
 //              every rank loads it, else staged through the host: the MPI here is not
 //              CUDA-aware), those of this rank's own range are gathered in key order to their
 //              place among the arrivals, every body counted and fingerprinted before and after
 //  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
-//              places: no second gather of the boxes), the runs each rank sent merged, not sorted
-//              again; a cell whose key prefix
-//              reaches past the range is always opened (one process's cell there holds other
-//              ranks' bodies too)
+//              places: no second gather of the boxes), the runs each rank sent merged into its own
+//              (one pass), not sorted again; a cell whose key prefix reaches past the range is
+//              always opened (one process's cell there holds other ranks' bodies too); the boxes
+//              that describe the rank's domain to the others found on the whole GPU
 //  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies, in
 //              key order: the box of all its bodies is stretched by a few far ones over every
 //              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
@@ -24,7 +24,7 @@
 //              size every 16 levels; then sorted, counted and written once for every rank; a node
 //              far from a cluster of 16 boxes is not tested against each of them
 //  4. walk     this rank's groups walk its own tree on a stream of their own from the end of the
-//              build, leaving kSpareSms SMs to what runs beside it: the domains, the cut (3), the
+//              build, leaving kSpareSms SMs to what runs beside it: the domains' exchange, the cut (3), the
 //              essential trees' travel (GPU to GPU by NCCL where every rank loads it,
 //              nccl_exchange.cuh, else through the host in one all-to-all) and the tree built over
 //              what arrived (its leaves are cells with their own box and moments, and bodies); that
@@ -115,7 +115,8 @@ class TreeRanks {
   void common_cube();          // the cube of every rank's bodies (collective), into cube_
   void sort_in_cube();         // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
   std::vector<std::uint64_t> ranges_now();
-  void exchange_domains();  // every rank's domain as boxes (domain_boxes), into domains_
+  void find_domain();       // this rank's domain boxes (domain_boxes), into domain_
+  void exchange_domains();  // every rank's domain as boxes, into domains_
   // 3: for each rank what this one sends it, into outbox_ in rank order
   std::vector<Wire> essential_trees();
   struct Domain {  // a rank's domain: its boxes (lo, hi) in key order, the box of each kCluster of them, then of all
@@ -167,6 +168,7 @@ class TreeRanks {
   DeviceBuffer<Emit> emits_[2];     // as it emitted them, and sorted
   DeviceBuffer<long long> wires_;   // essential_wires'
   DeviceBuffer<float4> domain_, domain_of_;  // this rank's domain boxes; the other ranks' boxes, then clusters
+  DeviceBuffer<int> domain_count_ = DeviceBuffer<int>(1);
   DeviceBuffer<DomainAt> domain_at_;
   int domain_boxes_ = 0;            // boxes in domain_of_ before the clusters
   DeviceBuffer<unsigned char> sort_temp_;
@@ -191,6 +193,10 @@ class TreeRanks {
   static constexpr int kPartCount = 12;
   Event marks_[kPartCount + 1];
   double part_s_[kPartCount] = {};
+  // From the start of the rank's own walk to: its end, the end of the build over what the others
+  // sent, the end of both walks (summed over the steps).
+  static constexpr const char* kBeside[] = {"own walk ends", "received tree built", "both walks end"};
+  double beside_s_[3] = {};
   long long steps_ = 0;
   double moved_ = 0;  // bodies that left this rank in the steps' moves
   int leaving_ = 0;   // in the last move

@@ -145,15 +145,17 @@ __global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key firs
 }
 
 // A rank's domain as boxes: those of the nodes of at most `most` bodies whose parent has more (or
-// that are the root), lo then hi, appended in any order (the host puts them in key order).
-// Tighter than the box of all its bodies, which a few far bodies stretch over the other ranks'.
-__global__ void domain_boxes(int n, Nodes t, int most, float4* out, int* count) {
+// that are the root), lo then hi, appended in any order (the host puts them in key order); all
+// counted, the first `room` written. Tighter than the box of all its bodies, which a few far bodies
+// stretch over the other ranks'.
+__global__ void domain_boxes(int n, Nodes t, int most, float4* out, int room, int* count) {
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= 2 * n - 1) return;
   const auto size = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
   const int up = t.parent[node];
   if (size(node) > most || (up >= 0 && size(up) <= most)) return;
   const int at = atomicAdd(count, 1);
+  if (at >= room) return;
   const float4 lo = t.lo[node];
   out[2 * at] = make_float4(lo.x, lo.y, lo.z, __int_as_float(t.range[node].x));  // .w: where it starts in key order
   out[2 * at + 1] = t.hi[node];

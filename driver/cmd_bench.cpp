@@ -127,6 +127,12 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
         std::printf("%s %s %.1f%%", k ? "," : "", row.parts[k].first.c_str(), 100 * row.parts[k].second);
       std::printf("; bodies that changed rank a step: %.3g%%\n", 100 * row.moved);
     }
+    if (!row.beside.empty()) {
+      std::printf("%-18s   from the own walk's start (each on the rank where it ended last):", "");
+      for (std::size_t k = 0; k < row.beside.size(); ++k)
+        std::printf("%s %s %.1f%%", k ? "," : "", row.beside[k].first.c_str(), 100 * row.beside[k].second);
+      std::printf(" of a step\n");
+    }
   } else if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
     if (!row.rates.empty())

@@ -183,6 +183,10 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
     const double before = k < x0.parts.size() ? x0.parts[k].second : 0;
     row.parts.emplace_back(x1.parts[k].first, World::max((x1.parts[k].second - before) / seconds));
   }
+  for (std::size_t k = 0; k < x1.beside.size(); ++k) {
+    const double before = k < x0.beside.size() ? x0.beside[k].second : 0;
+    row.beside.emplace_back(x1.beside[k].first, World::max((x1.beside[k].second - before) / seconds));
+  }
   if (x1.steps > x0.steps) {
     double moved = 0;
     for (const double v : ex.all(x1.moved - x0.moved)) moved += v;

@@ -57,6 +57,9 @@ struct BenchRow {
   // For the rungs that time the parts of a step (ExchangeTime::parts): each part's share of the
   // timed steps on the rank where it took longest.
   std::vector<std::pair<std::string, double>> parts;
+  // ExchangeTime::beside: when each ended, from the own walk's start, as a share of the timed steps
+  // on the rank where it ended last.
+  std::vector<std::pair<std::string, double>> beside;
   double moved = 0;  // the share of the bodies that changed rank in a timed step
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
