@@ -88,6 +88,9 @@ bool device_exchange_allowed();
 
 struct ExchangeTime {
   double total = 0, hidden = 0;
+  // Whether the rung computes while its exchange runs (the CUDA all-pairs rungs, cuda:tree): where
+  // not, nothing of it can be hidden and there is no overlap to report.
+  bool overlaps = false;
   std::string route;  // what carries it, for the rungs that name it (e.g. GPU to GPU by NCCL)
   // Seconds in each part of the steps so far, in a step's order, for the rungs that time them
   // (cuda:tree across ranks: tree_ranks.cuh), over `steps` steps in which `moved` bodies left this

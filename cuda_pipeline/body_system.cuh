@@ -285,6 +285,7 @@ class BodySystem : public Pipeline {
     const double total = x.in.since(x.ready) * 1e-3, own = x.own.since(x.ready) * 1e-3;
     this->exchange_time_.total += total;
     this->exchange_time_.hidden += std::min(total, own);
+    this->exchange_time_.overlaps = true;
     x.timed = false;
   }
 

@@ -728,6 +728,7 @@ int TreeRanks::forces(bool weigh, bool potential) {
   const double from = comm_start_.since(walk_start_), to = comm_end_.since(walk_start_), walked = walk_end_.since(walk_start_);
   exchange_time_.total += nccl_ ? (to - from) * 1e-3 : travel;
   exchange_time_.hidden += std::max(0.0, std::min(to, walked) - std::max(from, 0.0)) * 1e-3;
+  exchange_time_.overlaps = true;
   return r;
 }
 

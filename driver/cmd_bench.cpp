@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "balance.hpp"
 #include "bench.hpp"
@@ -91,9 +92,13 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
                 "step; tree rungs: key ranges of the Morton curve moved with the bodies, cut by the work, essential "
                 "trees exchanged); rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the "
                 "step's time spent waiting for the exchange (the largest over the ranks); overlap %% = the exchange's "
-                "time hidden behind compute; shares = each rank's %% of the bodies; key ranges = each rank's %% of "
+                "time hidden behind compute (- where a rung computes nothing while it runs); shares = each rank's %% of the bodies; key ranges = each rank's %% of "
                 "the bodies and of the terms computed; exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
+  if (const int cores = static_cast<int>(std::thread::hardware_concurrency()); World::ranks_on_host() > cores && cores > 0)
+    std::printf("note: %d ranks share this host's %d cores and take turns on them: the speed-up and efficiency "
+                "below measure that sharing as much as the split\n\n",
+                World::ranks_on_host(), cores);
   std::printf("%-18s %9s %11s %7s %13s %10s %12s %6s %11s", "pipeline", "N", "ms/step", "spread", "interact/s",
               "GFLOP/s", "bound/s", "%bound", "acc rms_rel");
   if (ladder) std::printf(" %9s", "speed-up");
@@ -113,9 +118,12 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
               row.rate, row.gflops, bound, fraction, row.err);
   if (ladder && speedup > 0) std::printf(" %8.2fx", speedup);
   if (ladder && !(speedup > 0)) std::printf(" %9s", "-");
-  if (World::size() > 1)
-    std::printf(" %11.4f %8.3f %6.1f %6.1f %9.1f", row.ms_one, row.speedup(), 100 * row.speedup() / World::size(),
-                100 * row.comm_fraction, 100 * row.overlap);
+  if (World::size() > 1) {
+    char overlap[16] = "-";
+    if (row.overlaps) std::snprintf(overlap, sizeof overlap, "%.1f", 100 * row.overlap);
+    std::printf(" %11.4f %8.3f %6.1f %6.1f %9s", row.ms_one, row.speedup(), 100 * row.speedup() / World::size(),
+                100 * row.comm_fraction, overlap);
+  }
   std::printf("  %s\n", row.status.c_str());
   if (!row.work.empty()) {
     std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",

@@ -178,6 +178,7 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   for (const double v : ex.all(total)) totals += v;
   for (const double v : ex.all(hidden)) hiddens += v;
   row.overlap = totals > 0 ? hiddens / totals : 0;
+  row.overlaps = x1.overlaps;
   row.route = x1.route;
   for (std::size_t k = 0; k < x1.parts.size(); ++k) {
     const double before = k < x0.parts.size() ? x0.parts[k].second : 0;
@@ -194,14 +195,8 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   }
   row.shares = block_shares(p, static_cast<std::size_t>(row.n));
   if (row.split != "key ranges") return;
-  const auto fractions = [](std::vector<double> v) {
-    double sum = 0;
-    for (const double x : v) sum += x;
-    for (double& x : v) x = sum > 0 ? x / sum : 0;
-    return v;
-  };
-  row.shares = fractions(ex.all(static_cast<double>(p.held())));
-  row.work = fractions(ex.all(p.computed_interactions()));
+  row.shares = shares_of(ex, static_cast<double>(p.held()));
+  row.work = shares_of(ex, p.computed_interactions());
 }
 
 }  // namespace

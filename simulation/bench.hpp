@@ -48,6 +48,7 @@ struct BenchRow {
   // the share of the exchange time that compute hid (all ranks' hidden over all ranks' total);
   // each rank's share of the bodies.
   double ms_one = 0, comm_fraction = 0, overlap = 0;
+  bool overlaps = false;  // ExchangeTime::overlaps: else `overlap` is not reported
   std::vector<double> shares;
   // How the ranks split the bodies (decomposition.hpp: "blocks", "key ranges"); by key ranges, each
   // rank's share of the interactions of the last step (`shares` then the bodies each held).

@@ -121,7 +121,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["speedup"] = row.speedup();
     j["parallel_efficiency"] = row.speedup() / World::size();
     j["comm_fraction"] = row.comm_fraction;
-    j["overlap"] = row.overlap;
+    j["overlap"] = row.overlaps ? nlohmann::json(row.overlap) : nlohmann::json(nullptr);
     j["balance"] = row.balance;
     j["split"] = row.split;
     j["shares"] = row.shares;
@@ -129,6 +129,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     if (!row.route.empty()) j["exchange_route"] = row.route;
     for (const auto& [part, share] : row.parts) j["step_parts"].push_back({part, share});  // a step's order
     if (!row.parts.empty()) j["moved_share_per_step"] = row.moved;
+    for (const auto& [what, share] : row.beside) j["from_walk_start"].push_back({what, share});
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);
     j["ms_per_step_ideal"] = row.ms_ideal > 0 ? nlohmann::json(row.ms_ideal) : nlohmann::json(nullptr);

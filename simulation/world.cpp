@@ -26,7 +26,7 @@ namespace nbody {
 
 namespace {
 
-int g_rank = 0, g_size = 1, g_local = 0;
+int g_rank = 0, g_size = 1, g_local = 0, g_on_host = 1;
 bool g_validated = false;
 
 [[maybe_unused]] bool g_mpi = false;  // MPI_Init was called
@@ -196,6 +196,7 @@ void World::init([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
   int on_node = 1;
   MPI_Comm_size(local, &on_node);
   MPI_Comm_free(&local);
+  g_on_host = on_node;
   share_the_cores(on_node);
 #else
   const int size = env_int("OMPI_COMM_WORLD_SIZE", env_int("PMI_SIZE", env_int("SLURM_NTASKS", 1)));
@@ -219,6 +220,7 @@ void World::finalize() {
 int World::rank() { return g_rank; }
 int World::size() { return g_size; }
 int World::local_rank() { return g_local; }
+int World::ranks_on_host() { return g_on_host; }
 
 bool World::built_with_mpi() {
 #ifdef NBODY_HAVE_MPI

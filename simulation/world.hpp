@@ -26,6 +26,8 @@ class World {
   static std::string host();
   // This rank's index among the ranks on its host (for the CUDA device: local rank mod count).
   static int local_rank();
+  // How many ranks share this rank's host (1 in one process).
+  static int ranks_on_host();
 
   // Position exchange for distributed pipelines; nullptr for one process.
   static Exchange* exchange();
