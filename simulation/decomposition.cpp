@@ -30,6 +30,27 @@ std::string decomposition_text(const Decomposition& d, const std::string& balanc
   return s + ")";
 }
 
+std::vector<double> shares_of(Exchange& ex, double mine) {
+  std::vector<double> v = ex.all(mine);
+  double sum = 0;
+  for (const double x : v) sum += x;
+  for (double& x : v) x = sum > 0 ? x / sum : 0;
+  return v;
+}
+
+void measure_held(const Pipeline& p, Decomposition& d) {
+  Exchange* ex = World::exchange();
+  if (d.kind != "key ranges" || !ex) return;
+  d.held = shares_of(*ex, static_cast<double>(p.held()));
+  d.worked = shares_of(*ex, p.computed_interactions());
+}
+
+std::string held_text(const Decomposition& d) {
+  if (d.held.empty()) return "";
+  return "ranks held at the end: bodies " + shares_text(d.held) + ", the terms of the last force pass " +
+         shares_text(d.worked);
+}
+
 Decomposition decompose(Pipeline& p, const PipelineOptions& o, const Params& params, long long n) {
   Exchange* ex = World::exchange();
   Decomposition d;

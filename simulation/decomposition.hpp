@@ -21,7 +21,18 @@ struct Decomposition {
   std::string kind = "one process";  // or "blocks", "key ranges"
   std::vector<double> shares = {1.0};  // each rank's fraction of the bodies (key ranges: of the work), in rank order
   std::vector<double> rates;           // each rank's measured rate (--balance rate | auto), else empty
+  // Key ranges, at the end of the work (measure_held): each rank's share of the bodies it held and
+  // of the terms of its last force pass; else empty.
+  std::vector<double> held, worked;
 };
+
+// Every rank's `mine` as a share of their sum, in rank order (zeros where the sum is 0). Collective.
+std::vector<double> shares_of(Exchange& ex, double mine);
+// Split by key ranges: each rank's share of the bodies `p` holds now and of the terms of its last
+// force pass, into d.held and d.worked. Collective; nothing for blocks or in one process.
+void measure_held(const Pipeline& p, Decomposition& d);
+// "ranks held at the end: bodies 25.1% / ..., the terms of the last force pass ..." once measured, else "".
+std::string held_text(const Decomposition& d);
 
 // One line for a summary under mpirun: the ranks, how they split the bodies, each one's share and
 // measured rate, and `balance` (the --balance given). In one process: balance_idle_text().

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "balance.hpp"
 #include "catalogue.hpp"
 #include "error.hpp"
 #include "estimate.hpp"
@@ -43,7 +44,7 @@ Run::Run(RunSpec spec) : spec_(std::move(spec)) { check_spec(spec_); }
 Run::Run(ReadRun resumed, const PipelineOptions& placement)
     : resumed_(true), first_(resumed.record.step), step_(resumed.record.step),
       bodies_(std::move(resumed.state)), e0_(resumed.record.e0), samples_(std::move(resumed.record.samples)),
-      split_(std::move(resumed.record.split)) {
+      split_(std::move(resumed.record.split)), split_shares_(std::move(resumed.record.split_shares)) {
   RunRecord& r = resumed.record;
   spec_.rung = r.rung;
   spec_.cfg = r.cfg;
@@ -136,6 +137,11 @@ void Run::resume_split(Reporter& report) {
   }
   if (by_ranges && split_.size() == static_cast<std::size_t>(World::size()) + 1) {
     p_->resume_split(split_);
+    if (!split_shares_.empty() && split_shares_ != decomposition_.shares)
+      report.warn("the checkpoint's key ranges were cut for shares of the work " + shares_text(split_shares_) +
+                  ", this run's for " + shares_text(decomposition_.shares) + " (" + option("balance") + " " +
+                  spec_.cfg.pipeline.balance + "): from its second step its trees are cut differently, so its bits "
+                  "differ from those of an unbroken run (within the tree's error)");
     return;
   }
   report.warn("the checkpoint ran on " + std::to_string(split_.size() - 1) + " ranks by key ranges, this run on " +
@@ -336,6 +342,7 @@ void Run::checkpoint(const std::string& path, long long last_step) {
   const Bodies& b = state();
   RunRecord r = record(last_step);
   r.split = p_->split_state();
+  if (!r.split.empty()) r.split_shares = decomposition_.shares;
   write_run_checkpoint(path, r, b);
   diag_s_ += run_seconds_since(t0);
 }
@@ -381,6 +388,7 @@ std::pair<double, double> Run::measured_pace() {
 }
 
 std::optional<Energy> Run::end(Reporter& report, bool velocities) {
+  measure_held(*p_, decomposition_);  // before the passes below count terms of their own
   if (velocities) synchronised("final synchronise and energy", report);
   if (!with_energy()) return std::nullopt;
   const Energy e = energy_at("final energy", report);
@@ -425,6 +433,7 @@ std::vector<std::string> Run::summary(const std::optional<Energy>& e1) const {
   lines.push_back(diag_->text());
   if (std::string ranks = decomposition_text(decomposition_, spec_.cfg.pipeline.balance); !ranks.empty())
     lines.push_back(std::move(ranks));
+  if (std::string held = held_text(decomposition_); !held.empty()) lines.push_back(std::move(held));
   if (!e1) {
     lines.push_back("energy: not measured (" + option("no_energy") + ")");
     return lines;
@@ -453,6 +462,7 @@ nlohmann::json Run::to_json(const std::optional<Energy>& e1) const {
     j["split"] = decomposition_.kind;
     j["shares"] = decomposition_.shares;
     j["rates"] = decomposition_.rates;
+    if (!decomposition_.held.empty()) j["held_shares"] = decomposition_.held, j["work_shares"] = decomposition_.worked;
   }
   if (const nlohmann::json tree = tree_settings_json(name(), spec_.cfg.pipeline); !tree.is_null()) j["tree"] = tree;
   j["first_step"] = first_;

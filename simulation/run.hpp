@@ -186,6 +186,7 @@ class Run {
   std::optional<Energy> e0_;
   nlohmann::json samples_ = nlohmann::json::array();
   std::vector<std::uint64_t> split_;  // a resumed run's: its checkpoint's key ranges
+  std::vector<double> split_shares_;  // and the share of the work they were cut for (empty: not recorded)
   std::optional<std::pair<long long, Synchronised>> synced_;
   std::optional<std::pair<long long, Energy>> own_;  // energy_at's from the rung's own pass, at its step
   std::pair<long long, std::shared_ptr<const Bodies>> kept_{-1, nullptr};

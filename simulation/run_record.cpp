@@ -60,7 +60,9 @@ json energy_json(const std::optional<Energy>& e) {
 // Written by a run distributed by key ranges (where each rank's range starts, and the end); absent
 // elsewhere.
 void write_split(const RunRecord& r, json& j) {
-  if (!r.split.empty()) j["split"] = r.split;
+  if (r.split.empty()) return;
+  j["split"] = r.split;
+  if (!r.split_shares.empty()) j["split_shares"] = r.split_shares;
 }
 void read_split(const Meta& m, RunRecord& r) {
   if (!m.has("split")) return;
@@ -70,6 +72,12 @@ void read_split(const Meta& m, RunRecord& r) {
   });
   r.split = s.get<std::vector<std::uint64_t>>();
   if (!std::is_sorted(r.split.begin(), r.split.end())) m.fail("block META's split is not in key order");
+  if (!m.has("split_shares")) return;
+  const std::size_t ranks = r.split.size() - 1;
+  r.split_shares = m.field("split_shares", [ranks](const json& v) {
+                      return v.is_array() && v.size() == ranks &&
+                             std::all_of(v.begin(), v.end(), [](const json& w) { return w.is_number() && w.get<double>() >= 0; });
+                    }).get<std::vector<double>>();
 }
 
 // Read in this order: a later row may check against an earlier one.

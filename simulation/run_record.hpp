@@ -27,8 +27,10 @@ struct RunRecord {
   std::optional<Energy> e0;  // none under no_energy
   nlohmann::json samples = nlohmann::json::array();  // the energy samples so far: {"step", "total"}
   // Distributed by key ranges (a tree): where the next step's ranges start, one per rank and the
-  // end (pipeline.hpp's split_state); empty for the other runs.
+  // end (pipeline.hpp's split_state), and the share of the work each rank's range is cut for (its
+  // --balance); empty for the other runs (and the shares for checkpoints written before them).
   std::vector<std::uint64_t> split;
+  std::vector<double> split_shares;
 };
 
 // One META field: `option` is the option row (options.hpp) that sets it ("" : none, or "*" for the

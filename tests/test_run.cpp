@@ -237,6 +237,15 @@ TEST(RunRecord, NamesWhatIsWrong) {
   j["split"] = {0, -1, 9};
   EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split'"), std::string::npos);
   EXPECT_EQ(read_error(without("split")), "(read)");  // a run not split by key ranges has none
+  // The shares of the work the ranges were cut for: one a rank, none negative.
+  j = good;
+  j["split"] = {0, 7, 9223372036854775808ULL};
+  j["split_shares"] = {0.25, 0.75};
+  EXPECT_EQ(read_error(j.dump()), "(read)");
+  j["split_shares"] = {0.5};
+  EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split_shares'"), std::string::npos);
+  j["split_shares"] = {0.5, -0.5};
+  EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split_shares'"), std::string::npos);
 }
 
 // What `work` writes on stderr (a file in its place, read back).
