@@ -79,8 +79,8 @@ void TreeBuild::reserve(int n, bool quadrupole) {
 }
 
 void TreeBuild::release() {
-  for (auto* k : {&keys_[0], &keys_[1]}) *k = {};
-  for (auto* b : {&index_[0], &index_[1], &arrived_, &parent_, &groups_}) *b = {};
+  for (auto* k : {&keys_[0], &keys_[1], &run_keys_[0], &run_keys_[1]}) *k = {};
+  for (auto* b : {&index_[0], &index_[1], &run_index_[0], &run_index_[1], &arrived_, &parent_, &groups_}) *b = {};
   for (auto* b : {&child_, &range_}) *b = {};
   for (auto* b : {&com_, &lo_, &hi_, &quad0_, &quad1_}) *b = {};
   walked_ = {};
@@ -172,9 +172,10 @@ void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) 
     sorted_keys_ = merge_pairwise(keys_, index_, at, 0, sort_temp_);
     return;
   }
+  const std::size_t room = static_cast<std::size_t>(n) / 8 + 1;  // every rest this path takes, made once
   for (int side = 0; side < 2; ++side) {
-    if (run_keys_[side].size() < static_cast<std::size_t>(rest)) run_keys_[side] = DeviceBuffer<Key>(rest);
-    if (run_index_[side].size() < static_cast<std::size_t>(rest)) run_index_[side] = DeviceBuffer<int>(rest);
+    if (run_keys_[side].size() < static_cast<std::size_t>(rest)) run_keys_[side] = DeviceBuffer<Key>(room);
+    if (run_index_[side].size() < static_cast<std::size_t>(rest)) run_index_[side] = DeviceBuffer<int>(room);
   }
   std::vector<int> others{0};
   for (std::size_t r = 0; r + 1 < at.size(); ++r)

@@ -41,9 +41,10 @@ constexpr int kTransferBlocks = 4;
 // Keys (with the work below each) a rank gives the search for the ranges: a boundary falls within
 // n / kSample bodies of where the exact sums would put it.
 constexpr int kSample = 65536;
-// Boxes a rank's domain is described by to the others (domain_boxes): 512 to about a thousand,
-// in room for kDomainRoom at first (a node of more than n / 512 bodies is one of at most 512 at
-// its depth).
+// Boxes a rank's domain is described by to the others (domain_boxes): 512 to about a thousand
+// (nodes of more than n / 512 bodies are fewer than 512 at any one depth, but clusters nested deep
+// enough need more). Their room starts at kDomainRoom and grows to what a pass found where that is
+// more (the boxes are then found again).
 constexpr int kDomainBoxes = 512;
 constexpr std::size_t kDomainRoom = 8 * kDomainBoxes;
 // The essential tree's selection: levels launched between looks at the frontier's size, and the

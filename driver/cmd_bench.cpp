@@ -92,7 +92,7 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
                 "step; tree rungs: key ranges of the Morton curve moved with the bodies, cut by the work, essential "
                 "trees exchanged); rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the "
                 "step's time spent waiting for the exchange (the largest over the ranks); overlap %% = the exchange's "
-                "time hidden behind compute (- where a rung computes nothing while it runs); shares = each rank's %% of the bodies; key ranges = each rank's %% of "
+                "time hidden behind compute (- where a rung computes nothing while the exchange runs); shares = each rank's %% of the bodies; key ranges = each rank's %% of "
                 "the bodies and of the terms computed; exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
   if (const int cores = static_cast<int>(std::thread::hardware_concurrency()); World::ranks_on_host() > cores && cores > 0)
@@ -105,6 +105,29 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
   if (World::size() > 1)
     std::printf(" %11s %8s %6s %6s %9s", "1 rank ms", "speedup", "eff %", "comm %", "overlap %");
   std::printf("  %s\n", "status");
+}
+
+// "   LABEL: name 12.3%, name 4.5%" (shares of a step), then `tail`, under a row.
+void print_shares(const char* label, const std::vector<std::pair<std::string, double>>& shares, const char* tail) {
+  std::printf("%-18s   %s:", "", label);
+  for (std::size_t k = 0; k < shares.size(); ++k)
+    std::printf("%s %s %.1f%%", k ? "," : "", shares[k].first.c_str(), 100 * shares[k].second);
+  std::printf("%s\n", tail);
+}
+
+// A row split by key ranges: each rank's share of the bodies and the work, the exchange's route, and
+// (cuda:tree) the parts of a step and when the walks ended.
+void print_key_ranges(const BenchRow& row) {
+  std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
+              shares_text(row.shares).c_str(), shares_text(row.work).c_str());
+  if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
+  if (!row.parts.empty()) {
+    char moved[64];
+    std::snprintf(moved, sizeof moved, "; bodies that changed rank a step: %.3g%%", 100 * row.moved);
+    print_shares("parts of a step (each on the rank where it took longest)", row.parts, moved);
+  }
+  if (!row.beside.empty())
+    print_shares("from the own walk's start (each on the rank where it ended last)", row.beside, " of a step");
 }
 
 void print_row(const BenchRow& row, bool ladder, double speedup) {
@@ -126,21 +149,7 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
   }
   std::printf("  %s\n", row.status.c_str());
   if (!row.work.empty()) {
-    std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
-                shares_text(row.shares).c_str(), shares_text(row.work).c_str());
-    if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
-    if (!row.parts.empty()) {
-      std::printf("%-18s   parts of a step (each on the rank where it took longest):", "");
-      for (std::size_t k = 0; k < row.parts.size(); ++k)
-        std::printf("%s %s %.1f%%", k ? "," : "", row.parts[k].first.c_str(), 100 * row.parts[k].second);
-      std::printf("; bodies that changed rank a step: %.3g%%\n", 100 * row.moved);
-    }
-    if (!row.beside.empty()) {
-      std::printf("%-18s   from the own walk's start (each on the rank where it ended last):", "");
-      for (std::size_t k = 0; k < row.beside.size(); ++k)
-        std::printf("%s %s %.1f%%", k ? "," : "", row.beside[k].first.c_str(), 100 * row.beside[k].second);
-      std::printf(" of a step\n");
-    }
+    print_key_ranges(row);
   } else if (!row.shares.empty()) {
     std::printf("%-18s   shares: %s", "", shares_text(row.shares).c_str());
     if (!row.rates.empty())
