@@ -68,11 +68,11 @@ std::vector<double> block_shares(const Pipeline& p, std::size_t n) {
   return out;
 }
 
-std::string shares_text(const std::vector<double>& shares) {
+std::string shares_text(const std::vector<double>& shares, int decimals) {
   std::string out;
   for (const double s : shares) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.1f%%", out.empty() ? "" : " / ", 100 * s);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%s%.*f%%", out.empty() ? "" : " / ", decimals, 100 * s);
     out += buf;
   }
   return out;

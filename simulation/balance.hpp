@@ -31,8 +31,8 @@ std::vector<double> balance_blocks(Pipeline& p, const PipelineOptions& o, const 
 
 // Each rank's fraction of the n bodies in `p`'s blocks, in rank order ({1} in one process).
 std::vector<double> block_shares(const Pipeline& p, std::size_t n);
-// "66.7% / 33.3%"
-std::string shares_text(const std::vector<double>& shares);
+// "66.7% / 33.3%" (`decimals` after the point)
+std::string shares_text(const std::vector<double>& shares, int decimals = 1);
 // "1.5e+09 / 7.7e+08"
 std::string rates_text(const std::vector<double>& rates);
 

@@ -14,7 +14,7 @@ namespace nbody {
 std::string balance_idle_text(const std::string& balance) {
   if (World::size() > 1 || balance_weights(balance).empty()) return "";
   return "ranks: one process, so " + option("balance") + " " + balance +
-         " weighs nothing (its weights size the blocks of mpirun's ranks)";
+         " weighs nothing (its weights size each rank's share under mpirun)";
 }
 
 std::string decomposition_text(const Decomposition& d, const std::string& balance) {
@@ -47,7 +47,7 @@ void measure_held(const Pipeline& p, Decomposition& d) {
 
 std::string held_text(const Decomposition& d) {
   if (d.held.empty()) return "";
-  return "ranks held at the end: bodies " + shares_text(d.held) + ", the terms of the last force pass " +
+  return "ranks at the end: bodies held " + shares_text(d.held) + ", terms of the last force pass " +
          shares_text(d.worked);
 }
 

@@ -31,7 +31,7 @@ std::vector<double> shares_of(Exchange& ex, double mine);
 // Split by key ranges: each rank's share of the bodies `p` holds now and of the terms of its last
 // force pass, into d.held and d.worked. Collective; nothing for blocks or in one process.
 void measure_held(const Pipeline& p, Decomposition& d);
-// "ranks held at the end: bodies 25.1% / ..., the terms of the last force pass ..." once measured, else "".
+// "ranks at the end: bodies held 25.1% / ..., terms of the last force pass ..." once measured, else "".
 std::string held_text(const Decomposition& d);
 
 // One line for a summary under mpirun: the ranks, how they split the bodies, each one's share and

@@ -22,14 +22,15 @@ std::vector<double> balance_weights(const std::string& mode) {
     const bool decimal = !part.empty() && part.find_first_not_of("0123456789.eE+-") == std::string::npos;
     char* end = nullptr;
     const double v = decimal ? std::strtod(part.c_str(), &end) : 0;
-    if (!decimal || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0)) throw InputError(usage);
+    if (!decimal || end != part.c_str() + part.size() || !(std::isfinite(v) && v > 0))
+      throw InputError(usage + (part.empty() ? ": a weight is missing" : ": weight '" + part + "' is not a number above 0"));
     w.push_back(v);
     if (colon == mode.size()) break;
     at = colon + 1;
   }
   if (w.size() < 2) throw InputError(usage);
   if (World::size() > 1 && static_cast<int>(w.size()) != World::size())
-    throw InputError(option("balance") + " " + mode + ": " + std::to_string(w.size()) + " weights for " +
+    throw InputError(option("balance") + " '" + mode + "': " + std::to_string(w.size()) + " weights for " +
                      std::to_string(World::size()) + " ranks (give one per rank)");
   return w;
 }

@@ -125,6 +125,18 @@ void Run::pass_on_rung(Reporter& report) {
 // the first step on (within the tree's error), and it says so: on another count of ranks, in one
 // process, or from a checkpoint of one process past step 0 (an unbroken run on P ranks would have
 // cut its ranges by the work of the step before; at step 0 it cuts them by counts, as this one).
+namespace {
+
+// Where key ranges are cut for `shares`: the running sums of all but the last (key_ranges::ranges()).
+std::vector<double> cut_points(const std::vector<double>& shares) {
+  std::vector<double> at;
+  double running = 0;
+  for (std::size_t r = 0; r + 1 < shares.size(); ++r) at.push_back(running += shares[r]);
+  return at;
+}
+
+}  // namespace
+
 void Run::resume_split(Reporter& report) {
   const bool by_ranges = decomposition_.kind == "key ranges";
   const std::string here = std::to_string(World::size());
@@ -137,11 +149,16 @@ void Run::resume_split(Reporter& report) {
   }
   if (by_ranges && split_.size() == static_cast<std::size_t>(World::size()) + 1) {
     p_->resume_split(split_);
-    if (!split_shares_.empty() && split_shares_ != decomposition_.shares)
-      report.warn("the checkpoint's key ranges were cut for shares of the work " + shares_text(split_shares_) +
-                  ", this run's for " + shares_text(decomposition_.shares) + " (" + option("balance") + " " +
-                  spec_.cfg.pipeline.balance + "): from its second step its trees are cut differently, so its bits "
-                  "differ from those of an unbroken run (within the tree's error)");
+    // The ranges are cut at the running sums of the first P - 1 shares: where those are the same, so
+    // are the bits (the last share is what is left, however it was written). The first step moves
+    // the bodies to the checkpoint's ranges; the second cuts its own.
+    if (!split_shares_.empty() && cut_points(split_shares_) != cut_points(decomposition_.shares) && spec_.cfg.steps > 1) {
+      std::string was = shares_text(split_shares_), now = shares_text(decomposition_.shares);
+      if (was == now) was = shares_text(split_shares_, 6), now = shares_text(decomposition_.shares, 6);
+      report.warn("the checkpoint's key ranges were cut for shares of the work " + was + ", this run's for " + now +
+                  " (" + option("balance") + " " + spec_.cfg.pipeline.balance + "): from its second step its trees "
+                  "are cut differently, so its bits differ from those of an unbroken run (within the tree's error)");
+    }
     return;
   }
   report.warn("the checkpoint ran on " + std::to_string(split_.size() - 1) + " ranks by key ranges, this run on " +

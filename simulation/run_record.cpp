@@ -1,6 +1,7 @@
 #include "run_record.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "catalogue.hpp"
@@ -15,6 +16,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "nbody run checkpoint";
+constexpr std::uint64_t kSplitEnd = std::uint64_t{1} << 63;  // past every key (key_ranges.cpp's kEnd)
 
 // META read field by field, each checked for its type; a failure names the file and the field.
 class Meta {
@@ -72,12 +74,20 @@ void read_split(const Meta& m, RunRecord& r) {
   });
   r.split = s.get<std::vector<std::uint64_t>>();
   if (!std::is_sorted(r.split.begin(), r.split.end())) m.fail("block META's split is not in key order");
+  if (r.split.front() != 0 || r.split.back() != kSplitEnd)
+    m.fail("block META's split does not run from key 0 to 2^63 (the end of the key space)");
   if (!m.has("split_shares")) return;
-  const std::size_t ranks = r.split.size() - 1;
-  r.split_shares = m.field("split_shares", [ranks](const json& v) {
-                      return v.is_array() && v.size() == ranks &&
+  r.split_shares = m.field("split_shares", [](const json& v) {
+                      return v.is_array() &&
                              std::all_of(v.begin(), v.end(), [](const json& w) { return w.is_number() && w.get<double>() >= 0; });
                     }).get<std::vector<double>>();
+  const std::size_t ranks = r.split.size() - 1;
+  if (r.split_shares.size() != ranks)
+    m.fail("block META's split_shares holds " + std::to_string(r.split_shares.size()) + " shares for the " +
+           std::to_string(ranks) + " ranks of its split");
+  double sum = 0;
+  for (const double w : r.split_shares) sum += w;
+  if (std::abs(sum - 1) > 1e-9) m.fail("block META's split_shares do not sum to 1");
 }
 
 // Read in this order: a later row may check against an earlier one.

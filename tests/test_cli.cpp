@@ -91,7 +91,7 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--energy-every -1", "--energy-every -1"},
       {"--preset fig10", "--preset 'fig10'"},
       {"--preset tr04-fig9 --explain", "takes no"},
-      {"--balance 0:1", "--balance '0:1'"},
+      {"--balance 0:1", "--balance '0:1': must be equal, rate, auto or weights W0:W1:... (one per rank, each > 0): weight '0' is not a number above 0"},
       {"--balance 3", "--balance '3'"},
       {"--balance fast", "one per rank, each > 0"},
       {"--json /proc/version", "--json '/proc/version': the folder '/proc' takes no new files"},

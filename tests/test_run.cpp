@@ -243,9 +243,14 @@ TEST(RunRecord, NamesWhatIsWrong) {
   j["split_shares"] = {0.25, 0.75};
   EXPECT_EQ(read_error(j.dump()), "(read)");
   j["split_shares"] = {0.5};
-  EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split_shares'"), std::string::npos);
+  EXPECT_NE(read_error(j.dump()).find("split_shares holds 1 shares for the 2 ranks of its split"), std::string::npos);
   j["split_shares"] = {0.5, -0.5};
   EXPECT_NE(read_error(j.dump()).find("lacks a valid 'split_shares'"), std::string::npos);
+  j["split_shares"] = {0.5, 0.6};
+  EXPECT_NE(read_error(j.dump()).find("split_shares do not sum to 1"), std::string::npos);
+  j.erase("split_shares");
+  j["split"] = {0, 7, 9};  // not to the end of the key space: every body past 9 would have no rank
+  EXPECT_NE(read_error(j.dump()).find("does not run from key 0 to 2^63"), std::string::npos);
 }
 
 // What `work` writes on stderr (a file in its place, read back).
