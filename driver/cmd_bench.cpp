@@ -79,7 +79,7 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
   std::printf("validation: at the timed N and launch plan, before and after the timed steps, min(%lld, N) "
               "bodies checked element-wise against the float64 engine %s (atol x rms|a| + rtol x |a|); "
               "timing: median of %lld runs of %lld steps after a warm-up step, spread = (max - min) / "
-              "median\n\n",
+              "median (- for one run)\n\n",
               a.spec.validate_n, engine.name().c_str(), a.spec.reps, a.spec.cfg.steps);
   if (ladder)
     std::printf("speed-up: a rung's rate over the rung below it on the ladder, the row above (- where a float64 or "
@@ -118,8 +118,10 @@ void print_shares(const char* label, const std::vector<std::pair<std::string, do
 // A row split by key ranges: each rank's share of the bodies and the work, the exchange's route, and
 // (cuda:tree) the parts of a step and when the walks ended.
 void print_key_ranges(const BenchRow& row) {
-  std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)\n", "",
+  std::printf("%-18s   key ranges: bodies %s, work %s (each rank's share after the timed steps)", "",
               shares_text(row.shares).c_str(), shares_text(row.work).c_str());
+  if (row.ms_equal > 0) std::printf("; equal shares of the work %.4f ms/step", row.ms_equal);
+  std::printf("\n");
   if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
   if (!row.parts.empty()) {
     char moved[64];
@@ -136,7 +138,7 @@ void print_row(const BenchRow& row, bool ladder, double speedup) {
     std::snprintf(bound, sizeof bound, "%s %.2e", row.bound->kind.c_str(), row.bound->interactions_per_s);
     std::snprintf(fraction, sizeof fraction, "%.1f", 100 * row.fraction());
   }
-  if (row.status == "ok") std::snprintf(spread, sizeof spread, "%.1f%%", 100 * row.spread());
+  if (row.status == "ok" && row.runs > 1) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * row.spread());
   std::printf("%-18s %9lld %11.4f %7s %13.4e %10.2f %12s %6s %11.2e", row.pipeline.c_str(), row.n, row.ms, spread,
               row.rate, row.gflops, bound, fraction, row.err);
   if (ladder && speedup > 0) std::printf(" %8.2fx", speedup);

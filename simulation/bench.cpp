@@ -242,7 +242,7 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
   World::barrier();
   const auto t0 = std::chrono::steady_clock::now();
   const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report, true, task.get(), 1);
-  row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max;
+  row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max, row.runs = a.reps;
   row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
   if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate
     row.status = "FAILED timing";

@@ -71,6 +71,7 @@ struct BenchRow {
   std::optional<Bound> bound;
   double speedup() const { return ms > 0 ? ms_one / ms : 0; }
   double fraction() const { return bound ? rate / bound->interactions_per_s : 0; }
+  long long runs = 0;  // timed (--reps): a spread needs two
   double spread() const { return ms > 0 ? (ms_max - ms_min) / ms : 0; }  // (max - min) / median
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,11 @@ TEST(CliBench, ATreeReportsTheInteractionsItComputed) {
   const Result r = nbody("bench --pipelines cpu32,cpu:tree -n 3000 --steps 2 --reps 1 --theta 0.6 --json '" +
                          json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // One run (--reps 1) has no spread: its column reads "-".
+  std::istringstream line(r.out.substr(r.out.find("\ncpu32 ") + 1));
+  std::string columns[4];  // pipeline, N, ms/step, spread
+  for (std::string& c : columns) line >> c;
+  EXPECT_EQ(columns[3], "-") << r.out;
   const auto j = nlohmann::json::parse(slurp(json));
   ASSERT_EQ(j["results"].size(), 2u);
   const auto& all = j["results"][0];

@@ -148,6 +148,10 @@ TEST(Mpi, RunReportsEachRanksShare) {
   EXPECT_GT(row["ms_per_step_equal_blocks"].get<double>(), 0) << row.dump();
   EXPECT_TRUE(row["rates"].empty() && row["ms_per_step_ideal"].is_null()) << row.dump();
   EXPECT_TRUE(row["overlap"].is_null()) << "the CPU rungs compute nothing while they exchange: " << row.dump();
+  // Key ranges cut for shares of the work that are not equal: equal shares timed beside them.
+  const Result tree = nbody("bench --pipelines cpu:tree -n 3000 --steps 2 --reps 1 --balance 3:1", mpirun(2));
+  ASSERT_EQ(tree.code, 0) << tree.err;
+  EXPECT_NE(tree.out.find("; equal shares of the work "), std::string::npos) << tree.out;
   EXPECT_NE(b.out.find("        -  ok"), std::string::npos) << "the overlap column's '-'\n" << b.out;
   EXPECT_GE(row["comm_fraction"].get<double>(), 0.0);
   EXPECT_LT(row["comm_fraction"].get<double>(), 1.0);
