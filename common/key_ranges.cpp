@@ -171,6 +171,32 @@ std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<std::uint64_t>
   return first;
 }
 
+double imbalance(Exchange& ex, const std::vector<double>& mine, const std::vector<double>& capacity) {
+  const std::size_t ranges = capacity.size();
+  if (mine.size() != ranges) throw std::logic_error("key_ranges::imbalance: one work a range");
+  std::vector<double> every(ranges * static_cast<std::size_t>(ex.ranks()));
+  ex.allgather_bytes(mine.data(), ranges * sizeof(double), every.data());
+  std::vector<double> work(ranges, 0.0);
+  for (std::size_t k = 0; k < every.size(); ++k) work[k % ranges] += every[k];  // rank by rank, on every rank alike
+  double total = 0;
+  for (const double w : work) total += w;
+  if (!(total > 0)) return 0;
+  double most = 0;
+  for (std::size_t r = 0; r < ranges; ++r) {
+    if (work[r] == 0) continue;
+    if (!(capacity[r] > 0)) return INFINITY;
+    most = std::max(most, work[r] / (capacity[r] * total) - 1);
+  }
+  return most;
+}
+
+std::vector<double> work_in(const std::vector<std::uint64_t>& first, const std::vector<std::uint64_t>& keys,
+                            const std::vector<Body>& mine) {
+  std::vector<double> work(first.empty() ? 0 : first.size() - 1, 0.0);
+  for (std::size_t k = 0; k < mine.size(); ++k) work[static_cast<std::size_t>(owner(first, keys[k]))] += mine[k].work;
+  return work;
+}
+
 int owner(const std::vector<std::uint64_t>& first, std::uint64_t key) {
   // The last rank whose range starts at or below the key (empty ranges share a start).
   return static_cast<int>(std::upper_bound(first.begin() + 1, first.end() - 1, key) - (first.begin() + 1));

@@ -52,6 +52,19 @@ std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<Body>& mine, c
 std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<std::uint64_t>& keys, const std::vector<double>& below,
                                   const std::vector<double>& capacity);
 
+// The ranges stay where they are while they share the work within kRecutAbove of the capacity: a
+// step's move goes to the last step's ranges, cut afresh by ranges() only where imbalance() passes
+// it (a search of the whole key space, 16 collectives, against one). The slowest rank then does at
+// most that much more than its share.
+inline constexpr double kRecutAbove = 0.01;
+// How far the ranges `first` are from the capacity's shares were the bodies moved to them now
+// (collective): the most by which any range's work passes its share of all of it, as a fraction of
+// that share (0: none passes it). `mine`: the work of this rank's bodies in each range (work_in()).
+double imbalance(Exchange& ex, const std::vector<double>& mine, const std::vector<double>& capacity);
+// The work of `mine`, sorted by key (`keys`, the same order), in each of the ranges `first`.
+std::vector<double> work_in(const std::vector<std::uint64_t>& first, const std::vector<std::uint64_t>& keys,
+                            const std::vector<Body>& mine);
+
 // The rank whose range holds `key`.
 int owner(const std::vector<std::uint64_t>& first, std::uint64_t key);
 

@@ -170,6 +170,7 @@ class CpuTree final : public Float32Soa {
   std::vector<key_ranges::Body> mine_;  // distributed: this rank's bodies, in key order
   std::vector<std::uint64_t> first_;     // distributed: the ranges the bodies were moved to last
   std::vector<std::uint64_t> next_;      // distributed: the ranges the next step moves them to
+  bool weighed_ = false;                 // distributed: a step has measured each body's work
 };
 
 // cpu:tree's diagnostics engine (--diagnostics tree): the octree built from the positions (rounded

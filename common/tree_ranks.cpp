@@ -54,6 +54,8 @@ void CpuTree::load_range(const Bodies& bodies, std::size_t at, std::size_t first
                          const Params& params) {
   mine_.clear();
   next_.clear();
+  first_.clear();
+  weighed_ = false;
   interactions_ = 0;
   for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->clear();
   dt_ = static_cast<float>(params.dt);
@@ -68,8 +70,11 @@ std::vector<std::uint64_t> CpuTree::split_state() {
   if (!exchange()) return {};
   if (next_.empty()) {
     Exchange& ex = *exchange();
-    const kr::Cube cube = kr::bounding_cube(ex, mine_);
-    next_ = kr::ranges(ex, mine_, kr::sort_by_key(cube, mine_), capacity(partition()));
+    const std::vector<std::uint64_t> keys = kr::sort_by_key(kr::bounding_cube(ex, mine_), mine_);
+    const std::vector<double> shares = capacity(partition());
+    const bool keep = weighed_ && first_.size() == shares.size() + 1 &&
+                      kr::imbalance(ex, kr::work_in(first_, keys, mine_), shares) <= kr::kRecutAbove;
+    next_ = keep ? first_ : kr::ranges(ex, mine_, keys, shares);
   }
   return next_;
 }
@@ -118,6 +123,7 @@ void CpuTree::distributed_accelerations(bool weigh) {
                                       weigh ? terms.data() : nullptr);
   if (weigh)
     for (std::size_t k = 0; k < n; ++k) mine_[k].work = terms[k];
+  weighed_ = weighed_ || weigh;
 }
 
 void CpuTree::step(int count) {

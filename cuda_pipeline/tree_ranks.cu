@@ -184,10 +184,11 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   eps2_ = static_cast<float>(params.eps2());
   first_.clear();
   next_.clear();
+  weighed_ = false;
   exchange_time_ = {};
   for (double& s : part_s_) s = 0;
   for (double& s : beside_s_) s = 0;
-  steps_ = 0, moved_ = 0;
+  steps_ = 0, moved_ = 0, recuts_ = 0;
   nccl_ = DeviceExchange::open(ex_, kTransferBlocks);
   exchange_time_.route = nccl_ ? "bodies and essential trees GPU to GPU by " + nccl_->name()
                                : "bodies and essential trees through the host by MPI all-to-all";
@@ -237,8 +238,8 @@ void TreeRanks::sort_in_cube() {
   runs_.clear();
 }
 
-std::vector<std::uint64_t> TreeRanks::ranges_now() {
-  const int n = n_, stride = std::max(1, (n + kSample - 1) / kSample), m = (n + stride - 1) / stride;
+std::vector<std::uint64_t> TreeRanks::ranges_to_cut() {
+  const int n = n_, ranks = ex_.ranks();
   ensure(work_sorted_, n);
   ensure(running_, n);
   if (n > 0) {
@@ -249,6 +250,29 @@ std::vector<std::uint64_t> TreeRanks::ranges_now() {
     bytes = scan_temp_.size();
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, work_sorted_.get(), running_.get(), n));
   }
+  if (weighed_ && first_.size() == static_cast<std::size_t>(ranks) + 1) {
+    // The work of this rank's bodies in each of the last step's ranges: the running sums where each starts.
+    std::vector<double> below(static_cast<std::size_t>(ranks) + 1, 0.0), mine(static_cast<std::size_t>(ranks));
+    if (n > 0) {
+      ensure(first_keys_, first_.size());
+      ensure(at_, first_.size());
+      ensure(sample_below_, first_.size());
+      const std::vector<Key> f(first_.begin(), first_.end());
+      first_keys_.upload(f);
+      bounds<<<blocks(ranks + 1), kBlock>>>(local_.keys(), n, first_keys_.get(), ranks, at_.get());
+      work_below<<<blocks(ranks + 1), kBlock>>>(running_.get(), at_.get(), ranks + 1, sample_below_.get());
+      CUDA_CHECK(cudaGetLastError());
+      sample_below_.download(below.data(), 0, below.size());
+    }
+    for (int r = 0; r < ranks; ++r) mine[static_cast<std::size_t>(r)] = below[r + 1] - below[r];
+    if (kr::imbalance(ex_, mine, capacity_) <= kr::kRecutAbove) return first_;
+  }
+  ++recuts_;
+  return ranges_now();
+}
+
+std::vector<std::uint64_t> TreeRanks::ranges_now() {
+  const int n = n_, stride = std::max(1, (n + kSample - 1) / kSample), m = (n + stride - 1) / stride;
   ensure(sample_keys_, m);
   ensure(sample_below_, m + 1);
   sample<<<blocks(m + 1), kBlock>>>(local_.keys(), running_.get(), n, stride, m, sample_keys_.get(), sample_below_.get());
@@ -263,7 +287,7 @@ std::vector<std::uint64_t> TreeRanks::ranges_now() {
 std::vector<std::uint64_t> TreeRanks::split_state() {
   if (next_.empty()) {
     sort_in_common_cube();
-    next_ = ranges_now();
+    next_ = ranges_to_cut();
   }
   return next_;
 }
@@ -278,7 +302,7 @@ void TreeRanks::move() {
   runs_.clear();
   sort_in_common_cube();
   mark(1);
-  if (next_.empty()) next_ = ranges_now();
+  if (next_.empty()) next_ = ranges_to_cut();
   first_ = next_;
   next_.clear();
   mark(2);
@@ -674,6 +698,7 @@ int TreeRanks::forces(bool weigh, bool potential) {
   // domains, the selection, the essential trees' travel and the tree over what arrived, which the
   // default stream runs beside it.
   float* work = weigh ? work_[held_].get() : nullptr;
+  weighed_ = weighed_ || weigh;
   built_.record();
   CUDA_CHECK(cudaStreamWaitEvent(walk_stream_, built_));
   walk_start_.record(walk_stream_);
@@ -759,7 +784,7 @@ ExchangeTime TreeRanks::exchange_time() const {
   ExchangeTime x = exchange_time_;
   for (int k = 0; k < kPartCount; ++k) x.parts.emplace_back(kParts[k], part_s_[k]);
   for (int k = 0; k < 3; ++k) x.beside.emplace_back(kBeside[k], beside_s_[k]);
-  x.steps = steps_, x.moved = moved_;
+  x.steps = steps_, x.moved = moved_, x.recuts = recuts_;
   return x;
 }
 

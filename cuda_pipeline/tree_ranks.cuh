@@ -114,7 +114,11 @@ class TreeRanks {
   void sort_in_common_cube();  // common_cube(), then sort_in_cube()
   void common_cube();          // the cube of every rank's bodies (collective), into cube_
   void sort_in_cube();         // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
-  std::vector<std::uint64_t> ranges_now();
+  // The ranges the move goes to: the last step's while their work stays shared within
+  // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step), else
+  // ranges_now(). Both after sort_in_common_cube().
+  std::vector<std::uint64_t> ranges_to_cut();
+  std::vector<std::uint64_t> ranges_now();  // cut afresh by the work, from ranges_to_cut()'s running sums
   void find_domain();       // this rank's domain boxes (domain_boxes), into domain_
   void exchange_domains();  // every rank's domain as boxes, into domains_
   // 3: for each rank what this one sends it, into outbox_ in rank order
@@ -200,6 +204,8 @@ class TreeRanks {
   long long steps_ = 0;
   double moved_ = 0;  // bodies that left this rank in the steps' moves
   int leaving_ = 0;   // in the last move
+  bool weighed_ = false;  // a step has measured each body's work
+  long long recuts_ = 0;  // moves whose ranges were cut afresh (ranges_to_cut())
 };
 
 }  // namespace nbody::cuda::tree

@@ -5,6 +5,7 @@
 //              work), and the arrivals back into the state; the kept ones gathered in key order
 //  census      the count and the (id, mass) fingerprints' sum of a rank's bodies
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
+//  work_below  the work below given places of the sorted keys: each range's, for the host's imbalance
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
 //              cell of one process's tree there also holds other ranks' bodies
@@ -73,6 +74,12 @@ __global__ void census(const Body* __restrict__ pos, const unsigned long long* _
   for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(kAll, s, o);
   if (threadIdx.x % 32 == 0) atomicAdd(&sum[1], s);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sum[0], static_cast<unsigned long long>(n));
+}
+
+// out[r] = the work of the sorted bodies before place at[r] (`running`: the inclusive running sums).
+__global__ void work_below(const double* __restrict__ running, const int* __restrict__ at, int count, double* out) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < count) out[r] = at[r] > 0 ? running[at[r] - 1] : 0;
 }
 
 // The work of the bodies in sorted order, as doubles for the scan (whole numbers: exact).

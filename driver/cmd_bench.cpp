@@ -124,8 +124,9 @@ void print_key_ranges(const BenchRow& row) {
   std::printf("\n");
   if (!row.route.empty()) std::printf("%-18s   exchange: %s\n", "", row.route.c_str());
   if (!row.parts.empty()) {
-    char moved[64];
-    std::snprintf(moved, sizeof moved, "; bodies that changed rank a step: %.3g%%", 100 * row.moved);
+    char moved[128];
+    std::snprintf(moved, sizeof moved, "; bodies that changed rank a step: %.3g%%; ranges cut afresh in %.0f%% of the steps",
+                  100 * row.moved, 100 * row.recut);
     print_shares("parts of a step (each on the rank where it took longest)", row.parts, moved);
   }
   if (!row.beside.empty())

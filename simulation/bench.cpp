@@ -192,6 +192,7 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
     double moved = 0;
     for (const double v : ex.all(x1.moved - x0.moved)) moved += v;
     row.moved = moved / static_cast<double>(x1.steps - x0.steps) / static_cast<double>(row.n);
+    row.recut = static_cast<double>(x1.recuts - x0.recuts) / static_cast<double>(x1.steps - x0.steps);  // every rank's
   }
   row.shares = block_shares(p, static_cast<std::size_t>(row.n));
   if (row.split != "key ranges") return;

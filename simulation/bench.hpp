@@ -62,6 +62,7 @@ struct BenchRow {
   // on the rank where it ended last.
   std::vector<std::pair<std::string, double>> beside;
   double moved = 0;  // the share of the bodies that changed rank in a timed step
+  double recut = 0;  // the share of the timed steps whose move cut the key ranges afresh
   // --balance (balance.hpp): each rank's measured rate (rate, auto); for blocks that are not equal,
   // the ms/step of equal blocks timed the same way in the same run; N^2 / (the sum of the rates),
   // the balanced ideal (where rates were measured).

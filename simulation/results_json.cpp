@@ -129,6 +129,7 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     if (!row.route.empty()) j["exchange_route"] = row.route;
     for (const auto& [part, share] : row.parts) j["step_parts"].push_back({part, share});  // a step's order
     if (!row.parts.empty()) j["moved_share_per_step"] = row.moved;
+    if (!row.parts.empty()) j["recut_share_of_steps"] = row.recut;
     for (const auto& [what, share] : row.beside) j["from_walk_start"].push_back({what, share});
     j["rates"] = row.rates;
     j["ms_per_step_equal_blocks"] = row.ms_equal > 0 ? nlohmann::json(row.ms_equal) : nlohmann::json(nullptr);

@@ -389,6 +389,8 @@ void expect_step_parts(const nlohmann::json& row) {
   EXPECT_TRUE(whole > 0.5 && whole < 1.5) << row["step_parts"];
   const double moved = row.value("moved_share_per_step", -1.0);
   EXPECT_TRUE(moved >= 0 && moved < 0.5) << moved;
+  const double recut = row.value("recut_share_of_steps", -1.0);  // the others keep the last step's ranges
+  EXPECT_TRUE(recut >= 0 && recut <= 1) << recut;
   // When the own walk, the build over what arrived and both walks ended, from the walk's start.
   ASSERT_EQ(row["from_walk_start"].size(), 3u) << row;
   EXPECT_EQ(row["from_walk_start"][2][0], "both walks end");

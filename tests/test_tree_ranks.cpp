@@ -162,6 +162,27 @@ TEST(KeyRanges, ABodyLostOnTheWayIsCaught) {
                std::runtime_error);
 }
 
+// The imbalance of ranges is the most by which a range's work, summed over every rank's bodies in
+// it, passes its share of all of it; a range that holds work but no share cannot be balanced.
+TEST(KeyRanges, ImbalanceIsTheMostARangesWorkPassesItsShare) {
+  test_ranks::run(3, [](Exchange& ex) {
+    // Each rank's bodies' work in ranges 0, 1, 2; every range 12 in all.
+    const std::vector<std::vector<double>> even = {{4, 2, 6}, {4, 4, 4}, {4, 6, 2}};
+    EXPECT_DOUBLE_EQ(kr::imbalance(ex, even[ex.rank()], {1.0 / 3, 1.0 / 3, 1.0 / 3}), 0);
+    // Ranges 18, 12 and 6 of 36: range 0 holds 1.5 times its third; under shares 1/2, 1/3, 1/6 none passes.
+    const std::vector<std::vector<double>> uneven = {{6, 4, 2}, {6, 4, 2}, {6, 4, 2}};
+    EXPECT_DOUBLE_EQ(kr::imbalance(ex, uneven[ex.rank()], {1.0 / 3, 1.0 / 3, 1.0 / 3}), 0.5);
+    EXPECT_NEAR(kr::imbalance(ex, uneven[ex.rank()], {0.5, 1.0 / 3, 1.0 / 6}), 0, 1e-12);
+    EXPECT_EQ(kr::imbalance(ex, uneven[ex.rank()], {0.5, 0.5, 0}), INFINITY);
+    EXPECT_DOUBLE_EQ(kr::imbalance(ex, {0, 0, 0}, {0.5, 0.5, 0}), 0) << "no work: nothing to balance";
+  });
+  // work_in: each body's work in the range its key falls in.
+  const std::vector<std::uint64_t> first = {0, 10, 10, 20, std::uint64_t{1} << 63};  // range 1 empty
+  std::vector<kr::Body> mine(4);
+  for (std::size_t k = 0; k < mine.size(); ++k) mine[k].work = static_cast<float>(k + 1);
+  EXPECT_EQ(kr::work_in(first, {3, 10, 19, 25}, mine), (std::vector<double>{1, 0, 5, 4}));
+}
+
 // An exchange that counts its all-gathers of bytes (the ranges' search rounds).
 class Counting final : public Forwarding {
  public:
@@ -367,6 +388,40 @@ TEST_P(TreeRanks, StepsBalanceTheWork) {
       EXPECT_NEAR(d.interactions[static_cast<std::size_t>(r)] / all, share, 0.15 * share) << "rank " << r;
     }
     EXPECT_LT(*std::max_element(d.held.begin(), d.held.end()), 20001u * 0.8) << "no rank holds every body";
+  }
+}
+
+// A step's move keeps the last step's ranges while the work they would hold stays within
+// key_ranges::kRecutAbove of the shares, and cuts them afresh when it passes: over 12 steps of a
+// Plummer sphere on 3 ranks both happen (the next move's ranges are split_state()'s, read before and
+// after each step), and a rank given half the weight still does about half the work.
+TEST_P(TreeRanks, RangesAreKeptWhileTheWorkStaysBalanced) {
+  const Bodies b = unequal_plummer(20001);
+  for (const std::vector<double>& weights : {std::vector<double>{}, std::vector<double>{1, 2}}) {
+    const int ranks = weights.empty() ? 3 : 2;
+    std::vector<int> kept(static_cast<std::size_t>(ranks)), cut(static_cast<std::size_t>(ranks));
+    std::vector<double> terms(static_cast<std::size_t>(ranks));
+    test_ranks::run(ranks, [&](Exchange& ex) {
+      const auto t = make_tree(rung(), 0.5);
+      t->distribute(&ex);
+      if (!weights.empty()) t->partition(Partition(weights));
+      t->load(b, kParams);
+      t->step(1);  // the first move's ranges are cut by counts, before any step weighed the bodies
+      for (int s = 0; s < 12; ++s) {
+        const std::vector<std::uint64_t> before = t->split_state();
+        t->step(1);
+        (t->split_state() == before ? kept : cut)[static_cast<std::size_t>(ex.rank())]++;
+      }
+      terms[static_cast<std::size_t>(ex.rank())] = t->computed_interactions();
+    });
+    for (int r = 1; r < ranks; ++r) EXPECT_EQ(kept[static_cast<std::size_t>(r)], kept[0]) << "every rank agrees";
+    EXPECT_GT(kept[0], 0) << ranks << " ranks: every step cut its ranges afresh";
+    EXPECT_GT(cut[0], 0) << ranks << " ranks: no step cut its ranges afresh";
+    const double all = std::accumulate(terms.begin(), terms.end(), 0.0);
+    for (int r = 0; r < ranks; ++r) {
+      const double share = weights.empty() ? 1.0 / ranks : weights[static_cast<std::size_t>(r)] / 3.0;
+      EXPECT_NEAR(terms[static_cast<std::size_t>(r)] / all, share, 0.1 * share) << "rank " << r;
+    }
   }
 }
 
