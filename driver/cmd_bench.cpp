@@ -67,6 +67,9 @@ void check_args(BenchArgs& a, const std::vector<std::string>& names, const std::
     throw InputError("--validate-n " + std::to_string(a.spec.validate_n) + ": must be >= 1");
 }
 
+// The cores this host has (0 where the standard library cannot say).
+int host_cores() { return static_cast<int>(std::thread::hardware_concurrency()); }
+
 void print_header(const BenchArgs& a, const std::string& device, const Fp64Engine& engine, bool ladder) {
   std::printf("device: %s\n", device.c_str());
   std::printf("rates: N^2 interactions per step; GFLOP/s at 20 flops per interaction (30 fp64); a tree rung's "
@@ -95,7 +98,7 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
                 "time hidden behind compute (- where a rung computes nothing while the exchange runs); shares = each rank's %% of the bodies; key ranges = each rank's %% of "
                 "the bodies and of the terms computed; exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
-  if (const int cores = static_cast<int>(std::thread::hardware_concurrency()); World::ranks_on_host() > cores && cores > 0)
+  if (const int cores = host_cores(); World::ranks_on_host() > cores && cores > 0)
     std::printf("note: %d ranks share this host's %d cores and take turns on them: the speed-up and efficiency "
                 "below measure that sharing as much as the split\n\n",
                 World::ranks_on_host(), cores);
@@ -196,7 +199,10 @@ int run_bench(BenchArgs& a, bool ladder) {
         print_row(row, ladder, speedup);
       });
   for (const auto& [name, why] : t.absent) std::printf("%-18s unavailable: %s\n", name.c_str(), why.c_str());
-  write_json(a.json, to_json(t));
+  nlohmann::json j = to_json(t);
+  if (World::size() > 1) j["ranks_on_host"] = World::ranks_on_host(), j["host_cores"] = host_cores();
+  j["warnings"] = terminal.warnings();
+  write_json(a.json, j);
   if (t.failed() > 0) {
     if (World::writer())
       std::fprintf(stderr, "nbody %s: %d row(s) failed validation against %s; their times do not count\n",

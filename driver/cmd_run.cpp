@@ -179,6 +179,7 @@ nlohmann::json RunCommand::to_json(const std::optional<Energy>& e1) const {
   phases.update(phases_);
   j["phases_s"] = phases;
   if (!peak_mb_.empty()) j["peak_resident_mib"] = peak_mb_;
+  j["warnings"] = terminal_.warnings();
   return j;
 }
 

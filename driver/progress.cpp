@@ -122,6 +122,7 @@ std::unique_ptr<Task> Terminal::begin(const std::string& label, long long total)
 }
 
 void Terminal::warn(const std::string& text) {
+  warnings_.push_back(text);
   if (!World::writer()) return;
   end_progress_line();
   std::fprintf(stderr, "warning: %s\n", text.c_str());

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "report.hpp"
 
@@ -49,12 +50,17 @@ class Progress final : public Task {
 void end_progress_line();
 
 // The command line's reporter: progress as above (rank 0 only), warnings as "warning: ..." lines on
-// stderr, and the signals that defer_interrupts() (interrupts.hpp) held back.
+// stderr (and kept, for the --json output), and the signals that defer_interrupts() (interrupts.hpp)
+// held back.
 class Terminal final : public Reporter {
  public:
   std::unique_ptr<Task> begin(const std::string& label, long long total) override;
   void warn(const std::string& text) override;
   int interrupted() override;
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::vector<std::string> warnings_;
 };
 
 }  // namespace nbody

@@ -256,12 +256,17 @@ TEST(Honest, SubsetOfAFileWarnsWhenUnboundAndRandomKeepsTheMix) {
   ASSERT_EQ(first.code, 0) << first.err;
   EXPECT_NE(first.err.find("unbound"), std::string::npos) << first.err;
   EXPECT_NE(first.err.find("--subset random"), std::string::npos) << first.err;
-  EXPECT_GT(nlohmann::json::parse(slurp(json))["energy"]["initial"].get<double>(), 0);
+  const auto unbound = nlohmann::json::parse(slurp(json));
+  EXPECT_GT(unbound["energy"]["initial"].get<double>(), 0);
+  ASSERT_EQ(unbound["warnings"].size(), 1u) << unbound["warnings"];  // what stderr said, for a reader of the JSON
+  EXPECT_NE(unbound["warnings"][0].get<std::string>().find("unbound"), std::string::npos) << unbound["warnings"];
   const Result random = nbody("run -p cpu32 --steps 1 -n 1000 --subset random --ic '" + galaxy +
                               "' --json '" + json.string() + "'");
   ASSERT_EQ(random.code, 0) << random.err;
   EXPECT_EQ(random.err.find("unbound"), std::string::npos) << random.err;
-  EXPECT_LT(nlohmann::json::parse(slurp(json))["energy"]["initial"].get<double>(), 0);
+  const auto bound = nlohmann::json::parse(slurp(json));
+  EXPECT_LT(bound["energy"]["initial"].get<double>(), 0);
+  EXPECT_TRUE(bound["warnings"].is_array() && bound["warnings"].empty()) << bound["warnings"];
   EXPECT_EQ(nbody("run -p cpu32 --steps 1 -n 10 --subset middle").code, 2);
 }
 

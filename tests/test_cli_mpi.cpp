@@ -649,13 +649,19 @@ TEST(Mpi, TreeWithARankWithoutBodies) {
   REQUIRE_MPI();
   for (const std::string& p : rungs_where("split", "key ranges")) {
     if (!unavailable(p).empty()) continue;  // said by TreeByKeyRanges
-    const Result b = nbody("bench --pipelines " + p + " -n 2 --steps 1 --reps 1", mpirun(3));
+    const fs::path json = scratch() / "few.json";
+    const Result b = nbody("bench --pipelines " + p + " -n 2 --steps 1 --reps 1 --json '" + json.string() + "'", mpirun(3));
     EXPECT_EQ(b.code, 0) << p << "\n" << b.err;
     EXPECT_NE(b.out.find("key ranges: bodies"), std::string::npos) << b.out;
-    // Three ranks on fewer cores take turns on them: bench says so above its rows.
+    // Three ranks on fewer cores take turns on them: bench says so above its rows, and its JSON
+    // gives the counts.
     const unsigned cores = std::thread::hardware_concurrency();  // (0: not known, and no note)
     EXPECT_EQ(b.out.find("3 ranks share this host's") != std::string::npos, cores > 0 && cores < 3)
         << cores << " cores\n" << b.out;
+    const auto summary = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(summary.value("ranks_on_host", -1), 3) << summary.dump();
+    EXPECT_EQ(summary.value("host_cores", -1), static_cast<int>(cores)) << summary.dump();
+    EXPECT_TRUE(summary["warnings"].is_array()) << summary.dump();
     const Result r = nbody("run -p " + p + " -n 2 --steps 2", mpirun(3));
     EXPECT_EQ(r.code, 0) << p << "\n" << r.err;
     EXPECT_NE(r.out.find("the share of the work each range is cut for: 33.3% / 33.3% / 33.3%"), std::string::npos)
