@@ -54,8 +54,9 @@ std::vector<std::uint64_t> ranges(Exchange& ex, const std::vector<std::uint64_t>
 
 // The ranges stay where they are while they share the work within kRecutAbove of the capacity: a
 // step's move goes to the last step's ranges, cut afresh by ranges() only where imbalance() passes
-// it (a search of the whole key space, 16 collectives, against one). The slowest rank then does at
-// most that much more than its share.
+// it (a search of the whole key space, 16 collectives, against one), and kept where no step has
+// weighed the bodies since they were cut by counts. By the last step's terms the slowest rank then
+// does at most that much more than its share.
 inline constexpr double kRecutAbove = 0.01;
 // How far the ranges `first` are from the capacity's shares were the bodies moved to them now
 // (collective): the most by which any range's work passes its share of all of it, as a fraction of

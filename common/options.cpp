@@ -65,8 +65,8 @@ const std::vector<OptionRow> kOptions{
      "Under mpirun, the bodies each rank owns: equal (blocks within one body of each other) | rate (in proportion "
      "to each rank's rate, measured by a probe of about half a second at the start) | auto (rate where the "
      "measured rates differ by more than 10%, else equal) | W0:W1:... (fixed weights, one per rank). For the "
-     "all-pairs rungs every choice gives the same bits; only the speed differs. cpu:tree cuts its key ranges "
-     "for these shares of the work, so its bits depend on them (and with rate or auto on the rates measured, "
+     "all-pairs rungs every choice gives the same bits; only the speed differs. The tree rungs (cpu:tree, "
+     "cuda:tree) cut their key ranges for these shares of the work, so their bits depend on them (and with rate or auto on the rates measured, "
      "run to run). One process has no blocks: the value is checked and changes nothing", "", "SPEC"},
     {"pipeline", "--pipeline", "pipeline", "pipeline", V{std::string_view(d::pipeline)}, "",
      "The rung to run (nbody info lists them)", "-p", "NAME"},
@@ -119,8 +119,9 @@ const std::vector<OptionRow> kOptions{
      "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as .prev; 0: only on Ctrl-C, "
      "SIGTERM or SIGHUP)", "", "K"},
     {"resume", "--resume", "", "", V{std::string_view("")}, "",
-     "Continue the run a checkpoint holds, bit for bit: --steps M more (default: what remains of its --steps); "
-     "outputs, --device and --balance are asked for again, the rest comes from the file", "", "FILE"},
+     "Continue the run a checkpoint holds, bit for bit (a tree rung split by key ranges: on as many ranks, for "
+     "the same shares; it warns where not): --steps M more (default: what remains of its --steps); outputs, "
+     "--device and --balance are given again (not read from the file), the rest comes from the file", "", "FILE"},
     {"save", "--save", "", "", V{std::string_view("")}, "",
      "Write the final state as CSV (x,y,z,vx,vy,vz,m; - for stdout)", "", "FILE"},
 

@@ -72,8 +72,8 @@ std::vector<std::uint64_t> CpuTree::split_state() {
     Exchange& ex = *exchange();
     const std::vector<std::uint64_t> keys = kr::sort_by_key(kr::bounding_cube(ex, mine_), mine_);
     const std::vector<double> shares = capacity(partition());
-    const bool keep = weighed_ && first_.size() == shares.size() + 1 &&
-                      kr::imbalance(ex, kr::work_in(first_, keys, mine_), shares) <= kr::kRecutAbove;
+    const bool keep = first_.size() == shares.size() + 1 &&
+                      (!weighed_ || kr::imbalance(ex, kr::work_in(first_, keys, mine_), shares) <= kr::kRecutAbove);
     next_ = keep ? first_ : kr::ranges(ex, mine_, keys, shares);
   }
   return next_;

@@ -250,7 +250,8 @@ std::vector<std::uint64_t> TreeRanks::ranges_to_cut() {
     bytes = scan_temp_.size();
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, work_sorted_.get(), running_.get(), n));
   }
-  if (weighed_ && first_.size() == static_cast<std::size_t>(ranks) + 1) {
+  if (first_.size() == static_cast<std::size_t>(ranks) + 1 && !weighed_) return first_;  // cut by counts: still so
+  if (first_.size() == static_cast<std::size_t>(ranks) + 1) {
     // The work of this rank's bodies in each of the last step's ranges: the running sums where each starts.
     std::vector<double> below(static_cast<std::size_t>(ranks) + 1, 0.0), mine(static_cast<std::size_t>(ranks));
     if (n > 0) {

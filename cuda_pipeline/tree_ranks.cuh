@@ -115,8 +115,8 @@ class TreeRanks {
   void common_cube();          // the cube of every rank's bodies (collective), into cube_
   void sort_in_cube();         // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
   // The ranges the move goes to: the last step's while their work stays shared within
-  // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step), else
-  // ranges_now(). Both after sort_in_common_cube().
+  // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step) or while no
+  // step has weighed the bodies, else ranges_now(). Both after sort_in_common_cube().
   std::vector<std::uint64_t> ranges_to_cut();
   std::vector<std::uint64_t> ranges_now();  // cut afresh by the work, from ranges_to_cut()'s running sums
   void find_domain();       // this rank's domain boxes (domain_boxes), into domain_

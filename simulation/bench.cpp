@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "decomposition.hpp"
@@ -25,9 +26,10 @@ struct Timing {
 };
 // `task`, where given, counts the warm-up step and each repetition's steps as done (after `before`).
 Timing ms_per_step(Pipeline& p, long long reps, long long steps, Reporter& report, bool all_ranks = true,
-                   Task* task = nullptr, long long before = 0) {
+                   Task* task = nullptr, long long before = 0, const std::function<void()>& warmed = {}) {
   time_steps(p, 1, all_ranks);  // warm-up: shader compile, allocation, clocks
   if (task) task->update(before + 1);  // the warm-up: one step
+  if (warmed) warmed();
   std::vector<double> ms;
   for (long long r = 0; r < reps; ++r) {
     // every rank asks alike (all_ranks); rank 0 alone does not ask the others
@@ -239,10 +241,14 @@ BenchRow bench_one(const BenchSpec& a, const std::string& name, long long n, Fp6
     row.bound->detail += ", x " + std::to_string(World::size()) + " ranks";
   }
   Exchange* ex = World::exchange();
-  const ExchangeTime x0 = p->exchange_time();
-  World::barrier();
-  const auto t0 = std::chrono::steady_clock::now();
-  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report, true, task.get(), 1);
+  // The exchange's figures are of the timed steps: from after the warm-up.
+  ExchangeTime x0;
+  auto t0 = std::chrono::steady_clock::now();
+  const Timing t = ms_per_step(*p, a.reps, a.cfg.steps, report, true, task.get(), 1, [&] {
+    x0 = p->exchange_time();
+    World::barrier();
+    t0 = std::chrono::steady_clock::now();
+  });
   row.ms = t.median, row.ms_min = t.min, row.ms_max = t.max, row.runs = a.reps;
   row.timer = World::size() > 1 ? "wall clock (slowest rank)" : p->timer();
   if (!(row.ms > 0)) {  // a timer that saw nothing must not post a rate

@@ -151,13 +151,15 @@ void Run::resume_split(Reporter& report) {
     p_->resume_split(split_);
     // The ranges are cut at the running sums of the first P - 1 shares: where those are the same, so
     // are the bits (the last share is what is left, however it was written). The first step moves
-    // the bodies to the checkpoint's ranges; the second cuts its own.
+    // the bodies to the checkpoint's ranges; from the second the ranges are cut for this run's
+    // shares wherever the work strays from them by more than key_ranges::kRecutAbove.
     if (!split_shares_.empty() && cut_points(split_shares_) != cut_points(decomposition_.shares) && spec_.cfg.steps > 1) {
       std::string was = shares_text(split_shares_), now = shares_text(decomposition_.shares);
       if (was == now) was = shares_text(split_shares_, 6), now = shares_text(decomposition_.shares, 6);
       report.warn("the checkpoint's key ranges were cut for shares of the work " + was + ", this run's for " + now +
                   " (" + option("balance") + " " + spec_.cfg.pipeline.balance + "): from its second step its trees "
-                  "are cut differently, so its bits differ from those of an unbroken run (within the tree's error)");
+                  "may be cut differently, so its bits may differ from those of an unbroken run (within the tree's "
+                  "error)");
     }
     return;
   }
