@@ -15,7 +15,8 @@ using V = OptionValue;
 // key, CLI flag, Python keyword, page field, default, range, help.
 const std::vector<OptionRow> kOptions{
     {"n", "--bodies", "n", "n", V{d::n}, "1..2147483647",
-     "Number of bodies (for a file --ic: n of its bodies by --subset; default all)", "-n"},
+     "Number of bodies (for a file --ic: n of its bodies by --subset; without -n all of them, not the default "
+     "shown)", "-n"},
     {"steps", "--steps", "steps", "steps", V{d::steps}, "0..100000000", "Leapfrog steps"},
     {"dt", "--dt", "dt", "dt", V{d::dt}, "> 0, finite", "Time step"},
     {"softening", "--softening", "softening", "softening", V{d::softening}, "> 0, finite", "Softening length eps"},
@@ -174,8 +175,8 @@ const std::vector<OptionRow> kOptions{
     {"ladder_reps", "--reps", "reps", "", V{d::ladder_reps}, ">= 1",
      "Timed repetitions (the median is reported, and the spread)"},
     {"bench_validate_n", "--validate-n", "validate_n", "", V{d::validate_n}, ">= 1",
-     "Bodies whose accelerations are checked against the float64 engine before timing, at the timed N and launch "
-     "plan (four runs spread over the N)"},
+     "Bodies whose accelerations are checked against the float64 engine before and after the timed steps, at the "
+     "timed N and launch plan (four runs spread over the N)"},
 
     // view's own
     {"view_pipelines", "--pipelines", "", "", V{std::string_view("")}, "",

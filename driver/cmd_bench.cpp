@@ -96,7 +96,7 @@ void print_header(const BenchArgs& a, const std::string& device, const Fp64Engin
                 "trees exchanged); rates are totals; \"1 rank\" is rank 0 alone in this allocation; comm %% = the "
                 "step's time spent waiting for the exchange (the largest over the ranks); overlap %% = the exchange's "
                 "time hidden behind compute (- where a rung computes nothing while the exchange runs); shares = each rank's %% of the bodies; key ranges = each rank's %% of "
-                "the bodies and of the terms computed; exchange = what carried the tree rungs' essential trees\n\n",
+                "the bodies and of the work (the terms it computed); exchange = what carried the tree rungs' essential trees\n\n",
                 World::size(), a.spec.cfg.pipeline.balance.c_str());
   if (const int cores = host_cores(); World::ranks_on_host() > cores && cores > 0)
     std::printf("note: %d ranks share this host's %d cores and take turns on them: the speed-up and efficiency "
