@@ -66,23 +66,12 @@ __global__ void bounding_box(const Body* __restrict__ pos, int n, unsigned* box)
 
 // ---- 2. Morton keys -------------------------------------------------------------------------
 
-// Keys and the identity order, for the sort. The cube's scale is cpu:tree's: a cube of one point
-// (or of none) gives every body the key 0.
+// Keys (key_in, in the cube of box) and the identity order, for the sort.
 __global__ void morton_keys(const Body* __restrict__ pos, int n, const unsigned* __restrict__ box, Key* keys,
                             int* index) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  float lo[3], side = 0;
-#pragma unroll
-  for (int a = 0; a < 3; ++a) {
-    lo[a] = unordered(box[a]);
-    side = fmaxf(side, unordered(box[3 + a]) - lo[a]);
-  }
-  const float scale =
-      side > 0 && isfinite(side) ? __fdiv_rn(static_cast<float>(kCells), __fmul_rn(side, 1 + 0x1p-20f)) : 0;
-  const Body p = pos[i];
-  keys[i] = morton::key(morton::quantised(__fmul_rn(p.x - lo[0], scale)), morton::quantised(__fmul_rn(p.y - lo[1], scale)),
-                        morton::quantised(__fmul_rn(p.z - lo[2], scale)));
+  keys[i] = key_in(cube_of(box), pos[i]);
   index[i] = i;
 }
 

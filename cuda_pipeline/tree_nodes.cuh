@@ -23,6 +23,30 @@ __device__ __forceinline__ float unordered(unsigned u) {
   return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u);
 }
 
+// The cube the keys quantise positions in: its least corner and the scale from it to the keys'
+// grid, from `box` (ordered() bits, least x, y, z then greatest) with cpu:tree's scale: a cube of
+// one point (or of none) gives every body the key 0.
+struct Cube {
+  float lo[3], scale;
+};
+__device__ __forceinline__ Cube cube_of(const unsigned* __restrict__ box) {
+  Cube c;
+  float side = 0;
+#pragma unroll
+  for (int a = 0; a < 3; ++a) {
+    c.lo[a] = unordered(box[a]);
+    side = fmaxf(side, unordered(box[3 + a]) - c.lo[a]);
+  }
+  c.scale = side > 0 && isfinite(side) ? __fdiv_rn(static_cast<float>(kCells), __fmul_rn(side, 1 + 0x1p-20f)) : 0;
+  return c;
+}
+// The key of position p in cube c.
+__device__ __forceinline__ Key key_in(const Cube& c, const Body& p) {
+  return morton::key(morton::quantised(__fmul_rn(p.x - c.lo[0], c.scale)),
+                     morton::quantised(__fmul_rn(p.y - c.lo[1], c.scale)),
+                     morton::quantised(__fmul_rn(p.z - c.lo[2], c.scale)));
+}
+
 // Nodes: internal 0..n-2 (the root is 0), then the leaf of sorted body k at n - 1 + k; with one
 // body, node 0 is its leaf and the root.
 struct Nodes {

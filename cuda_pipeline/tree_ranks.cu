@@ -1,6 +1,8 @@
 // The host side of cuda:tree across ranks (tree_ranks.cuh).
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -80,6 +82,15 @@ template <typename T>
 void fit(DeviceBuffer<T>& b, std::size_t n) {
   if (b.size() > 4 * std::max<std::size_t>(n, std::size_t{1} << 16)) b = {};  // freed before the smaller one is made
   ensure(b, n);
+}
+
+// ensure() keeping the first `kept` entries: the state's buffers, which a move in place fills where they are.
+template <typename T>
+void grow_keeping(DeviceBuffer<T>& b, std::size_t n, std::size_t kept) {
+  if (b.size() >= std::max<std::size_t>(n, 1)) return;
+  DeviceBuffer<T> bigger(n + n / 4);
+  if (kept > 0) CUDA_CHECK(cudaMemcpyAsync(bigger.get(), b.get(), kept * sizeof(T), cudaMemcpyDeviceToDevice));
+  b = std::move(bigger);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -208,12 +219,9 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   move();  // by count: no step has weighed them yet
 }
 
-void TreeRanks::sort_in_common_cube() {
-  common_cube();
-  sort_in_cube();
-}
-
 void TreeRanks::common_cube() {
+  keys_sorted_ = false;
+  classified_.clear();
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
   if (local_.capacity() == 0) local_.reserve(1, walk_.quadrupole);
   kr::Extent mine{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
@@ -228,6 +236,7 @@ void TreeRanks::common_cube() {
   for (const kr::Extent& e : boxes)
     for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], e.lo[a]), hi[a] = std::max(hi[a], e.hi[a]);
   for (int a = 0; a < 3; ++a) cube_[a] = ordered_bits(lo[a]), cube_[3 + a] = ordered_bits(hi[a]);
+  local_.set_box(cube_);
 }
 
 void TreeRanks::sort_in_cube() {
@@ -236,10 +245,46 @@ void TreeRanks::sort_in_cube() {
   if (runs_.empty()) local_.sort(pos_[cur_].get(), n_);
   else local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
   runs_.clear();
+  keys_sorted_ = true;
+}
+
+void TreeRanks::classify_bodies() {
+  const int n = n_, ranks = ex_.ranks();
+  const std::size_t words = 2 * static_cast<std::size_t>(ranks) + 2;
+  classified_.assign(words, 0);
+  if (n == 0) return;
+  ensure(first_keys_, first_.size());
+  ensure(leaves_, n);
+  ensure(class_sums_, words);
+  const std::vector<Key> f(first_.begin(), first_.end());
+  first_keys_.upload(f);
+  CUDA_CHECK(cudaMemsetAsync(class_sums_.get(), 0, words * sizeof(unsigned long long)));
+  const std::size_t shared = ranks <= kSharedRanges ? 2 * static_cast<std::size_t>(ranks) * sizeof(unsigned long long) : 0;
+  classify<<<std::min(blocks(n), 1024), kBlock, shared>>>(pos_[cur_].get(), id_[held_].get(), work_[held_].get(), n,
+                                                          local_.box(), first_keys_.get(), ranks, ex_.rank(),
+                                                          leaves_.get(), class_sums_.get());
+  CUDA_CHECK(cudaGetLastError());
+  class_sums_.download(classified_.data(), 0, words);
 }
 
 std::vector<std::uint64_t> TreeRanks::ranges_to_cut() {
-  const int n = n_, ranks = ex_.ranks();
+  const int ranks = ex_.ranks();
+  if (first_.size() == static_cast<std::size_t>(ranks) + 1 && !weighed_) return first_;  // cut by counts: still so
+  if (first_.size() == static_cast<std::size_t>(ranks) + 1) {
+    // The work of this rank's bodies in each of the last step's ranges.
+    classify_bodies();
+    std::vector<double> mine(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) mine[static_cast<std::size_t>(r)] = static_cast<double>(classified_[ranks + r]);
+    if (kr::imbalance(ex_, mine, capacity_) <= kr::kRecutAbove) return first_;
+  }
+  ++recuts_;
+  return ranges_now();
+}
+
+std::vector<std::uint64_t> TreeRanks::ranges_now() {
+  sort_in_cube();
+  const int n = n_, stride = std::max(1, (n + kSample - 1) / kSample), m = (n + stride - 1) / stride;
+  // The running sums of the work in key order, sampled every stride-th key.
   ensure(work_sorted_, n);
   ensure(running_, n);
   if (n > 0) {
@@ -250,30 +295,6 @@ std::vector<std::uint64_t> TreeRanks::ranges_to_cut() {
     bytes = scan_temp_.size();
     CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_temp_.get(), bytes, work_sorted_.get(), running_.get(), n));
   }
-  if (first_.size() == static_cast<std::size_t>(ranks) + 1 && !weighed_) return first_;  // cut by counts: still so
-  if (first_.size() == static_cast<std::size_t>(ranks) + 1) {
-    // The work of this rank's bodies in each of the last step's ranges: the running sums where each starts.
-    std::vector<double> below(static_cast<std::size_t>(ranks) + 1, 0.0), mine(static_cast<std::size_t>(ranks));
-    if (n > 0) {
-      ensure(first_keys_, first_.size());
-      ensure(at_, first_.size());
-      ensure(sample_below_, first_.size());
-      const std::vector<Key> f(first_.begin(), first_.end());
-      first_keys_.upload(f);
-      bounds<<<blocks(ranks + 1), kBlock>>>(local_.keys(), n, first_keys_.get(), ranks, at_.get());
-      work_below<<<blocks(ranks + 1), kBlock>>>(running_.get(), at_.get(), ranks + 1, sample_below_.get());
-      CUDA_CHECK(cudaGetLastError());
-      sample_below_.download(below.data(), 0, below.size());
-    }
-    for (int r = 0; r < ranks; ++r) mine[static_cast<std::size_t>(r)] = below[r + 1] - below[r];
-    if (kr::imbalance(ex_, mine, capacity_) <= kr::kRecutAbove) return first_;
-  }
-  ++recuts_;
-  return ranges_now();
-}
-
-std::vector<std::uint64_t> TreeRanks::ranges_now() {
-  const int n = n_, stride = std::max(1, (n + kSample - 1) / kSample), m = (n + stride - 1) / stride;
   ensure(sample_keys_, m);
   ensure(sample_below_, m + 1);
   sample<<<blocks(m + 1), kBlock>>>(local_.keys(), running_.get(), n, stride, m, sample_keys_.get(), sample_below_.get());
@@ -287,7 +308,7 @@ std::vector<std::uint64_t> TreeRanks::ranges_now() {
 
 std::vector<std::uint64_t> TreeRanks::split_state() {
   if (next_.empty()) {
-    sort_in_common_cube();
+    common_cube();
     next_ = ranges_to_cut();
   }
   return next_;
@@ -299,14 +320,80 @@ void TreeRanks::resume_split(const std::vector<std::uint64_t>& first) {
 
 void TreeRanks::move() {
   const auto t0 = std::chrono::steady_clock::now();
-  const int ranks = ex_.ranks(), me = ex_.rank();
   runs_.clear();
-  sort_in_common_cube();
+  common_cube();
   mark(1);
   if (next_.empty()) next_ = ranges_to_cut();
+  if (next_ != first_) classified_.clear();  // classified among other ranges
   first_ = next_;
   next_.clear();
   mark(2);
+  if (keys_sorted_) move_sorted();  // the keys sorted to cut the ranges: the build merges what the move leaves
+  else move_in_place();
+  ensure(pos_[1 - cur_], n_);  // the kick-drift's other side
+  for (auto* b : {&acc_, &acc_remote_}) ensure(*b, n_);
+  ensure(work_remote_, n_);
+  exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
+}
+
+void TreeRanks::move_in_place() {
+  const int ranks = ex_.ranks(), me = ex_.rank(), n = n_;
+  if (classified_.empty()) classify_bodies();
+  std::vector<int> at(static_cast<std::size_t>(ranks) + 1, 0);  // as if sorted: where each range starts
+  for (int r = 0; r < ranks; ++r) at[r + 1] = at[r] + static_cast<int>(classified_[r]);
+  const int own = at[me + 1] - at[me], left = n - own;
+  leaving_ = left;
+  const kr::Census before = kr::census(ex_, {classified_[2 * ranks], classified_[2 * ranks + 1]});
+  // The leavers' places, ascending (where the arrivals go), and in key order (as they travel:
+  // each other rank's range to it, in rank order).
+  if (left > 0) {
+    for (auto* b : {&holes_[0], &holes_[1]}) fit(*b, left);
+    for (auto* b : {&leaver_keys_[0], &leaver_keys_[1]}) fit(*b, left);
+    const thrust::counting_iterator<int> places(0);
+    std::size_t bytes = 0;
+    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
+    ensure(sort_temp_, bytes);
+    bytes = sort_temp_.size();
+    CUDA_CHECK(cub::DeviceSelect::Flagged(sort_temp_.get(), bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
+    keys_at<<<blocks(left), kBlock>>>(pos_[cur_].get(), holes_[0].get(), left, local_.box(), leaver_keys_[0].get());
+    CUDA_CHECK(cudaGetLastError());
+    bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, leaver_keys_[0].get(), leaver_keys_[1].get(), holes_[0].get(),
+                                               holes_[1].get(), left, 0, 3 * kMaxLevel));
+    ensure(sort_temp_, bytes);
+    bytes = sort_temp_.size();
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, leaver_keys_[0].get(), leaver_keys_[1].get(),
+                                               holes_[0].get(), holes_[1].get(), left, 0, 3 * kMaxLevel));
+    fit(travel_[0], left);
+    pack<<<blocks(left), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
+                                   holes_[1].get(), left, travel_[0].get());
+    CUDA_CHECK(cudaGetLastError());
+  }
+  mark(3);
+  if (nccl_) trade_on_device(at);
+  else trade_on_host(at);
+  mark(4);
+  // The arrivals into the leavers' places, then past the bodies held; where fewer arrived, the
+  // bodies past the new end into the places left over. The build sorts them all.
+  const int arrived = runs_.back() - own, end = n - left + arrived;
+  runs_.clear();
+  grow_keeping(pos_[cur_], end, n);
+  grow_keeping(vel_[held_], end, n);
+  grow_keeping(id_[held_], end, n);
+  grow_keeping(work_[held_], end, n);
+  if (arrived > 0)
+    arrive<<<blocks(arrived), kBlock>>>(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(),
+                                        vel_[held_].get(), id_[held_].get(), work_[held_].get());
+  if (arrived < left && end < n)
+    close_up<<<blocks(n - end), kBlock>>>(holes_[0].get(), left, arrived, end, n, pos_[cur_].get(), vel_[held_].get(),
+                                          id_[held_].get(), work_[held_].get());
+  CUDA_CHECK(cudaGetLastError());
+  n_ = end;
+  kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
+}
+
+void TreeRanks::move_sorted() {
+  const int ranks = ex_.ranks(), me = ex_.rank();
   // Where each rank's range starts among this rank's sorted keys.
   std::vector<int> at(static_cast<std::size_t>(ranks) + 1, 0);
   if (n_ > 0) {
@@ -319,7 +406,7 @@ void TreeRanks::move() {
     at_.download(at.data(), 0, at.size());
   }
   // The leavers in key order, each other rank's range to it; the bodies of this rank's own range
-  // (all but about 1% a step once the first move has spread them) are not packed.
+  // are not packed.
   const int own = at[me + 1] - at[me];
   leaving_ = n_ - own;
   const kr::Census before = kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_));
@@ -340,9 +427,10 @@ void TreeRanks::move() {
   // build merges, as if every body had been packed and unpacked).
   const int total = runs_.back(), below = static_cast<int>(own_at), above = total - below - own;
   const int to = 1 - cur_, side = 1 - held_;
-  for (auto* b : {&pos_[to], &vel_[side], &acc_, &acc_remote_}) ensure(*b, total);
+  ensure(pos_[to], total);
+  ensure(vel_[side], total);
   ensure(id_[side], total);
-  for (auto* b : {&work_[side], &work_remote_}) ensure(*b, total);
+  ensure(work_[side], total);
   if (below > 0)
     unpack<<<blocks(below), kBlock>>>(travel_[1].get(), below, pos_[to].get(), vel_[side].get(), id_[side].get(),
                                       work_[side].get());
@@ -357,8 +445,6 @@ void TreeRanks::move() {
   CUDA_CHECK(cudaGetLastError());
   cur_ = to, held_ = side, n_ = total;
   kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
-  ensure(pos_[1 - cur_], n_);  // the kick-drift's other side (the old positions, read by keep above: spent)
-  exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
 }
 
 namespace {

@@ -3,16 +3,21 @@
 // cube of every rank's bodies) lie in its range: after a move, each rank's in key order, the ranks
 // one after another (the runs the build merges). A step:
 //
-//  1. move     the boxes of every rank's bodies (one allgather) give the cube; the keys are
-//              sorted; the ranges are cut from a sample of the sorted keys and the work below
-//              them (each body's terms of the last step), one allgather a round of a 16-way
-//              search; the bodies of other ranks' ranges leave in one all-to-all (GPU to GPU by NCCL where
-//              every rank loads it, else staged through the host: the MPI here is not
-//              CUDA-aware), those of this rank's own range are gathered in key order to their
-//              place among the arrivals, every body counted and fingerprinted before and after
+//  1. move     the boxes of every rank's bodies (one allgather) give the cube; each body's key
+//              there gives its range among the last step's, with no sort, and each range's work
+//              (each body's terms of the last step): while that stays within 1% of every
+//              rank's share (one collective) the ranges are kept, the leavers sorted by key and
+//              sent, and the arrivals take the places they left (the rest stay where they are).
+//              Else the keys are sorted, the ranges cut afresh from a sample of them and the
+//              work below them, one allgather a round of a 16-way search, and this rank's own
+//              range gathered in key order to its place among the arrivals. The leavers go in
+//              one all-to-all (GPU to GPU by NCCL where every rank loads it, else staged through
+//              the host: the MPI here is not CUDA-aware), every body counted and fingerprinted
+//              before and after
 //  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
-//              places: no second gather of the boxes), the runs each rank sent merged into its own
-//              (one pass), not sorted again; a cell whose key prefix reaches past the range is
+//              places: no second gather of the boxes), sorted (after a move in place) or the
+//              runs each rank sent merged into its own (one pass, where the move sorted them); a
+//              cell whose key prefix reaches past the range is
 //              always opened (one process's cell there holds other ranks' bodies too); the boxes
 //              that describe the rank's domain to the others found on the whole GPU
 //  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies, in
@@ -101,6 +106,11 @@ class TreeRanks {
   // Bodies [at, at + count) of `b`, indices first.., as this rank's block.
   void load_range(const Bodies& b, std::size_t at, std::size_t first, std::size_t count, const Params& params);
   void move();                 // 1
+  // The bodies' ranges among first_ by their keys in cube_, no sort (classify): each range's count
+  // and work and the census into classified_ (kept until the next cube).
+  void classify_bodies();
+  void move_in_place();  // the ranges kept: the leavers out, the arrivals into their places
+  void move_sorted();    // the ranges cut from the sorted keys: this rank's own range gathered in key order
   // The move's leavers (travel_[0]: the bodies outside this rank's range, in key order; at[q]: where
   // rank q's range starts among the sorted keys) to their ranks, what the others send into travel_[1]
   // in rank order: GPU to GPU by NCCL, or through the host. Sets runs_ (this rank's own range in
@@ -111,14 +121,14 @@ class TreeRanks {
   // acc_'s w. Returns the entries received (the essential trees' cells and bodies).
   int forces(bool weigh, bool potential = false);
   void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
-  void sort_in_common_cube();  // common_cube(), then sort_in_cube()
-  void common_cube();          // the cube of every rank's bodies (collective), into cube_
-  void sort_in_cube();         // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
+  void common_cube();   // the cube of every rank's bodies (collective), into cube_
+  void sort_in_cube();  // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
   // The ranges the move goes to: the last step's while their work stays shared within
-  // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step) or while no
-  // step has weighed the bodies, else ranges_now(). Both after sort_in_common_cube().
+  // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step, weighed by
+  // classify_bodies()) or while no step has weighed the bodies, else ranges_now() (the keys sorted
+  // first). After common_cube().
   std::vector<std::uint64_t> ranges_to_cut();
-  std::vector<std::uint64_t> ranges_now();  // cut afresh by the work, from ranges_to_cut()'s running sums
+  std::vector<std::uint64_t> ranges_now();  // cut afresh by the work, from the sorted keys
   void find_domain();       // this rank's domain boxes (domain_boxes), into domain_
   void exchange_domains();  // every rank's domain as boxes, into domains_
   // 3: for each rank what this one sends it, into outbox_ in rank order
@@ -176,6 +186,15 @@ class TreeRanks {
   DeviceBuffer<DomainAt> domain_at_;
   int domain_boxes_ = 0;            // boxes in domain_of_ before the clusters
   DeviceBuffer<unsigned char> sort_temp_;
+  // The move in place: each body's flag (1: it leaves), the leavers' places (ascending, then in key
+  // order) and keys, and the classification's sums (classify()'s), also on the host.
+  DeviceBuffer<unsigned char> leaves_;
+  DeviceBuffer<int> holes_[2];
+  DeviceBuffer<Key> leaver_keys_[2];
+  DeviceBuffer<unsigned long long> class_sums_;
+  DeviceBuffer<int> selected_count_ = DeviceBuffer<int>(1);
+  std::vector<unsigned long long> classified_;  // empty: not classified in this cube
+  bool keys_sorted_ = false;                    // this move sorted the keys (sort_in_cube() since common_cube())
   DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
   std::vector<Domain> domains_;  // every rank's
   unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
@@ -189,10 +208,12 @@ class TreeRanks {
   Stream comm_stream_;
   Event selected_, comm_start_, comm_end_, packed_, traded_;
   // The parts of a step (kParts), timed on the default stream: each the time between the events at
-  // its ends, the host's waits between them included (an all-gather leaves the GPU idle). From the
+  // its ends, the host's waits between them included (an all-gather leaves the GPU idle). cube: the
+  // common cube; ranges: the bodies weighed by range and, where the ranges are cut afresh, the keys
+  // sorted and the search; pack: the leavers found (moving in place) and packed. From the
   // end of the build the rank's own walk runs on walk_stream_: domains, select, wait (for what the
   // others sent) and remote (the tree over it) run beside it, and walks is the rest of both walks.
-  static constexpr const char* kParts[] = {"sort",    "ranges", "pack", "trade", "unpack", "build",
+  static constexpr const char* kParts[] = {"cube",    "ranges", "pack", "trade", "unpack", "build",
                                            "domains", "select", "wait", "remote", "walks", "kick"};
   static constexpr int kPartCount = 12;
   Event marks_[kPartCount + 1];

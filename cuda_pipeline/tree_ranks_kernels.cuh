@@ -4,6 +4,8 @@
 //  travel      the bodies that leave a rank, in key order, as key_ranges::Body records (id, state,
 //              work), and the arrivals back into the state; the kept ones gathered in key order
 //  census      the count and the (id, mass) fingerprints' sum of a rank's bodies
+//  in place    each body's range by its key (no sort), each range's count and work; the arrivals
+//              into the places the leavers left, and the bodies past the new end into the rest
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
 //  work_below  the work below given places of the sorted keys: each range's, for the host's imbalance
 //  bounds      where each rank's range starts among the sorted keys
@@ -75,6 +77,127 @@ __global__ void census(const Body* __restrict__ pos, const unsigned long long* _
   if (threadIdx.x % 32 == 0) atomicAdd(&sum[1], s);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sum[0], static_cast<unsigned long long>(n));
 }
+
+// ---- the move in place: the bodies' ranks by key, with no sort ----------------------------------
+
+// Ranges whose counts and work classify() adds up in a block's shared memory first (2 words each);
+// past this many, straight into the global sums.
+constexpr int kSharedRanges = 1024;
+
+// The range of key k: the last r with first[r] <= k (first: the ranks' starts, first[0] = 0).
+__device__ __forceinline__ int range_of(const Key* __restrict__ first, int ranks, Key k) {
+  int lo = 0, hi = ranks - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (first[mid] <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+// Each body's range by its key in the cube of `box`: leaves[i] = 1 where that is not `me`'s. Into
+// sums (zeroed before): each range's count (sums[r]) and work (sums[ranks + r]: the terms, whole
+// numbers, so the same sums in any order), then the bodies' census (sums[2 ranks]: the count,
+// sums[2 ranks + 1]: the fingerprints). All but the leavers are in range `me`: each thread adds
+// those up itself, the leavers into the block's shared memory (2 ranks words of it where ranks is
+// at most kSharedRanges, else none: straight into sums).
+__global__ void classify(const Body* __restrict__ pos, const unsigned long long* __restrict__ id,
+                         const float* __restrict__ work, int n, const unsigned* __restrict__ box,
+                         const Key* __restrict__ first, int ranks, int me, unsigned char* leaves,
+                         unsigned long long* sums) {
+  extern __shared__ unsigned long long block_sums[];
+  const bool shared = ranks <= kSharedRanges;
+  unsigned long long* to = shared ? block_sums : sums;
+  if (shared)
+    for (int r = threadIdx.x; r < 2 * ranks; r += blockDim.x) block_sums[r] = 0;
+  __syncthreads();
+  const Cube cube = cube_of(box);
+  unsigned long long count = 0, terms = 0, print = 0;  // of this thread's bodies in range me
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += gridDim.x * static_cast<long long>(blockDim.x)) {
+    const Body p = pos[i];
+    const int r = range_of(first, ranks, key_in(cube, p));
+    const auto w = static_cast<unsigned long long>(work[i]);
+    leaves[i] = r != me;
+    if (r == me) {
+      ++count;
+      terms += w;
+    } else {
+      atomicAdd(&to[r], 1ULL);
+      atomicAdd(&to[ranks + r], w);
+    }
+    Traveller t{};
+    t.id = id[i];
+    t.m = p.w;
+    print += key_ranges::fingerprint(t);
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    count += __shfl_xor_sync(kAll, count, o);
+    terms += __shfl_xor_sync(kAll, terms, o);
+    print += __shfl_xor_sync(kAll, print, o);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&to[me], count);
+    atomicAdd(&to[ranks + me], terms);
+    atomicAdd(&sums[2 * ranks + 1], print);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sums[2 * ranks], static_cast<unsigned long long>(n));
+  if (!shared) return;
+  __syncthreads();
+  for (int r = threadIdx.x; r < 2 * ranks; r += blockDim.x)
+    if (block_sums[r] != 0) atomicAdd(&sums[r], block_sums[r]);
+}
+
+// keys[k] = the key of body at[k] in the cube of `box` (the leavers', for their sort).
+__global__ void keys_at(const Body* __restrict__ pos, const int* __restrict__ at, int n, const unsigned* __restrict__ box,
+                        Key* keys) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) keys[k] = key_in(cube_of(box), pos[at[k]]);
+}
+
+// The arrivals into the places the leavers left (`holes`: ascending, `left` of them), the rest after
+// the n bodies held: arrival k to holes[k] where k < left, else to n + k - left.
+__global__ void arrive(const Traveller* __restrict__ in, int count, const int* __restrict__ holes, int left, int n,
+                       Body* pos, Body* vel, unsigned long long* id, float* work) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const int i = k < left ? holes[k] : n + k - left;
+  const Traveller t = in[k];
+  pos[i] = {t.x, t.y, t.z, t.m};
+  vel[i] = {t.vx, t.vy, t.vz, 0};
+  id[i] = t.id;
+  work[i] = t.work;
+}
+
+// The number of holes (ascending, `left` of them) below place p.
+__device__ __forceinline__ int holes_below(const int* __restrict__ holes, int left, int p) {
+  int lo = 0, hi = left;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (holes[mid] < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Where fewer arrived than left: the bodies that stay at places [end, n) (end: the count held after
+// the move), in place order, into the holes below end that the arrivals did not fill: the j-th of
+// them to holes[arrived + j].
+__global__ void close_up(const int* __restrict__ holes, int left, int arrived, int end, int n, Body* pos, Body* vel,
+                         unsigned long long* id, float* work) {
+  const int p = end + blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  const int below = holes_below(holes, left, p);
+  if (below < left && holes[below] == p) return;  // a leaver's place
+  const int j = (p - end) - (below - holes_below(holes, left, end));
+  const int i = holes[arrived + j];
+  pos[i] = pos[p];
+  vel[i] = vel[p];
+  id[i] = id[p];
+  work[i] = work[p];
+}
+
+// ---- the ranges cut from the sorted keys ------------------------------------------------------------
 
 // out[r] = the work of the sorted bodies before place at[r] (`running`: the inclusive running sums).
 __global__ void work_below(const double* __restrict__ running, const int* __restrict__ at, int count, double* out) {

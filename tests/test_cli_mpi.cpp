@@ -377,7 +377,7 @@ TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
 // rank: together about the whole (the slowest rank of each part need not be the same one).
 void expect_step_parts(const nlohmann::json& row) {
   double whole = 0;
-  const std::vector<std::string> parts{"sort",    "ranges", "pack", "trade", "unpack", "build",
+  const std::vector<std::string> parts{"cube",    "ranges", "pack", "trade", "unpack", "build",
                                        "domains", "select", "wait", "remote", "walks", "kick"};
   ASSERT_EQ(row["step_parts"].size(), parts.size()) << row["step_parts"];
   for (std::size_t k = 0; k < parts.size(); ++k) {  // [part, share], in a step's order

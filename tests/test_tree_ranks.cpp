@@ -495,6 +495,43 @@ TEST_P(TreeRanks, ResumeWithTheSplitIsBitIdentical) {
   }
 }
 
+// Moves with no step between them, to ranges that take half of one rank's bodies to another and
+// back, and a third of the way along: ranks that lose more bodies than they gain, gain more than
+// they lose, and both. Every body's state read back is the one loaded, bit for bit, and the ranks
+// hold every body between them.
+TEST_P(TreeRanks, MovesKeepEveryBodysState) {
+  const Bodies b = unequal_plummer(5001);
+  test_ranks::run(3, [&](Exchange& ex) {
+    const auto t = make_tree(rung(), 0.5);
+    t->distribute(&ex);
+    t->load(b, kParams);
+    Bodies loaded;  // as the rung holds them
+    t->read(loaded);
+    const std::vector<std::uint64_t> f = t->split_state();  // the load's ranges, by counts
+    std::vector<std::size_t> before = ex.all_of(t->held());
+    const std::vector<std::vector<std::uint64_t>> moves{
+        {f[0], f[1] / 2, f[2], f[3]},                       // rank 0's upper half to rank 1
+        {f[0], f[1], f[2] + (f[3] - f[2]) / 3, f[3]},      // back; rank 2's lowest third to rank 1
+        {f[0], f[1] + (f[2] - f[1]) / 3, f[2], f[3]},      // rank 1's lowest third to rank 0, the third back to 2
+        f};
+    for (const std::vector<std::uint64_t>& to : moves) {
+      t->resume_split(to);
+      std::vector<Vec3> a;
+      t->accelerations(a);  // moves the bodies to `to`
+      EXPECT_EQ(t->split_state(), to);
+      Bodies now;
+      t->read(now);
+      const std::vector<std::size_t> held = ex.all_of(t->held());
+      if (ex.rank() == 0) {
+        EXPECT_TRUE(same_bits(loaded, now));
+        EXPECT_NE(held, before) << "the ranks held what they held before the move";
+        EXPECT_EQ(std::accumulate(held.begin(), held.end(), std::size_t{0}), b.size());
+      }
+      before = held;
+    }
+  });
+}
+
 // ---- hard inputs across ranks -------------------------------------------------------------------
 
 // Every body at one point: one key, one rank's range; the others hold none and send nothing. The
