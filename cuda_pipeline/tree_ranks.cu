@@ -310,12 +310,13 @@ std::vector<std::uint64_t> TreeRanks::split_state() {
   if (next_.empty()) {
     common_cube();
     next_ = ranges_to_cut();
+    next_cut_ = keys_sorted_;
   }
   return next_;
 }
 
 void TreeRanks::resume_split(const std::vector<std::uint64_t>& first) {
-  if (first.size() == static_cast<std::size_t>(ex_.ranks()) + 1) next_ = first;
+  if (first.size() == static_cast<std::size_t>(ex_.ranks()) + 1) next_ = first, next_cut_ = false;
 }
 
 void TreeRanks::move() {
@@ -323,12 +324,18 @@ void TreeRanks::move() {
   runs_.clear();
   common_cube();
   mark(1);
-  if (next_.empty()) next_ = ranges_to_cut();
+  bool cut = next_cut_;
+  if (next_.empty()) {
+    next_ = ranges_to_cut();
+    cut = keys_sorted_;
+  }
   if (next_ != first_) classified_.clear();  // classified among other ranges
   first_ = next_;
   next_.clear();
+  next_cut_ = false;
+  if (cut && !keys_sorted_) sort_in_cube();  // cut by split_state(), in this same cube
   mark(2);
-  if (keys_sorted_) move_sorted();  // the keys sorted to cut the ranges: the build merges what the move leaves
+  if (cut) move_sorted();  // the keys sorted to cut the ranges: the build merges what the move leaves
   else move_in_place();
   ensure(pos_[1 - cur_], n_);  // the kick-drift's other side
   for (auto* b : {&acc_, &acc_remote_}) ensure(*b, n_);
@@ -384,7 +391,7 @@ void TreeRanks::move_in_place() {
   if (arrived > 0)
     arrive<<<blocks(arrived), kBlock>>>(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(),
                                         vel_[held_].get(), id_[held_].get(), work_[held_].get());
-  if (arrived < left && end < n)
+  if (arrived < left)
     close_up<<<blocks(n - end), kBlock>>>(holes_[0].get(), left, arrived, end, n, pos_[cur_].get(), vel_[held_].get(),
                                           id_[held_].get(), work_[held_].get());
   CUDA_CHECK(cudaGetLastError());

@@ -1,7 +1,6 @@
 // cuda:tree across ranks: cpu:tree's decomposition (common/key_ranges.hpp) with the state, the
 // tree and the essential trees on the device. Rank r holds on its GPU the bodies whose keys (in the
-// cube of every rank's bodies) lie in its range: after a move, each rank's in key order, the ranks
-// one after another (the runs the build merges). A step:
+// cube of every rank's bodies) lie in its range. A step:
 //
 //  1. move     the boxes of every rank's bodies (one allgather) give the cube; each body's key
 //              there gives its range among the last step's, with no sort, and each range's work
@@ -109,8 +108,13 @@ class TreeRanks {
   // The bodies' ranges among first_ by their keys in cube_, no sort (classify): each range's count
   // and work and the census into classified_ (kept until the next cube).
   void classify_bodies();
-  void move_in_place();  // the ranges kept: the leavers out, the arrivals into their places
-  void move_sorted();    // the ranges cut from the sorted keys: this rank's own range gathered in key order
+  // The move where its ranges were not cut from sorted keys: the leavers out, the arrivals into
+  // their places, the rest where they are.
+  void move_in_place();
+  // The move where they were (the keys sorted): the own range gathered in key order into the
+  // state's other side, between the arrivals from lower and from higher ranks (the runs the build
+  // merges).
+  void move_sorted();
   // The move's leavers (travel_[0]: the bodies outside this rank's range, in key order; at[q]: where
   // rank q's range starts among the sorted keys) to their ranks, what the others send into travel_[1]
   // in rank order: GPU to GPU by NCCL, or through the host. Sets runs_ (this rank's own range in
@@ -161,7 +165,7 @@ class TreeRanks {
   int n_ = 0, cur_ = 0, held_ = 0;
   // The state of this rank's bodies (n_ of them, capacity for more): positions and masses
   // (pos_[cur_]: double-buffered for the kick-drift and the move), velocities, ids (the index in the
-  // run) and work (vel_[held_] and so on: double-buffered for the move), accelerations.
+  // run) and work (vel_[held_] and so on: double-buffered for move_sorted()), accelerations.
   DeviceBuffer<Body> pos_[2], vel_[2], acc_;
   DeviceBuffer<unsigned long long> id_[2];
   DeviceBuffer<float> work_[2];
@@ -194,7 +198,10 @@ class TreeRanks {
   DeviceBuffer<unsigned long long> class_sums_;
   DeviceBuffer<int> selected_count_ = DeviceBuffer<int>(1);
   std::vector<unsigned long long> classified_;  // empty: not classified in this cube
-  bool keys_sorted_ = false;                    // this move sorted the keys (sort_in_cube() since common_cube())
+  bool keys_sorted_ = false;                    // the keys sorted (sort_in_cube()) since common_cube()
+  // next_ was cut afresh from the sorted keys (split_state()): the move that takes it is
+  // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
+  bool next_cut_ = false;
   DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
   std::vector<Domain> domains_;  // every rank's
   unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
@@ -210,7 +217,8 @@ class TreeRanks {
   // The parts of a step (kParts), timed on the default stream: each the time between the events at
   // its ends, the host's waits between them included (an all-gather leaves the GPU idle). cube: the
   // common cube; ranges: the bodies weighed by range and, where the ranges are cut afresh, the keys
-  // sorted and the search; pack: the leavers found (moving in place) and packed. From the
+  // sorted and the search; pack: the leavers found and packed (moving in place, with the bodies'
+  // classification where the ranges were not weighed: given, or no step had weighed the bodies). From the
   // end of the build the rank's own walk runs on walk_stream_: domains, select, wait (for what the
   // others sent) and remote (the tree over it) run beside it, and walks is the rest of both walks.
   static constexpr const char* kParts[] = {"cube",    "ranges", "pack", "trade", "unpack", "build",

@@ -7,7 +7,6 @@
 //  in place    each body's range by its key (no sort), each range's count and work; the arrivals
 //              into the places the leavers left, and the bodies past the new end into the rest
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
-//  work_below  the work below given places of the sorted keys: each range's, for the host's imbalance
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
 //              cell of one process's tree there also holds other ranks' bodies
@@ -198,12 +197,6 @@ __global__ void close_up(const int* __restrict__ holes, int left, int arrived, i
 }
 
 // ---- the ranges cut from the sorted keys ------------------------------------------------------------
-
-// out[r] = the work of the sorted bodies before place at[r] (`running`: the inclusive running sums).
-__global__ void work_below(const double* __restrict__ running, const int* __restrict__ at, int count, double* out) {
-  const int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < count) out[r] = at[r] > 0 ? running[at[r] - 1] : 0;
-}
 
 // The work of the bodies in sorted order, as doubles for the scan (whole numbers: exact).
 __global__ void sorted_work(const float* __restrict__ work, const int* __restrict__ order, int n, double* out) {

@@ -496,9 +496,11 @@ TEST_P(TreeRanks, ResumeWithTheSplitIsBitIdentical) {
 }
 
 // Moves with no step between them, to ranges that take half of one rank's bodies to another and
-// back, and a third of the way along: ranks that lose more bodies than they gain, gain more than
-// they lose, and both. Every body's state read back is the one loaded, bit for bit, and the ranks
-// hold every body between them.
+// back, and a third of the way along: ranks that lose bodies and gain none, gain and lose none, and
+// gain fewer than they lose (rank 1 in the second move: both the arrivals and the bodies past its
+// new end fill the places left); then every body to rank 0 (the others left with none) and back.
+// Every body's state read back is the one loaded, bit for bit, and the ranks hold every body
+// between them.
 TEST_P(TreeRanks, MovesKeepEveryBodysState) {
   const Bodies b = unequal_plummer(5001);
   test_ranks::run(3, [&](Exchange& ex) {
@@ -513,6 +515,7 @@ TEST_P(TreeRanks, MovesKeepEveryBodysState) {
         {f[0], f[1] / 2, f[2], f[3]},                       // rank 0's upper half to rank 1
         {f[0], f[1], f[2] + (f[3] - f[2]) / 3, f[3]},      // back; rank 2's lowest third to rank 1
         {f[0], f[1] + (f[2] - f[1]) / 3, f[2], f[3]},      // rank 1's lowest third to rank 0, the third back to 2
+        {f[0], f[3], f[3], f[3]},                           // every body to rank 0
         f};
     for (const std::vector<std::uint64_t>& to : moves) {
       t->resume_split(to);
@@ -530,6 +533,35 @@ TEST_P(TreeRanks, MovesKeepEveryBodysState) {
       before = held;
     }
   });
+}
+
+// A checkpoint reads the split between steps (split_state), which may cut the next ranges afresh
+// there: the steps after it are the steps without it, down to the energies' bits (summed in the
+// order the rung holds its bodies), on 3 ranks over steps where some moves keep their ranges and
+// some cut them afresh.
+TEST_P(TreeRanks, ACheckpointLeavesTheRunAsItWas) {
+  const Bodies b = unequal_plummer(20001);
+  std::vector<Energy> energies;
+  std::vector<Bodies> states;
+  for (const bool checkpoints : {false, true}) {
+    test_ranks::run(3, [&](Exchange& ex) {
+      const auto t = make_tree(rung(), 0.5);
+      t->distribute(&ex);
+      t->load(b, kParams);
+      for (int s = 0; s < 12; ++s) {
+        if (checkpoints) t->split_state();
+        t->step(1);
+      }
+      const std::optional<Energy> e = t->own_energy();
+      Bodies end;
+      t->read(end);
+      if (ex.rank() == 0) energies.push_back(e.value_or(Energy{})), states.push_back(end);
+    });
+  }
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_TRUE(same_bits(states[0], states[1]));
+  EXPECT_EQ(energies[0].kinetic, energies[1].kinetic);
+  EXPECT_EQ(energies[0].potential, energies[1].potential);
 }
 
 // ---- hard inputs across ranks -------------------------------------------------------------------
