@@ -523,8 +523,8 @@ void TreeRanks::find_domain() {
   if (n == 0) return;
   ensure(domain_, 2 * kDomainRoom);
   CUDA_CHECK(cudaMemsetAsync(domain_count_.get(), 0, sizeof(int)));
-  domain_boxes<<<blocks(2LL * n - 1), kBlock>>>(n, local_.nodes(), most, domain_.get(),
-                                                static_cast<int>(domain_.size() / 2), domain_count_.get());
+  domain_boxes<<<1, kDomainLevel>>>(local_.nodes(), most, domain_.get(), static_cast<int>(domain_.size() / 2),
+                                    domain_count_.get());
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -786,7 +786,6 @@ int TreeRanks::forces(bool weigh, bool potential) {
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
-  find_domain();  // on the whole GPU, before the walk takes all but the spare SMs
   mark(6);
   // This rank's groups walk its own tree on a stream of their own, leaving kSpareSms SMs to the
   // domains, the selection, the essential trees' travel and the tree over what arrived, which the
@@ -799,6 +798,7 @@ int TreeRanks::forces(bool weigh, bool potential) {
   walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
                acc_.get(), work, false, {walk_stream_, nullptr, kSpareSms});
   walk_end_.record(walk_stream_);
+  find_domain();  // one block, beside the walk
   const std::vector<Wire> out = essential_trees();
   // The essential trees travel GPU to GPU on a stream of their own, or through the host.
   std::vector<Wire> in;

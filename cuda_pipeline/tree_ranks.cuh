@@ -16,10 +16,10 @@
 //  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
 //              places: no second gather of the boxes), sorted (after a move in place) or the
 //              runs each rank sent merged into its own (one pass, where the move sorted them); a
-//              cell whose key prefix reaches past the range is
-//              always opened (one process's cell there holds other ranks' bodies too); the boxes
-//              that describe the rank's domain to the others found on the whole GPU
-//  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies, in
+//              cell whose key prefix reaches past the range is always opened (one process's cell
+//              there holds other ranks' bodies too)
+//  3. cut      for every other rank's domain (the boxes of its tree's nodes of n / 512 bodies,
+//              found from the root down by one block beside the walk, in
 //              key order: the box of all its bodies is stretched by a few far ones over every
 //              rank's), the locally essential tree: the cells a body anywhere in it takes whole and
 //              the bodies of the leaves it opens, one walk a level at a time from the root for

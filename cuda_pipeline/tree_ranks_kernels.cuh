@@ -10,7 +10,8 @@
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
 //              cell of one process's tree there also holds other ranks' bodies
-//  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies
+//  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies, found
+//              from the root down
 //  essential   the nodes and bodies each other rank's domain needs (its locally essential tree):
 //              one walk from the root for every domain at once, a level at a time, then counted
 //              and written in node order, domain after domain
@@ -267,21 +268,45 @@ __global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key firs
   t.walked[i] = w;
 }
 
+// Room for one level of domain_boxes' walk: the nodes of more than `most` bodies on one level of
+// the tree are disjoint, fewer than n / most <= 512 of them, and their children are what it holds.
+constexpr int kDomainLevel = 1024;
+
 // A rank's domain as boxes: those of the nodes of at most `most` bodies whose parent has more (or
 // that are the root), lo then hi, appended in any order (the host puts them in key order); all
 // counted, the first `room` written. Tighter than the box of all its bodies, which a few far bodies
-// stretch over the other ranks'.
-__global__ void domain_boxes(int n, Nodes t, int most, float4* out, int room, int* count) {
-  const int node = blockIdx.x * blockDim.x + threadIdx.x;
-  if (node >= 2 * n - 1) return;
-  const auto size = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
-  const int up = t.parent[node];
-  if (size(node) > most || (up >= 0 && size(up) <= most)) return;
-  const int at = atomicAdd(count, 1);
-  if (at >= room) return;
-  const float4 lo = t.lo[node];
-  out[2 * at] = make_float4(lo.x, lo.y, lo.z, __int_as_float(t.range[node].x));  // .w: where it starts in key order
-  out[2 * at + 1] = t.hi[node];
+// stretch over the other ranks'. One block of kDomainLevel threads walks from the root a level at a
+// time, through the nodes of more than `most` bodies only.
+__global__ void __launch_bounds__(kDomainLevel) domain_boxes(Nodes t, int most, float4* out, int room, int* count) {
+  __shared__ int level[2][kDomainLevel];
+  __shared__ int size[2];
+  const auto bodies = [&](int i) { return t.range[i].y - t.range[i].x + 1; };
+  const auto take = [&](int node) {
+    const int at = atomicAdd(count, 1);
+    if (at >= room) return;
+    const float4 lo = t.lo[node];
+    out[2 * at] = make_float4(lo.x, lo.y, lo.z, __int_as_float(t.range[node].x));  // .w: where it starts in key order
+    out[2 * at + 1] = t.hi[node];
+  };
+  if (threadIdx.x == 0) {
+    size[0] = 0;
+    if (bodies(0) <= most) take(0);
+    else level[0][size[0]++] = 0;
+  }
+  __syncthreads();
+  for (int now = 0; size[now] > 0; now ^= 1) {
+    const int m = size[now], next = now ^ 1;
+    if (threadIdx.x == 0) size[next] = 0;
+    __syncthreads();
+    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+      const int2 c = t.child[level[now][k]];
+      for (const int child : {c.x, c.y}) {
+        if (bodies(child) <= most) take(child);
+        else level[next][atomicAdd(&size[next], 1)] = child;
+      }
+    }
+    __syncthreads();
+  }
 }
 
 // Boxes a cluster of a domain's boxes holds (consecutive in key order, so near one another).
