@@ -94,7 +94,8 @@ struct ExchangeTime {
   std::string route;  // what carries it, for the rungs that name it (e.g. GPU to GPU by NCCL)
   // Seconds in each part of the steps so far, in a step's order, for the rungs that time them
   // (cuda:tree across ranks: tree_ranks.cuh), over `steps` steps in which `moved` bodies left this
-  // rank for another and `recuts` moves cut the key ranges afresh (the others kept the last ones).
+  // rank for another. `recuts`: the times the tree rungs across ranks cut the key ranges afresh
+  // (the load's among them; the other moves kept the last ones).
   std::vector<std::pair<std::string, double>> parts;
   // For the rungs whose own walk runs beside other work (cuda:tree across ranks): seconds from the
   // walk's start to the end of each thing run with it, summed over the steps.

@@ -75,6 +75,7 @@ std::vector<std::uint64_t> CpuTree::split_state() {
     const bool keep = first_.size() == shares.size() + 1 &&
                       (!weighed_ || kr::imbalance(ex, kr::work_in(first_, keys, mine_), shares) <= kr::kRecutAbove);
     next_ = keep ? first_ : kr::ranges(ex, mine_, keys, shares);
+    if (!keep) ++exchange_time_.recuts;
   }
   return next_;
 }

@@ -82,7 +82,9 @@ struct WalkLaunch {
 
 // The sums of a second walk of targets' groups, made beside the first into sums (and, where work
 // is not null, terms) of their own with its own queue, added to the first's as one walk adds a
-// second with `accumulate`: the same bits. Its counters are added to the targets'.
+// second with `accumulate`: the same bits (the sums left apart where acc is null: a kick that adds
+// them itself, as integrate() adds split sums, makes the same bits). Its counters are added to the
+// targets'.
 void add_walk(const TreeBuild& targets, int n, Body* acc, float* work, const Body* second, const float* second_work,
               const WalkCounters* second_queue);
 

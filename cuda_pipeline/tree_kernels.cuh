@@ -507,8 +507,8 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
 }
 
 // A second walk of the same groups (`second`, `second_work`: its sums and terms) added to the first
-// (acc, work: null when not weighed) as the first had added it with `accumulate` (store_group):
-// the same bits. Thread 0 adds the second walk's counters to the first's.
+// (acc: null to leave the sums apart; work: null when not weighed) as the first had added it with
+// `accumulate` (store_group): the same bits. Thread 0 adds the second walk's counters to the first's.
 __global__ void add_second_walk(Body* acc, float* work, const Body* __restrict__ second, const float* __restrict__ second_work,
                          int n, WalkCounters* counters, const WalkCounters* __restrict__ second_counters) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -517,8 +517,10 @@ __global__ void add_second_walk(Body* acc, float* work, const Body* __restrict__
     counters->overflow |= second_counters->overflow;
   }
   if (i >= n) return;
-  const Body a = acc[i], b = second[i];
-  acc[i] = {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+  if (acc) {
+    const Body a = acc[i], b = second[i];
+    acc[i] = {a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w};
+  }
   if (work) work[i] += second_work[i];
 }
 

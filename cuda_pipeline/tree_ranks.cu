@@ -174,7 +174,8 @@ std::vector<T> TreeRanks::local(const DeviceBuffer<T>& b) const {
 }
 
 void TreeRanks::grow(int n) {
-  for (auto* b : {&pos_[0], &pos_[1], &vel_[0], &vel_[1], &acc_, &acc_remote_}) ensure(*b, n);
+  for (auto* b : {&pos_[0], &pos_[1], &vel_[0], &vel_[1]}) ensure(*b, n);
+  ensure(acc_, 2 * static_cast<std::size_t>(n));
   for (auto* b : {&id_[0], &id_[1]}) ensure(*b, n);
   for (auto* b : {&work_[0], &work_[1], &work_remote_}) ensure(*b, n);
 }
@@ -195,6 +196,7 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   eps2_ = static_cast<float>(params.eps2());
   first_.clear();
   next_.clear();
+  next_cut_ = false;
   weighed_ = false;
   exchange_time_ = {};
   for (double& s : part_s_) s = 0;
@@ -338,7 +340,7 @@ void TreeRanks::move() {
   if (cut) move_sorted();  // the keys sorted to cut the ranges: the build merges what the move leaves
   else move_in_place();
   ensure(pos_[1 - cur_], n_);  // the kick-drift's other side
-  for (auto* b : {&acc_, &acc_remote_}) ensure(*b, n_);
+  ensure(acc_, 2 * static_cast<std::size_t>(n_));
   ensure(work_remote_, n_);
   exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
 }
@@ -778,7 +780,7 @@ int TreeRanks::unpack_received(const std::vector<Wire>& in) {
   return r;
 }
 
-int TreeRanks::forces(bool weigh, bool potential) {
+int TreeRanks::forces(bool weigh, bool potential, bool apart) {
   const int n = n_, me = ex_.rank();
   // The cube is the move's: the same bodies at the same places, only held by other ranks.
   sort_in_cube();
@@ -833,12 +835,12 @@ int TreeRanks::forces(bool weigh, bool potential) {
     // sums of their own (its queue remote_'s counters). With quadrupoles every received cell is a
     // leaf of its own, taken whole with its moments: nothing is listed as a bucket but single bodies.
     remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
-                        walk_.quadrupole ? 1 : walk_.leaf_size, potential, acc_remote_.get(),
+                        walk_.quadrupole ? 1 : walk_.leaf_size, potential, remote_acc(),
                         weigh ? work_remote_.get() : nullptr, false, {nullptr, remote_.counters(), 0});
   }
   CUDA_CHECK(cudaStreamWaitEvent(nullptr, walk_end_));
   if (r > 0) {  // each body's two sums added as one walk adds the second to the first
-    add_walk(local_, n, acc_.get(), work, acc_remote_.get(), work_remote_.get(), remote_.counters());
+    add_walk(local_, n, apart ? nullptr : acc_.get(), work, remote_acc(), work_remote_.get(), remote_.counters());
   }
   mark(11);
   check_overflow(local_);
@@ -858,10 +860,13 @@ void TreeRanks::step(int count) {
     move();
     moved_ += leaving_;
     mark(5);
-    forces(true);
-    if (n_ > 0)  // cpu32's kick-drift (integrate_kernels.cuh), one split
+    // The received trees' sums left apart: the kick adds them (cpu32's kick-drift, integrate_kernels.cuh,
+    // with them as a second split: the sum a separate pass would have made, and one pass less).
+    const int received = forces(true, false, true);
+    const int splits = received > 0 ? 2 : 1, stride = static_cast<int>(remote_acc() - acc_.get());
+    if (n_ > 0)
       integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_[held_].get(), acc_.get(), 0, n_,
-                                               1, n_, dt_);
+                                               splits, stride, dt_);
     CUDA_CHECK(cudaGetLastError());
     mark(kPartCount);
     CUDA_CHECK(cudaEventSynchronize(marks_[kPartCount]));

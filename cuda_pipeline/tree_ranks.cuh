@@ -33,8 +33,9 @@
 //              nccl_exchange.cuh, else through the host in one all-to-all) and the tree built over
 //              what arrived (its leaves are cells with their own box and moments, and bodies); that
 //              tree's walk starts on the spare SMs and takes the others as the first walk leaves
-//              them; the two walks' sums added
-//  5. kick-drift
+//              them; the two walks' terms added
+//  5. kick-drift with the two walks' sums added as it reads them (a force pass for diagnostics
+//              adds them in a pass of its own: the same sums)
 //
 // The same bits run after run for a given number of ranks; every call is collective.
 #pragma once
@@ -122,8 +123,11 @@ class TreeRanks {
   std::size_t trade_on_device(const std::vector<int>& at);
   std::size_t trade_on_host(const std::vector<int>& at);
   // 2-4, with `weigh` each body's terms into its work, with `potential` each body's potential in
-  // acc_'s w. Returns the entries received (the essential trees' cells and bodies).
-  int forces(bool weigh, bool potential = false);
+  // acc_'s w; the received trees' sums added to acc_, or with `apart` left at remote_acc() (the
+  // kick adds them). Returns the entries received (the essential trees' cells and bodies).
+  int forces(bool weigh, bool potential = false, bool apart = false);
+  // The received trees' walk's sums: acc_'s second half (integrate()'s second split).
+  Body* remote_acc() const { return acc_.get() + acc_.size() / 2; }
   void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
   void common_cube();   // the cube of every rank's bodies (collective), into cube_
   void sort_in_cube();  // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
@@ -166,11 +170,10 @@ class TreeRanks {
   // The state of this rank's bodies (n_ of them, capacity for more): positions and masses
   // (pos_[cur_]: double-buffered for the kick-drift and the move), velocities, ids (the index in the
   // run) and work (vel_[held_] and so on: double-buffered for move_sorted()), accelerations.
-  DeviceBuffer<Body> pos_[2], vel_[2], acc_;
+  DeviceBuffer<Body> pos_[2], vel_[2], acc_;  // acc_: the own walk's sums, then the received trees' (remote_acc())
   DeviceBuffer<unsigned long long> id_[2];
   DeviceBuffer<float> work_[2];
-  DeviceBuffer<Body> acc_remote_;  // the walk of the received trees' sums, and terms, added to acc_ and work_
-  DeviceBuffer<float> work_remote_;
+  DeviceBuffer<float> work_remote_;  // the received trees' walk's terms, added to work_
   // A move's leavers in key order (this rank's own range left out), and the arrivals in rank order
   // (load_range: the block as loaded).
   DeviceBuffer<key_ranges::Body> travel_[2];
@@ -218,7 +221,8 @@ class TreeRanks {
   // its ends, the host's waits between them included (an all-gather leaves the GPU idle). cube: the
   // common cube; ranges: the bodies weighed by range and, where the ranges are cut afresh, the keys
   // sorted and the search; pack: the leavers found and packed (moving in place, with the bodies'
-  // classification where the ranges were not weighed: given, or no step had weighed the bodies). From the
+  // classification where this move did not weigh the ranges: given, weighed by split_state(), or
+  // no step had weighed the bodies). From the
   // end of the build the rank's own walk runs on walk_stream_: domains, select, wait (for what the
   // others sent) and remote (the tree over it) run beside it, and walks is the rest of both walks.
   static constexpr const char* kParts[] = {"cube",    "ranges", "pack", "trade", "unpack", "build",

@@ -268,8 +268,8 @@ __global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key firs
   t.walked[i] = w;
 }
 
-// Room for one level of domain_boxes' walk: the nodes of more than `most` bodies on one level of
-// the tree are disjoint, fewer than n / most <= 512 of them, and their children are what it holds.
+// Room for one level of domain_boxes' walk: the nodes of more than `most` bodies it holds on one
+// level of the tree are disjoint, so fewer than n / most <= 512 of them.
 constexpr int kDomainLevel = 1024;
 
 // A rank's domain as boxes: those of the nodes of at most `most` bodies whose parent has more (or

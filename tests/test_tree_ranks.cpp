@@ -541,8 +541,9 @@ TEST_P(TreeRanks, MovesKeepEveryBodysState) {
 // some cut them afresh.
 TEST_P(TreeRanks, ACheckpointLeavesTheRunAsItWas) {
   const Bodies b = unequal_plummer(20001);
-  std::vector<Energy> energies;
+  std::vector<std::optional<Energy>> energies;
   std::vector<Bodies> states;
+  std::vector<long long> recuts;
   for (const bool checkpoints : {false, true}) {
     test_ranks::run(3, [&](Exchange& ex) {
       const auto t = make_tree(rung(), 0.5);
@@ -552,16 +553,20 @@ TEST_P(TreeRanks, ACheckpointLeavesTheRunAsItWas) {
         if (checkpoints) t->split_state();
         t->step(1);
       }
+      const long long cut = t->exchange_time().recuts;  // the load's cut among them
       const std::optional<Energy> e = t->own_energy();
       Bodies end;
       t->read(end);
-      if (ex.rank() == 0) energies.push_back(e.value_or(Energy{})), states.push_back(end);
+      if (ex.rank() == 0) energies.push_back(e), states.push_back(end), recuts.push_back(cut);
     });
   }
   ASSERT_EQ(states.size(), 2u);
-  EXPECT_TRUE(same_bits(states[0], states[1]));
-  EXPECT_EQ(energies[0].kinetic, energies[1].kinetic);
-  EXPECT_EQ(energies[0].potential, energies[1].potential);
+  EXPECT_EQ(recuts[0], recuts[1]);
+  EXPECT_GE(recuts[1], 3) << "the steps cut their ranges afresh no more than twice after the load";
+  EXPECT_TRUE(same_bits(states[0], states[1]));  // (the same tree either way where the keys are distinct)
+  ASSERT_TRUE(energies[0].has_value() && energies[1].has_value());
+  EXPECT_EQ(energies[0]->kinetic, energies[1]->kinetic);
+  EXPECT_EQ(energies[0]->potential, energies[1]->potential);
 }
 
 // ---- hard inputs across ranks -------------------------------------------------------------------
