@@ -222,13 +222,15 @@ void TreeBuild::find_groups(int n, int group) {
 }
 
 Walker::Walker(int device, bool quadrupole) : quadrupole_(quadrupole) {
-  int sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
+  int per_sm[2] = {};  // without and with body buckets (Walker::walk's choice); the potential's the same
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, quadrupole ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
-  per_sm_ = std::max(per_sm, 1);
-  walkers_ = sms * per_sm_ * kWarps;
-  stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(walkers_) * kStack);
+      &per_sm[0], quadrupole ? tree::walk<kWarps, kPer, false, true> : tree::walk<kWarps, kPer>, kWarps * 32, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm[1], quadrupole ? tree::walk<kWarps, kPer, false, true, true> : tree::walk<kWarps, kPer, false, false, true>,
+      kWarps * 32, 0));
+  for (int k = 0; k < 2; ++k) per_sm_[k] = std::max(per_sm[k], 1);
+  stacks_ = DeviceBuffer<int>(static_cast<std::size_t>(sms_) * std::max(per_sm_[0], per_sm_[1]) * kWarps * kStack);
 }
 
 void Walker::walk(const TreeBuild& targets, const Source& src, float theta2, float eps2, int leaf_size, bool potential,
@@ -241,12 +243,18 @@ void Walker::walk(const TreeBuild& targets, const Source& src, float theta2, flo
   }
   static_assert(offsetof(WalkCounters, spared) == offsetof(WalkCounters, next) + sizeof(int), "next, then spared");
   CUDA_CHECK(cudaMemsetAsync(&c->next, 0, 2 * sizeof(int), launch.stream));  // next and spared
-  const auto kernel = quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
-                                  : (potential ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>);
-  kernel<<<walkers_ / kWarps, kWarps * 32, 0, launch.stream>>>(targets.sorted(), targets.order(), targets.nodes(),
-                                                               targets.groups(), src, c, stacks_.get(), theta2, eps2,
-                                                               leaf_size, acc, work, accumulate, launch.spare_sms,
-                                                               launch.spare_sms * per_sm_);
+  const bool body_buckets = src.holds_cells != nullptr;
+  const auto kernel =
+      body_buckets
+          ? (quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true, true> : tree::walk<kWarps, kPer, false, true, true>)
+                         : (potential ? tree::walk<kWarps, kPer, true, false, true> : tree::walk<kWarps, kPer, false, false, true>))
+          : (quadrupole_ ? (potential ? tree::walk<kWarps, kPer, true, true> : tree::walk<kWarps, kPer, false, true>)
+                         : (potential ? tree::walk<kWarps, kPer, true> : tree::walk<kWarps, kPer>));
+  const int per_sm = per_sm_[body_buckets ? 1 : 0];
+  kernel<<<sms_ * per_sm, kWarps * 32, 0, launch.stream>>>(targets.sorted(), targets.order(), targets.nodes(),
+                                                           targets.groups(), src, c, stacks_.get(), theta2, eps2, leaf_size,
+                                                           acc, work, accumulate, launch.spare_sms,
+                                                           launch.spare_sms * per_sm);
   CUDA_CHECK(cudaGetLastError());
 }
 

@@ -106,7 +106,7 @@ class Walker {
 
  private:
   bool quadrupole_;
-  int walkers_ = 0, per_sm_ = 1;  // warps in all; blocks an SM holds
+  int sms_ = 0, per_sm_[2] = {1, 1};  // the device's SMs; blocks an SM holds (without body buckets, with)
   DeviceBuffer<int> stacks_;
 };
 

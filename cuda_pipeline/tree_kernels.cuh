@@ -428,7 +428,8 @@ __device__ __forceinline__ bool spared(WalkCounters* counters, int spare_sms, in
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
 // itself in its bucket, once). kQuad: cells taken whole carry their quadrupoles, in a list of their
-// own.
+// own. kBodyBuckets: src.holds_cells marks the nodes opened where they would be listed (distributed,
+// the tree over the received entries: a bucket is only ever bodies).
 //
 // The groups are of the tree `t` (its bodies `sorted`, at indices `order`); the nodes walked are of
 // `src`: the same tree, or (distributed) the tree of the essential trees received, whose sums are
@@ -436,7 +437,7 @@ __device__ __forceinline__ bool spared(WalkCounters* counters, int spare_sms, in
 // find themselves on SMs below `spare_sms` return at once: the grid is as many blocks as the device
 // keeps resident, so those SMs are left whole to work on other streams, and a walk whose blocks all
 // land there (the SMs above it held by other work) still walks.
-template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false>
+template <int kWarps, int kPer, bool kPotential = false, bool kQuad = false, bool kBodyBuckets = false>
 __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sorted, const int* __restrict__ order,
                                                     Nodes t, const int* __restrict__ groups, Source src,
                                                     WalkCounters* counters, int* stacks, float theta2, float eps2,
@@ -480,6 +481,8 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
         c = __ldg(&src.t.com[node]);
         m4 = __ldg(&src.t.walked[node]);
         kind = opening_test<kQuad>(c, m4, glo, ghi, theta2, leaf_size);
+        if constexpr (kBodyBuckets)
+          if (kind == Bucket && node < src.n - 1 && src.holds_cells[node]) kind = Open;
       }
       terms += list_cells<kQuad>(src.t, node, kind == Cell, c, lane, list, listed, cells, celled, l, eps2);
       // Cells opened: both children onto the stack, in lane order. The left child ends at the split

@@ -82,11 +82,14 @@ struct WalkCounters {
 };
 
 // The tree a walk takes its cells and bodies from: its nodes and its n bodies in Morton order (the
-// leaf of sorted body k is node n - 1 + k).
+// leaf of sorted body k is node n - 1 + k). holds_cells (else null; distributed, the tree over the
+// received entries): for each internal node of at most the leaf size, whether an entry under it is
+// a cell; such a node is opened where the walk would list it, so a bucket is only ever bodies.
 struct Source {
   const Body* sorted;
   int n;
   Nodes t;
+  const unsigned char* holds_cells = nullptr;
 };
 
 // What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.

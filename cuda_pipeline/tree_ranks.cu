@@ -827,15 +827,20 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
     remote_.sort(inbox_com_.get(), r);
     remote_.build(inbox_com_.get(), r, inbox_.get());
     if (r > 1) cut_cells<<<blocks(r - 1), kBlock>>>(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], false);
+    ensure(holds_cells_, static_cast<std::size_t>(std::max(r - 1, 1)));
+    if (r > 1) holds_cells<<<blocks(r - 1), kBlock>>>(remote_.nodes(), r, walk_.leaf_size, holds_cells_.get());
     CUDA_CHECK(cudaGetLastError());
   }
   mark(10);
   if (r > 0) {
     // The same groups walk it, from the spare SMs onto the others as the first walk leaves them, into
-    // sums of their own (its queue remote_'s counters). With quadrupoles every received cell is a
-    // leaf of its own, taken whole with its moments: nothing is listed as a bucket but single bodies.
-    remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes()}, walk_.theta2, eps2_,
-                        walk_.quadrupole ? 1 : walk_.leaf_size, potential, remote_acc(),
+    // sums of their own (its queue remote_'s counters). A bucket it lists is bodies only, as one
+    // process's is: a node of entries among which is a cell is opened (holds_cells). Listed, such a
+    // node would sum one by one cells one process's walk takes together (a bucket of B entries, some
+    // of them cells of many bodies, spans more than a bucket of B bodies), and with quadrupoles drop
+    // their moments.
+    remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes(), holds_cells_.get()}, walk_.theta2, eps2_,
+                        walk_.leaf_size, potential, remote_acc(),
                         weigh ? work_remote_.get() : nullptr, false, {nullptr, remote_.counters(), 0});
   }
   CUDA_CHECK(cudaStreamWaitEvent(nullptr, walk_end_));

@@ -33,7 +33,8 @@
 //              nccl_exchange.cuh, else through the host in one all-to-all) and the tree built over
 //              what arrived (its leaves are cells with their own box and moments, and bodies); that
 //              tree's walk starts on the spare SMs and takes the others as the first walk leaves
-//              them; the two walks' terms added
+//              them, and lists a bucket only where it is bodies (one process's buckets); the two
+//              walks' terms added
 //  5. kick-drift with the two walks' sums added as it reads them (a force pass for diagnostics
 //              adds them in a pass of its own: the same sums)
 //
@@ -179,6 +180,7 @@ class TreeRanks {
   DeviceBuffer<key_ranges::Body> travel_[2];
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
+  DeviceBuffer<unsigned char> holds_cells_;  // the remote tree's small nodes that hold a cell (holds_cells)
   // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the census, the
   // essential trees' selection and its counts and offsets.
   DeviceBuffer<double> work_sorted_, running_, sample_below_;

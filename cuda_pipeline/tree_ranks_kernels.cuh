@@ -10,6 +10,8 @@
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
 //              cell of one process's tree there also holds other ranks' bodies
+//  holds_cells the received tree's nodes of at most a bucket's entries that hold a cell: opened,
+//              so that a bucket the walk lists is bodies only
 //  domain      a rank's domain as the boxes of its tree's nodes of at most n / 512 bodies, found
 //              from the root down
 //  essential   the nodes and bodies each other rank's domain needs (its locally essential tree):
@@ -266,6 +268,19 @@ __global__ void cut_cells(const Key* __restrict__ keys, int n, Nodes t, Key firs
   int4 w = t.walked[i];
   w.x = __float_as_int(INFINITY);
   t.walked[i] = w;
+}
+
+// Internal node i of the tree over the received entries: whether it holds at most `leaf_size`
+// entries and one of them is a cell (bmax > 0; a body's is 0), so that the walk opens it where it
+// would list its entries as bodies (Source::holds_cells).
+__global__ void holds_cells(Nodes t, int n, int leaf_size, unsigned char* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n - 1) return;
+  const int2 r = t.range[i];
+  bool cell = false;
+  if (r.y - r.x < leaf_size)
+    for (int k = r.x; k <= r.y; ++k) cell = cell || t.bmax2[n - 1 + k] > 0;
+  out[i] = cell;
 }
 
 // Room for one level of domain_boxes' walk: the nodes of more than `most` bodies it holds on one
