@@ -378,9 +378,10 @@ TEST_P(TreeRanks, ErrorIsOneProcesssOnEveryRankCount) {
 // cuda:tree's walk of the tree over the received entries lists a bucket only where it is bodies (a
 // bucket of entries, some of them cells of many bodies, spans more than a bucket of bodies, and
 // listed it sums one by one cells one process's walk takes together): on 2, 3 and 4 ranks the
-// ranks' terms together are within 3% of one process's (Plummer with unequal masses, N = 100001,
-// theta 0.5, leaves of 16 bodies, both kinds of cell; listing them had cost 9 to 16% more with
-// monopole cells), and the force error
+// ranks' terms together are no more than 3% above one process's and no fewer than 99% of them
+// (Plummer with unequal masses, N = 100001, theta 0.5, leaves of 16 bodies, both kinds of cell;
+// listing them had cost 9 to 16% more with monopole cells; a walk that took whole what one
+// process lists as a bucket's bodies would sum fewer, with a larger error), and the force error
 // against float64 on 2 ranks within 5% of one process's.
 TEST(TreeRanksCuda, ReceivedBucketsAreBodiesOnly) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable_reason("cuda:tree"));
@@ -399,6 +400,7 @@ TEST(TreeRanksCuda, ReceivedBucketsAreBodiesOnly) {
       std::printf("%s, %d ranks: %.6g terms against one process's %.6g (%+.2f%%)\n", what, ranks, terms, terms1,
                   100 * (terms / terms1 - 1));
       EXPECT_LT(terms, 1.03 * terms1) << what << ", " << ranks << " ranks";
+      EXPECT_GT(terms, 0.99 * terms1) << what << ", " << ranks << " ranks";
       if (ranks == 2) {
         if (ref.empty()) ref = fp64(b);
         const auto [median1, p99_1] = error_percentiles(a1, ref);
