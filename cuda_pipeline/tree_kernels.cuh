@@ -424,6 +424,21 @@ __device__ __forceinline__ bool spared(WalkCounters* counters, int spare_sms, in
   return leave;
 }
 
+// What the walk does with `node` of `src` (None for no node, -1), its centre of mass and mass into c
+// and its bmax2's bits, first body, count and split into m4. kBodyBuckets: a bucket that holds a cell
+// (src.holds_cells; internal nodes only) is opened, so that a bucket listed is bodies only.
+template <bool kQuad, bool kBodyBuckets>
+__device__ __forceinline__ NodeKind node_kind(const Source& src, int node, const float4& glo, const float4& ghi,
+                                              float theta2, int leaf_size, float4& c, int4& m4) {
+  if (node < 0) return None;
+  c = __ldg(&src.t.com[node]);
+  m4 = __ldg(&src.t.walked[node]);
+  const NodeKind kind = opening_test<kQuad>(c, m4, glo, ghi, theta2, leaf_size);
+  if constexpr (kBodyBuckets)
+    if (kind == Bucket && node < src.n - 1 && src.holds_cells[node]) return Open;
+  return kind;
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -474,16 +489,9 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
       top -= take;
       const int node = lane < take ? stack[top + lane] : -1;
       __syncwarp();  // every lane has its node before the pushes below overwrite the stack
-      NodeKind kind = None;
       float4 c = {};
       int4 m4 = {};  // bmax2's bits, first body, count, split
-      if (node >= 0) {
-        c = __ldg(&src.t.com[node]);
-        m4 = __ldg(&src.t.walked[node]);
-        kind = opening_test<kQuad>(c, m4, glo, ghi, theta2, leaf_size);
-        if constexpr (kBodyBuckets)
-          if (kind == Bucket && node < src.n - 1 && src.holds_cells[node]) kind = Open;
-      }
+      const NodeKind kind = node_kind<kQuad, kBodyBuckets>(src, node, glo, ghi, theta2, leaf_size, c, m4);
       terms += list_cells<kQuad>(src.t, node, kind == Cell, c, lane, list, listed, cells, celled, l, eps2);
       // Cells opened: both children onto the stack, in lane order. The left child ends at the split
       // body, the right starts after it; a child of one body is that body's leaf.
