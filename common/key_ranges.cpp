@@ -277,6 +277,11 @@ std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std:
   return owner;
 }
 
+std::vector<Pipeline::ReceivedCell> gather_received(Exchange& ex, int rank, const std::vector<Pipeline::ReceivedCell>& mine) {
+  const std::vector<Pipeline::ReceivedCell> none;
+  return records_of<Pipeline::ReceivedCell>(ex.allgatherv(bytes_of(ex.rank() == rank ? mine : none)));
+}
+
 long long first_non_finite(Exchange& ex, const std::vector<Body>& mine) {
   long long first = LLONG_MAX;
   for (const Body& b : mine)

@@ -111,6 +111,10 @@ const std::vector<OptionRow> kOptions{
     {"tree_cells", "--tree-cells", "", "", V{0LL}, "",
      "the cells of cpu:tree's octree, built over the bodies drawn (the rung's leaf size where it is a tree, else "
      "cpu:tree's), down to D levels below the root", "", "D"},
+    {"received_cells", "--received-cells", "", "", V{-1LL}, "",
+     "Frames: draw the cells rank R received whole from the other ranks at its last force pass (its locally "
+     "essential tree's cells, each summed as one term), each in the colour of the rank that sent it (a tree "
+     "rung under mpirun; -1: none)", "", "R"},
     {"snapshot_every", "--snapshot-every", "", "", V{0LL}, ">= 0",
      "Write DIR/snapshot_NNNNNN.h5 (.bin, .csv) at step 0, every K steps and the last (synchronised velocities: "
      "one diagnostics pass each; 0: none)", "", "K"},

@@ -197,6 +197,17 @@ class Pipeline {
   // The rank that computes each of the n bodies now, by index (collective where distributed): a
   // split that moves the bodies says where each went; the blocks are fixed. All 0 in one process.
   virtual std::vector<int> owners(std::size_t n) const;
+  // A cell of another rank's tree that this rank received whole at its last force pass (a leaf of its
+  // locally essential tree, summed as one term): the box of the cell's bodies, its mass and the rank
+  // that sent it.
+  struct ReceivedCell {
+    float lo[3], hi[3];
+    float mass;
+    int from;
+  };
+  // The cells `rank` received whole at its last force pass, on every rank (collective where
+  // distributed): a split by key ranges; none for one process or any other split.
+  virtual std::vector<ReceivedCell> received_cells(int /*rank*/) const { return {}; }
 
  protected:
   // This rank's block of n bodies: [0, n) in one process.

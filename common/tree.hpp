@@ -62,6 +62,9 @@ class Octree {
   // walk until the next build(). A body's list is then what walking each rank's whole tree would
   // give it: a cell kept without its subtree is far from every body in the box it was cut for.
   void graft(const std::vector<std::vector<std::byte>>& received);
+  // The cells the grafted trees hold whole (taken as one term by every walk of this tree), since the
+  // last build(): each with its box, its mass and its sender's place among graft()'s messages.
+  const std::vector<Pipeline::ReceivedCell>& received_cells() const { return received_; }
 
   // A cell as a picture draws it: the box of its bodies (for a leaf, the box the opening test
   // measures a cell's distance to) and its level, the octant splits above it.
@@ -123,6 +126,7 @@ class Octree {
   std::vector<float> sx_, sy_, sz_, sm_;  // the bodies in Morton order
   std::vector<Node> nodes_;               // pre-order: a node's children follow it
   std::vector<Far> far_;                  // the same nodes, as the walk reads them
+  std::vector<Pipeline::ReceivedCell> received_;  // received_cells()
 };
 
 // The rung: cpu32's float32 state in index order (Float32Soa); each step builds the tree and takes
@@ -150,6 +154,7 @@ class CpuTree final : public Float32Soa {
 
   std::size_t held() const override { return mine_.size(); }
   std::vector<int> owners(std::size_t n) const override;
+  std::vector<ReceivedCell> received_cells(int rank) const override;
   std::optional<OwnPass> own_pass(const std::vector<std::size_t>& sample, bool stagger) override;
 
  private:

@@ -215,6 +215,10 @@ std::vector<int> CpuTree::owners(std::size_t n) const {
   return exchange() ? kr::gather_owners(*exchange(), mine_, n) : Float32Soa::owners(n);
 }
 
+std::vector<Pipeline::ReceivedCell> CpuTree::received_cells(int rank) const {
+  return exchange() ? kr::gather_received(*exchange(), rank, tree_.received_cells()) : std::vector<ReceivedCell>{};
+}
+
 long long CpuTree::first_non_finite() {
   return exchange() ? kr::first_non_finite(*exchange(), mine_) : Float32Soa::first_non_finite();
 }

@@ -91,6 +91,9 @@ class Tree final : public BodySystem<float> {
   }
   std::size_t held() const override { return ranks_ ? ranks_->held() : 0; }
   std::vector<int> owners(std::size_t n) const override { return ranks_ ? ranks_->owners(n) : Pipeline::owners(n); }
+  std::vector<ReceivedCell> received_cells(int rank) const override {
+    return ranks_ ? ranks_->received_cells(rank) : std::vector<ReceivedCell>{};
+  }
   std::optional<OwnPass> own_pass(const std::vector<std::size_t>& sample, bool stagger) override {
     if (ranks_) return ranks_->own_pass(sample, stagger);
     if (n() == 0 || !sample.empty() || stagger) return std::nullopt;  // one process: the energy alone

@@ -819,6 +819,7 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
     travel = seconds_since(t1);
     in = deliver_from_host(got);
   }
+  received_ = n > 0 ? in : std::vector<Wire>(in.size(), Wire{0, 0});  // (a rank without bodies takes none in)
   const int r = n > 0 ? unpack_received(in) : 0;
   mark(9);
   if (r > 0) {
@@ -951,6 +952,25 @@ std::vector<Traveller> TreeRanks::records() const {
 void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
 
 std::vector<int> TreeRanks::owners(std::size_t n) const { return kr::gather_owners(ex_, records(), n); }
+
+std::vector<Pipeline::ReceivedCell> TreeRanks::received_cells(int rank) const {
+  std::vector<Pipeline::ReceivedCell> mine;
+  if (ex_.rank() == rank) {
+    std::size_t entries = 0;
+    for (const Wire& w : received_) entries += w.cells + w.bodies;
+    std::vector<Received> in(entries);
+    if (entries > 0) inbox_.download(in.data(), 0, entries);
+    std::size_t at = 0;
+    for (std::size_t from = 0; from < received_.size(); ++from) {  // in rank order: each rank's cells, then its bodies
+      for (std::size_t k = at; k < at + received_[from].cells; ++k) {
+        const Received& c = in[k];
+        mine.push_back({{c.lo.x, c.lo.y, c.lo.z}, {c.hi.x, c.hi.y, c.hi.z}, c.com.w, static_cast<int>(from)});
+      }
+      at += received_[from].cells + received_[from].bodies;
+    }
+  }
+  return kr::gather_received(ex_, rank, mine);
+}
 
 long long TreeRanks::first_non_finite() {
   unsigned long long first = ~0ULL;

@@ -100,6 +100,7 @@ class TreeRanks {
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
   std::vector<int> owners(std::size_t n) const;  // each body's rank, by index (gathered)
+  std::vector<Pipeline::ReceivedCell> received_cells(int rank) const;  // Pipeline's (gathered)
   Pipeline::OwnPass own_pass(const std::vector<std::size_t>& sample, bool stagger);  // Pipeline's
   ExchangeTime exchange_time() const;
 
@@ -217,6 +218,7 @@ class TreeRanks {
   ExchangeTime exchange_time_;
   DeviceBuffer<std::byte> outbox_, inbox_bytes_;  // the essential trees sent, and received
   DeviceExchange* nccl_ = nullptr;                // null: through the host
+  std::vector<Wire> received_;                    // what each rank sent at the last force pass (inbox_)
   Stream comm_stream_;
   Event selected_, comm_start_, comm_end_, packed_, traded_;
   // The parts of a step (kParts), timed on the default stream: each the time between the events at

@@ -107,7 +107,15 @@ void RunCommand::frame([[maybe_unused]] long long step) {
   }
   const std::vector<int> ranks = a_.colour == "rank" ? run_->owners() : std::vector<int>{};  // collective
   if (a_.colour == "rank") label.push_back(viewer::rank_legend(World::size()));
-  const std::string png = frames_->png(run_->rung(), rung(run_->name()).state == StateHome::GlTexture, label, ranks);
+  std::vector<Pipeline::ReceivedCell> received;
+  if (a_.received_cells >= 0) {
+    received = run_->rung().received_cells(static_cast<int>(a_.received_cells));  // collective
+    label.push_back("cells rank " + std::to_string(a_.received_cells) + " received: " + std::to_string(received.size()) +
+                    (a_.colour == "rank" ? " (each in its sender's colour)" : ""));
+    if (a_.colour != "rank") label.push_back(viewer::rank_legend(World::size()) + " (the senders)");
+  }
+  const std::string png =
+      frames_->png(run_->rung(), rung(run_->name()).state == StateHome::GlTexture, label, ranks, received);
   write_output((std::filesystem::path(a_.out) / file).string(), png);
   frames_s_ += since(t0), ++frames_written_;
 #endif
@@ -230,6 +238,7 @@ int run(RunArgs& a) {
   check_outputs(a);
   place_on_device(a.spec.cfg.pipeline);
   auto r = resumed ? std::make_unique<Run>(std::move(*resumed), a.spec.cfg.pipeline) : std::make_unique<Run>(a.spec);
+  check_received_cells(a, r->name());
   return RunCommand(a, std::move(r)).go();
 }
 

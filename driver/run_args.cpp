@@ -40,7 +40,7 @@ void check_kept_outputs(const RunArgs& a) {
   else if (a.given("--snapshot-format"))
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
   if (!a.given("--frames") || a.frames == 0)
-    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw", "--tree-cells"})
+    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw", "--tree-cells", "--received-cells"})
       if (a.given(option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
     throw InputError("--colour '" + a.colour + "': frames take plain, speed, species or rank");
@@ -160,6 +160,23 @@ void check_outputs(RunArgs& a) {
   if (names_stdout(a.json) || names_stdout(a.save)) summary_to_stderr();
 }
 
+void check_received_cells(const RunArgs& a, const std::string& name) {
+  if (a.received_cells < 0) {
+    if (a.received_cells != -1)
+      throw InputError("--received-cells " + std::to_string(a.received_cells) + ": expected a rank, 0.." +
+                       std::to_string(World::size() - 1) + " (-1: none)");
+    return;
+  }
+  if (rung(name).split != Split::KeyRanges)
+    throw InputError("--received-cells: " + name + " does not split by key ranges, so no rank receives cells "
+                     "(cpu:tree and cuda:tree do, under mpirun)");
+  if (World::size() < 2)
+    throw InputError("--received-cells: one process receives no cells; run it under mpirun -np P, P >= 2");
+  if (a.received_cells >= World::size())
+    throw InputError("--received-cells " + std::to_string(a.received_cells) + ": expected a rank, 0.." +
+                     std::to_string(World::size() - 1));
+}
+
 std::string resume_outputs(const RunArgs& a) {
   std::string s = shell_quoted(checkpoint_path(a.out)) + " --out " + shell_quoted(a.out);
   if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
@@ -171,6 +188,7 @@ std::string resume_outputs(const RunArgs& a) {
                   a.view_tilt, a.view_yaw);
     s += view;
     if (a.tree_cells > 0) s += " --tree-cells " + std::to_string(a.tree_cells);
+    if (a.received_cells >= 0) s += " --received-cells " + std::to_string(a.received_cells);
   }
   if (!a.save.empty()) s += " --save " + shell_quoted(a.save);
   if (!a.json.empty()) s += " --json " + shell_quoted(a.json);
@@ -200,6 +218,7 @@ Command add_run(CLI::App& app) {
   add_row(*sub, "view_tilt", a->view_tilt, frames("view_tilt"));
   add_row(*sub, "view_yaw", a->view_yaw, frames("view_yaw"));
   add_row(*sub, "tree_cells", a->tree_cells, tree_cells_help("Frames: draw"));
+  add_row(*sub, "received_cells", a->received_cells);
   add_row(*sub, "snapshot_every", a->snapshot_every);
   add_row(*sub, "snapshot_format", a->snapshot_format);
   add_row(*sub, "checkpoint_every", a->checkpoint_every);

@@ -17,6 +17,7 @@ struct RunArgs {
   std::string colour = defaults::colour;  // frames: plain | speed | species | rank
   double view_radius = 0, view_tilt = defaults::view_tilt, view_yaw = 0;
   long long tree_cells = 0;  // frames: the octree's cells drawn down to this many levels (0: none)
+  long long received_cells = -1;  // frames: the cells this rank received drawn (-1: none)
   std::string out;
   std::string save;
   long long snapshot_every = 0;
@@ -34,6 +35,9 @@ struct RunArgs {
 ReadRun read_resumed(RunArgs& a);
 // Every check of the outputs before any work (the run's own: check_spec, when the run is made).
 void check_outputs(RunArgs& a);
+// --received-cells for the rung `name`: a split by key ranges under mpirun, R one of its ranks;
+// throws InputError where not.
+void check_received_cells(const RunArgs& a, const std::string& name);
 // The checkpoint and the outputs this run was asked for: what the resume command repeats.
 std::string resume_outputs(const RunArgs& a);
 // The run (cmd_run.cpp): returns the exit code.

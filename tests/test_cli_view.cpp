@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <tuple>
 
 #include "cli_helpers.hpp"
 
@@ -337,6 +338,57 @@ TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
   const Result refused = nbody("view -n 64 --colour rank --offscreen --frame-count 1");
   EXPECT_EQ(refused.code, 2) << refused.err;
   EXPECT_NE(refused.err.find("run --frames under mpirun"), std::string::npos) << refused.err;
+}
+
+// run --frames --received-cells R: the cells rank R received whole from the others, drawn in their
+// senders' colours over the bodies. On 3 ranks with plain bodies, rank 0's frame gains green and
+// blue edges (ranks 1 and 2) and no red (a rank sends itself nothing); the label counts the cells.
+// Refused, each in one line: without --frames, in one process, for a rung split by blocks, past the
+// last rank.
+TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
+  REQUIRE_GL_CLI();
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
+  if (nbody("info").out.find("mpi:  built") == std::string::npos) GTEST_SKIP() << "nbody was built without MPI";
+  const std::string mpi = "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 3 ";
+  const auto leading = [](const Image& im) {  // pixels whose brightest channel leads the others by 1.4x
+    std::array<int, 3> count{};
+    for (int y = 60; y < im.h; ++y)  // below the label
+      for (int x = 0; x < im.w; ++x) {
+        const unsigned char* p = im.at(x, y);
+        const int c = static_cast<int>(std::max_element(p, p + 3) - p);
+        if (p[c] > 40 && p[c] >= 1.4 * p[(c + 1) % 3] && p[c] >= 1.4 * p[(c + 2) % 3]) ++count[c];
+      }
+    return count;
+  };
+  std::array<std::array<int, 3>, 2> lead{};
+  for (const bool cells : {false, true}) {
+    const fs::path out = scratch() / (cells ? "frames-received" : "frames-received-none");
+    fs::remove_all(out);
+    const Result r = nbody("run -p cpu:tree -n 20000 --steps 2 --frames 2 --colour plain --out '" + out.string() + "'" +
+                               (cells ? " --received-cells 0" : ""),
+                           mpi);
+    ASSERT_EQ(r.code, 0) << r.err;
+    lead[cells] = leading(load(out / "frame_000002.png"));
+  }
+  EXPECT_GT(lead[1][1], lead[0][1] + 300) << "rank 1's cells, green";
+  EXPECT_GT(lead[1][2], lead[0][2] + 300) << "rank 2's cells, blue";
+  EXPECT_LT(lead[1][0], lead[0][0] + 50) << "no red cell: rank 0 sends itself none";
+  const fs::path out = scratch() / "frames-received-bad";
+  fs::remove_all(out);
+  const std::string frames = " --frames 1 --out '" + out.string() + "'";
+  for (const auto& [args, prefix, says] :
+       {std::tuple{std::string("run -p cpu:tree -n 500 --steps 1 --received-cells 0"), mpi,
+                   std::string("--received-cells is for --frames K")},
+        std::tuple{"run -p cpu:tree -n 500 --steps 1 --received-cells 0" + frames, std::string(),
+                   std::string("one process receives no cells")},
+        std::tuple{"run -p cpu32 -n 500 --steps 1 --received-cells 0" + frames, mpi,
+                   std::string("cpu32 does not split by key ranges")},
+        std::tuple{"run -p cpu:tree -n 500 --steps 1 --received-cells 3" + frames, mpi,
+                   std::string("--received-cells 3: expected a rank, 0..2")}}) {
+    const Result r = nbody(args, prefix);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args << "\n" << r.err;
+  }
 }
 
 // run --frames: any pipeline (a non-GL one is read back), labelled frames, and the drawing timed as

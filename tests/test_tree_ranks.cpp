@@ -413,6 +413,68 @@ TEST(TreeRanksCuda, ReceivedBucketsAreBodiesOnly) {
   }
 }
 
+// The cells a rank received whole at its last force pass (what a frame draws with
+// --received-cells): on 3 ranks, cells from each other rank and none from itself, every one the box
+// of some of its sender's mass (no more than that rank holds) and far from the receiver: no body the
+// receiver holds lies in one (a cell taken whole is more than bmax / theta from the receiver's
+// bodies). Every rank gets the same list; one process receives none.
+TEST_P(TreeRanks, ReceivedCellsAreFarFromTheReceiversBodies) {
+  const Bodies b = unequal_plummer(20001);
+  constexpr int kRanks = 3;
+  std::vector<std::vector<std::vector<Pipeline::ReceivedCell>>> got(kRanks);  // [on rank][of rank]
+  Bodies state;
+  std::vector<int> owner;
+  test_ranks::run(kRanks, [&](Exchange& ex) {
+    const auto t = make_tree(rung(), 0.5);
+    t->distribute(&ex);
+    t->load(b, kParams);
+    t->step(1);
+    std::vector<Vec3> a;
+    t->accelerations(a);  // a force pass at the positions read below
+    Bodies s;
+    t->read(s);
+    const std::vector<int> o = t->owners(b.size());
+    for (int r = 0; r < kRanks; ++r) got[static_cast<std::size_t>(ex.rank())].push_back(t->received_cells(r));
+    if (ex.rank() == 0) state = s, owner = o;
+  });
+  std::vector<double> mass(kRanks, 0.0);
+  for (std::size_t i = 0; i < state.size(); ++i) mass[static_cast<std::size_t>(owner[i])] += state.pos[i].w;
+  for (int r = 0; r < kRanks; ++r) {
+    const std::vector<Pipeline::ReceivedCell>& cells = got[0][static_cast<std::size_t>(r)];
+    for (int on = 1; on < kRanks; ++on)
+      EXPECT_EQ(got[static_cast<std::size_t>(on)][static_cast<std::size_t>(r)].size(), cells.size()) << "rank " << r;
+    std::vector<double> from(kRanks, 0.0);
+    for (const Pipeline::ReceivedCell& c : cells) {
+      ASSERT_TRUE(c.from >= 0 && c.from < kRanks && c.from != r) << "rank " << r << " received a cell from " << c.from;
+      EXPECT_TRUE(c.lo[0] <= c.hi[0] && c.lo[1] <= c.hi[1] && c.lo[2] <= c.hi[2]) << "rank " << r;
+      EXPECT_GT(c.mass, 0.0f);
+      from[static_cast<std::size_t>(c.from)] += c.mass;
+    }
+    std::size_t inside = 0;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      if (owner[i] != r) continue;
+      const Vec4& p = state.pos[i];
+      for (const Pipeline::ReceivedCell& c : cells)
+        if (p.x >= c.lo[0] && p.x <= c.hi[0] && p.y >= c.lo[1] && p.y <= c.hi[1] && p.z >= c.lo[2] && p.z <= c.hi[2]) {
+          ++inside;
+          break;
+        }
+    }
+    EXPECT_EQ(inside, 0u) << "bodies of rank " << r << " inside a cell it received whole";
+    for (int q = 0; q < kRanks; ++q) {
+      if (q == r) continue;
+      EXPECT_GT(from[static_cast<std::size_t>(q)], 0.0) << "rank " << r << " received no cell from rank " << q;
+      EXPECT_LE(from[static_cast<std::size_t>(q)], mass[static_cast<std::size_t>(q)] * (1 + 1e-5))
+          << "rank " << r << " received more of rank " << q << "'s mass than it holds";
+    }
+  }
+  const auto one = make_tree(rung(), 0.5);
+  one->load(b, kParams);
+  std::vector<Vec3> a;
+  one->accelerations(a);
+  EXPECT_TRUE(one->received_cells(0).empty());
+}
+
 // After steps, the ranges follow the work: each rank's terms within 15% of an equal share, and a
 // rank given half the weight (--balance 1:2, a device half as fast) does about half the work.
 TEST_P(TreeRanks, StepsBalanceTheWork) {

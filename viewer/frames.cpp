@@ -81,7 +81,7 @@ FrameWriter::FrameWriter(const Scene& scene, Colour colour, int size, TreeCells 
 FrameWriter::~FrameWriter() = default;
 
 std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label,
-                             const std::vector<int>& ranks) {
+                             const std::vector<int>& ranks, const std::vector<Pipeline::ReceivedCell>& received) {
   Impl& m = *impl_;
   if (m.colour == Colour::Rank) m.upload_ranks(ranks);
   BodySource source{nullptr, &m.buffers};
@@ -97,6 +97,7 @@ std::string FrameWriter::png(Pipeline& pipeline, bool textured, const std::vecto
   glClear(GL_COLOR_BUFFER_BIT);
   m.renderer.draw(source, m.scene, m.scene.camera, m.colour, {0, 0, m.size, m.size}, m.rank_texture);
   if (m.cells.levels > 0) m.cell_renderer.draw(tree_boxes(m.host, m.cells), m.scene.camera, {0, 0, m.size, m.size});
+  m.cell_renderer.draw(received, m.scene.camera, {0, 0, m.size, m.size});
   float y = 6;
   for (const std::string& line : label) y = m.overlay.text(8, y, line);
   m.overlay.flush(m.size, m.size);

@@ -374,20 +374,16 @@ std::vector<Octree::Box> tree_boxes(const Bodies& b, const TreeCells& cells) {
 
 CellRenderer::CellRenderer() : program_(program("cells", "cells.vert", "overlay.frag")) {}
 
-void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& vp) {
-  if (boxes.empty() || vp.w <= 0 || vp.h <= 0) return;
-  vertices_.clear();
-  vertices_.reserve(24 * boxes.size());
-  for (const Octree::Box& b : boxes) {
-    // Green, fading by a factor of 0.7 a level (the root brightest), never below a trace.
-    const unsigned char a = byte(std::max(0.6f * std::pow(0.7f, static_cast<float>(b.level)), 0.1f));
-    const auto corner = [&](int k) {  // bit 0: x, bit 1: y, bit 2: z at the box's high side
-      return Vertex{k & 1 ? b.hi[0] : b.lo[0], k & 2 ? b.hi[1] : b.lo[1], k & 4 ? b.hi[2] : b.lo[2], {80, 230, 130, a}};
-    };
-    for (int k = 0; k < 8; ++k)
-      for (int bit = 1; bit < 8; bit *= 2)
-        if (!(k & bit)) vertices_.push_back(corner(k)), vertices_.push_back(corner(k | bit));  // the 12 edges
-  }
+void CellRenderer::add_box(const float lo[3], const float hi[3], const unsigned char rgba[4]) {
+  const auto corner = [&](int k) {  // bit 0: x, bit 1: y, bit 2: z at the box's high side
+    return Vertex{k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2], {rgba[0], rgba[1], rgba[2], rgba[3]}};
+  };
+  for (int k = 0; k < 8; ++k)
+    for (int bit = 1; bit < 8; bit *= 2)
+      if (!(k & bit)) vertices_.push_back(corner(k)), vertices_.push_back(corner(k | bit));  // the 12 edges
+}
+
+void CellRenderer::flush(const Camera& camera, const Rect& vp, const char* what) {
   glViewport(vp.x, vp.y, vp.w, vp.h);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE);
@@ -397,7 +393,31 @@ void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& cam
   glUniform2f(program_.uniform("scale"), view.scale[0], view.scale[1]);
   array_.draw(GL_LINES, vertices_.data(), vertices_.size());
   glDisable(GL_BLEND);
-  check_gl("drawing the tree's cells");
+  check_gl(what);
+}
+
+void CellRenderer::draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& vp) {
+  if (boxes.empty() || vp.w <= 0 || vp.h <= 0) return;
+  vertices_.clear();
+  vertices_.reserve(24 * boxes.size());
+  for (const Octree::Box& b : boxes) {
+    // Green, fading by a factor of 0.7 a level (the root brightest), never below a trace.
+    const unsigned char rgba[4] = {80, 230, 130, byte(std::max(0.6f * std::pow(0.7f, static_cast<float>(b.level)), 0.1f))};
+    add_box(b.lo, b.hi, rgba);
+  }
+  flush(camera, vp, "drawing the tree's cells");
+}
+
+void CellRenderer::draw(const std::vector<Pipeline::ReceivedCell>& cells, const Camera& camera, const Rect& vp) {
+  if (cells.empty() || vp.w <= 0 || vp.h <= 0) return;
+  vertices_.clear();
+  vertices_.reserve(24 * cells.size());
+  for (const Pipeline::ReceivedCell& c : cells) {
+    const float* rgb = kRankColours[c.from % 6];
+    const unsigned char rgba[4] = {byte(rgb[0]), byte(rgb[1]), byte(rgb[2]), byte(0.3f)};
+    add_box(c.lo, c.hi, rgba);
+  }
+  flush(camera, vp, "drawing the received cells");
 }
 
 void Overlay::flush(int width, int height) {

@@ -107,12 +107,17 @@ class CellRenderer {
  public:
   CellRenderer();
   void draw(const std::vector<Octree::Box>& boxes, const Camera& camera, const Rect& viewport);
+  // Cells another rank sent (Pipeline::received_cells), each in the colour of the rank that sent it
+  // (rank_legend()'s).
+  void draw(const std::vector<Pipeline::ReceivedCell>& cells, const Camera& camera, const Rect& viewport);
 
  private:
   struct Vertex {
     float x, y, z;
     unsigned char rgba[4];
   };
+  void add_box(const float lo[3], const float hi[3], const unsigned char rgba[4]);  // its 12 edges
+  void flush(const Camera& camera, const Rect& viewport, const char* what);
   std::vector<Vertex> vertices_;
   Program program_;
   ColouredVertices array_{3, sizeof(Vertex), offsetof(Vertex, rgba)};

@@ -69,9 +69,10 @@ class FrameWriter {
   FrameWriter(const FrameWriter&) = delete;
   FrameWriter& operator=(const FrameWriter&) = delete;
   // The PNG file's bytes (the caller writes them: output.hpp). Colour::Rank: `ranks` holds each
-  // body's rank (Pipeline::owners).
+  // body's rank (Pipeline::owners). `received`: cells a rank received from the others
+  // (Pipeline::received_cells), drawn over the bodies in their senders' colours.
   std::string png(Pipeline& pipeline, bool textured, const std::vector<std::string>& label,
-                  const std::vector<int>& ranks = {});
+                  const std::vector<int>& ranks = {}, const std::vector<Pipeline::ReceivedCell>& received = {});
 
  private:
   struct Impl;
