@@ -439,6 +439,18 @@ __device__ __forceinline__ NodeKind node_kind(const Source& src, int node, const
   return kind;
 }
 
+// A warp's stack at the start of a group's walk: the root, or (src.starts) the nodes every walk
+// reaches by opening the nodes above them (walk_starts). Returns its height.
+__device__ __forceinline__ int start_walk(const Source& src, int* stack, int lane) {
+  if (src.starts) {
+    const int count = __ldg(src.starts);
+    for (int k = lane; k < count; k += 32) stack[k] = __ldg(&src.starts[1 + k]);
+    return count;
+  }
+  if (lane == 0) stack[0] = 0;  // the root
+  return 1;
+}
+
 // kPer bodies a lane: a group of up to 32 kPer bodies shares one walk. kPotential: acc's w is the
 // potential of each body, its own term taken off again (a cell holding the body is never taken
 // whole for theta <= 1: its centre of mass is at most bmax from the group's box, so the body meets
@@ -481,8 +493,7 @@ __global__ void __launch_bounds__(kWarps * 32) walk(const Body* __restrict__ sor
     load_group(sorted, mine.x, count, lane, l);
     int listed = 0, celled = 0;
     long long terms = 0;
-    if (lane == 0) stack[0] = 0;  // the root
-    int top = 1;
+    int top = start_walk(src, stack, lane);
     __syncwarp();
     while (top > 0) {
       const int take = min(top, 32);

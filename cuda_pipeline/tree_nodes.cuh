@@ -85,11 +85,14 @@ struct WalkCounters {
 // leaf of sorted body k is node n - 1 + k). holds_cells (else null; distributed, the tree over the
 // received entries): for each internal node of at most the leaf size, whether an entry under it is
 // a cell; such a node is opened where the walk would list it, so a bucket is only ever bodies.
+// starts (else null; distributed, a tree cut at the rank's range): a count, then the nodes every
+// walk starts from in place of the root (walk_starts: the nodes below those every walk opens).
 struct Source {
   const Body* sorted;
   int n;
   Nodes t;
   const unsigned char* holds_cells = nullptr;
+  const int* starts = nullptr;
 };
 
 // What the walk does with a node: nothing (no node), take it whole, list its bodies, or open it.

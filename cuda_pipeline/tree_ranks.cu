@@ -786,6 +786,7 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
   sort_in_cube();
   local_.build(pos_[cur_].get(), n);
   if (n > 1) cut_cells<<<blocks(n - 1), kBlock>>>(local_.keys(), n, local_.nodes(), first_[me], first_[me + 1], true);
+  walk_starts<<<1, 1>>>(local_.nodes(), n, walk_.leaf_size, nullptr, own_starts_.get());  // below the cut nodes
   CUDA_CHECK(cudaGetLastError());
   local_.find_groups(n, Walker::kGroup);
   mark(6);
@@ -797,7 +798,7 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
   built_.record();
   CUDA_CHECK(cudaStreamWaitEvent(walk_stream_, built_));
   walk_start_.record(walk_stream_);
-  walker_.walk(local_, {local_.sorted(), n, local_.nodes()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
+  walker_.walk(local_, {local_.sorted(), n, local_.nodes(), nullptr, own_starts_.get()}, walk_.theta2, eps2_, walk_.leaf_size, potential,
                acc_.get(), work, false, {walk_stream_, nullptr, kSpareSms});
   walk_end_.record(walk_stream_);
   find_domain();  // one block, beside the walk
@@ -827,10 +828,9 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
     remote_.set_box(cube_);  // keyed in the common cube, as this rank's own tree
     remote_.sort(inbox_com_.get(), r);
     remote_.build(inbox_com_.get(), r, inbox_.get());
-    if (r > 1) cut_cells<<<blocks(r - 1), kBlock>>>(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], false);
     ensure(holds_cells_, static_cast<std::size_t>(std::max(r - 1, 1)));
-    if (r > 1) holds_cells<<<blocks(r - 1), kBlock>>>(remote_.nodes(), r, walk_.leaf_size, holds_cells_.get());
-    CUDA_CHECK(cudaGetLastError());
+    prepare_received_tree(remote_.keys(), r, remote_.nodes(), first_[me], first_[me + 1], walk_.leaf_size,
+                          holds_cells_.get(), starts_.get());
   }
   mark(10);
   if (r > 0) {
@@ -840,7 +840,7 @@ int TreeRanks::forces(bool weigh, bool potential, bool apart) {
     // node would sum one by one cells one process's walk takes together (a bucket of B entries, some
     // of them cells of many bodies, spans more than a bucket of B bodies), and with quadrupoles drop
     // their moments.
-    remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes(), holds_cells_.get()}, walk_.theta2, eps2_,
+    remote_walker_.walk(local_, {remote_.sorted(), r, remote_.nodes(), holds_cells_.get(), starts_.get()}, walk_.theta2, eps2_,
                         walk_.leaf_size, potential, remote_acc(),
                         weigh ? work_remote_.get() : nullptr, false, {nullptr, remote_.counters(), 0});
   }
@@ -952,6 +952,16 @@ std::vector<Traveller> TreeRanks::records() const {
 void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
 
 std::vector<int> TreeRanks::owners(std::size_t n) const { return kr::gather_owners(ex_, records(), n); }
+
+void prepare_received_tree(const Key* keys, int n, Nodes t, Key first, Key end, int leaf_size, unsigned char* holds,
+                           int* starts) {
+  if (n > 1) {
+    cut_cells<<<blocks(n - 1), kBlock>>>(keys, n, t, first, end, false);
+    holds_cells<<<blocks(n - 1), kBlock>>>(t, n, leaf_size, holds);
+  }
+  walk_starts<<<1, 1>>>(t, n, leaf_size, holds, starts);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 std::vector<Pipeline::ReceivedCell> TreeRanks::received_cells(int rank) const {
   std::vector<Pipeline::ReceivedCell> mine;

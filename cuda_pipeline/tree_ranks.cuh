@@ -53,6 +53,17 @@
 
 namespace nbody::cuda::tree {
 
+// Nodes at most where the walks of a cut tree start (walk_starts).
+inline constexpr int kMaxStarts = 1024;
+
+// The tree over the received entries (its nodes t over n entries, keyed in the common cube) made
+// ready for its walks, on the default stream: the nodes whose keys reach into this rank's range
+// [first, end) cut (cut_cells: never taken whole), the small nodes that hold a cell marked (holds:
+// n - 1 bytes; Source::holds_cells) and where every walk starts (starts: 1 + kMaxStarts ints;
+// Source::starts, walk_starts).
+void prepare_received_tree(const Key* keys, int n, Nodes t, Key first, Key end, int leaf_size, unsigned char* holds,
+                           int* starts);
+
 // The energy of the n bodies at pos (mass in w) with velocities v_{n-1/2} at vel and the force
 // stage's a and phi (phi in w) at acc, v_n = v_{n-1/2} + a h, each body's potential less
 // m_i `self` (a term its walks took off once too often): K and W summed on the device as the host's
@@ -209,6 +220,8 @@ class TreeRanks {
   // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
   bool next_cut_ = false;
   DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
+  // Where the walks of the received tree and of the rank's own tree start (walk_starts).
+  DeviceBuffer<int> starts_ = DeviceBuffer<int>(1 + kMaxStarts), own_starts_ = DeviceBuffer<int>(1 + kMaxStarts);
   std::vector<Domain> domains_;  // every rank's
   unsigned cube_[6] = {};                  // the common cube's extent, as TreeBuild::set_box takes it
   std::vector<std::uint64_t> first_, next_;  // the ranges the bodies were moved to last; the next ones

@@ -283,6 +283,40 @@ __global__ void holds_cells(Nodes t, int n, int leaf_size, unsigned char* out) {
   out[i] = cell;
 }
 
+// Where every walk of a tree cut_cells cut starts (Source::starts: a count, then the nodes): the
+// rank's own tree (no holds_cells) or the tree over the received entries. Every walk opens each
+// cut node (bmax infinite) that holds more than `leaf_size` entries or a cell (a cut node of fewer
+// bodies is listed, a bucket), whatever the group; one thread opens them from the root down, and
+// the nodes it meets that it does not open are where the walks start: the same terms as from the
+// root, without every group's descent through the nodes that reach past this rank's range. The
+// root alone where it is not opened, or where more than kMaxStarts (or a descent of more than
+// kStartBranches pending nodes) would be needed.
+constexpr int kStartBranches = 64;
+__global__ void walk_starts(Nodes t, int n, int leaf_size, const unsigned char* __restrict__ holds_cells, int* starts) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const auto opened = [&](int node) {
+    if (node >= n - 1 || !(t.bmax2[node] == INFINITY)) return false;  // a leaf, or a node not cut
+    return t.walked[node].z > leaf_size || (holds_cells && holds_cells[node] != 0);
+  };
+  int pending[kStartBranches], depth = 0, found = 0;
+  if (opened(0)) pending[depth++] = 0;
+  while (depth > 0) {
+    const int4 m4 = t.walked[pending[--depth]];  // first body, count, split: the walk's children
+    const int split = m4.w, last = m4.y + m4.z - 1;
+    const int children[2] = {m4.y == split ? n - 1 + split : split, last == split + 1 ? n + split : split + 1};
+    for (const int child : children) {
+      if (opened(child) ? depth == kStartBranches : found == kMaxStarts) {
+        found = depth = 0;
+        break;
+      }
+      if (opened(child)) pending[depth++] = child;
+      else starts[1 + found++] = child;
+    }
+  }
+  if (found == 0) starts[1 + found++] = 0;  // the root
+  starts[0] = found;
+}
+
 // Room for one level of domain_boxes' walk: the nodes of more than `most` bodies it holds on one
 // level of the tree are disjoint, so fewer than n / most <= 512 of them.
 constexpr int kDomainLevel = 1024;

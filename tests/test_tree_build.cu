@@ -17,6 +17,7 @@
 #include "helpers.hpp"
 #include "quadrupole.hpp"
 #include "tree_build.cuh"
+#include "tree_ranks.cuh"
 
 namespace nbody::cuda::tree {
 namespace {
@@ -351,6 +352,78 @@ TEST(Walker, TwoWalksAtOnceAreTheWalksInTurn) {
     for (const Body& x : b) zero += x.x == 0 && x.y == 0 && x.z == 0;
     EXPECT_EQ(zero, 0u) << "bodies no walk reached";
   }
+}
+
+// The walk of a tree whose nodes over a range of keys are cut (cut_cells: never taken whole, as the
+// nodes of the tree over the received entries that hold a rank's range are) starts below the nodes
+// every walk opens (walk_starts): the same terms for every body as the walk from the root, the sums
+// within float rounding of it (the list in another order), and it starts at more than the root.
+TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
+  NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const int n = (1 << 18) + 11;
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<Body> bodies(static_cast<std::size_t>(n));
+  for (Body& b : bodies) b = {normal(rng), normal(rng), normal(rng), 1.0f / static_cast<float>(n)};
+  DeviceBuffer<Body> pos(bodies.size());
+  pos.upload(bodies);
+  TreeBuild t;
+  t.reserve(n, false);
+  t.find_box(pos.get(), n);
+  t.sort(pos.get(), n);
+  t.build(pos.get(), n);
+  std::vector<Key> keys(static_cast<std::size_t>(n));
+  CUDA_CHECK(cudaMemcpy(keys.data(), t.keys(), keys.size() * sizeof(Key), cudaMemcpyDeviceToHost));
+  const int leaf = 4;
+  DeviceBuffer<unsigned char> holds(static_cast<std::size_t>(n - 1));
+  DeviceBuffer<int> starts(1 + kMaxStarts);
+  // This rank's range: a gap between two keys of the tree, as no received entry is in it.
+  int k = n / 2;
+  while (keys[static_cast<std::size_t>(k) + 1] - keys[static_cast<std::size_t>(k)] < 2) ++k;
+  prepare_received_tree(t.keys(), n, t.nodes(), keys[static_cast<std::size_t>(k)] + 1, keys[static_cast<std::size_t>(k) + 1],
+                        leaf, holds.get(), starts.get());
+  int count = 0;
+  starts.download(&count, 0, 1);
+  EXPECT_GT(count, 1) << "the walks start at the root alone";
+  EXPECT_LE(count, kMaxStarts);
+  Walker walker(device, false);
+  std::vector<std::vector<Body>> a(2, std::vector<Body>(bodies.size()));
+  std::vector<std::vector<float>> w(2, std::vector<float>(bodies.size()));
+  unsigned long long terms[2] = {};
+  for (int from = 0; from < 2; ++from) {  // the root, then the starts
+    const Source src{t.sorted(), n, t.nodes(), holds.get(), from == 0 ? nullptr : starts.get()};
+    DeviceBuffer<Body> acc(bodies.size());
+    DeviceBuffer<float> work(bodies.size());
+    t.find_groups(n, Walker::kGroup);  // the counters zeroed
+    walker.walk(t, src, 0.25f, 1e-4f, leaf, false, acc.get(), work.get(), false);
+    WalkCounters c;
+    CUDA_CHECK(cudaMemcpy(&c, t.counters(), sizeof c, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(c.overflow, 0);
+    terms[from] = c.interactions;
+    acc.download(a[static_cast<std::size_t>(from)].data(), 0, bodies.size());
+    work.download(w[static_cast<std::size_t>(from)].data(), 0, bodies.size());
+  }
+  EXPECT_GT(terms[0], 0u);
+  EXPECT_EQ(terms[1], terms[0]);
+  const auto norm = [](const Body& v) {
+    return std::sqrt(static_cast<double>(v.x) * v.x + static_cast<double>(v.y) * v.y + static_cast<double>(v.z) * v.z);
+  };
+  double rms = 0;
+  for (const Body& x : a[0]) rms += norm(x) * norm(x);
+  rms = std::sqrt(rms / static_cast<double>(bodies.size()));
+  // Float rounding of a body's terms summed in another order: within 1e-5 of its sum, or, where the
+  // terms cancel to a small sum, of the sums' rms (1e-3 of it).
+  std::size_t other_terms = 0, far = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    other_terms += w[0][i] != w[1][i];
+    const Body& x = a[0][i];
+    const Body& y = a[1][i];
+    far += !(norm({x.x - y.x, x.y - y.y, x.z - y.z, 0}) <= 1e-5 * norm(x) + 1e-3 * rms);
+  }
+  EXPECT_EQ(other_terms, 0u) << "bodies whose terms differ";
+  EXPECT_EQ(far, 0u) << "bodies whose sums differ by more than float rounding";
 }
 
 }  // namespace
