@@ -277,9 +277,8 @@ std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std:
   return owner;
 }
 
-std::vector<Pipeline::ReceivedCell> gather_received(Exchange& ex, int rank, const std::vector<Pipeline::ReceivedCell>& mine) {
-  const std::vector<Pipeline::ReceivedCell> none;
-  return records_of<Pipeline::ReceivedCell>(ex.allgatherv(bytes_of(ex.rank() == rank ? mine : none)));
+std::vector<Pipeline::ReceivedCell> gather_cells(Exchange& ex, const std::vector<Pipeline::ReceivedCell>& mine) {
+  return records_of<Pipeline::ReceivedCell>(ex.allgatherv(bytes_of(mine)));
 }
 
 long long first_non_finite(Exchange& ex, const std::vector<Body>& mine) {

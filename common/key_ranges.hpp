@@ -119,8 +119,8 @@ void gather_sample(Exchange& ex, const std::vector<Sampled>& mine, const std::ve
                    std::vector<Vec3>& acc, std::vector<double>& phi);
 // The rank that holds each of the n bodies (collective): every rank's ids, gathered.
 std::vector<int> gather_owners(Exchange& ex, const std::vector<Body>& mine, std::size_t n);
-// Rank `rank`'s `mine` on every rank (collective; the others' `mine` is not sent).
-std::vector<Pipeline::ReceivedCell> gather_received(Exchange& ex, int rank, const std::vector<Pipeline::ReceivedCell>& mine);
+// Every rank's `mine`, in rank order, on every rank (collective).
+std::vector<Pipeline::ReceivedCell> gather_cells(Exchange& ex, const std::vector<Pipeline::ReceivedCell>& mine);
 
 // Sorts `mine` by (key, id) and gives the keys in that order.
 std::vector<std::uint64_t> sort_by_key(const Cube& cube, std::vector<Body>& mine);

@@ -69,7 +69,6 @@ void Octree::build(const std::vector<float>& x, const std::vector<float>& y, con
     sx_[k] = x[order_[k]], sy_[k] = y[order_[k]], sz_[k] = z[order_[k]], sm_[k] = m[order_[k]];
   }
   nodes_.clear();
-  received_.clear();
   if (n > 0) split(0, static_cast<std::uint32_t>(n), 0);
   far_.assign(nodes_.size(), Far{});
   for (std::size_t i = 0; i < nodes_.size(); ++i) moments(i);
@@ -159,6 +158,11 @@ std::size_t Octree::largest_leaf() const {
   for (const Node& c : nodes_)
     if (c.leaf) most = std::max<std::size_t>(most, c.end - c.begin);
   return most;
+}
+
+Pipeline::ReceivedCell Octree::cell(std::uint32_t i, int from) const {
+  const Node& c = nodes_[i];
+  return {{c.lo[0], c.lo[1], c.lo[2]}, {c.hi[0], c.hi[1], c.hi[2]}, far_[i].mass, from};
 }
 
 std::vector<Octree::Box> Octree::boxes(int levels) const {
@@ -340,28 +344,25 @@ namespace {
 struct EssentialHeader {
   std::uint32_t cells, bodies;
 };
-struct CellBox {
-  float lo[3], hi[3];
-};
 
 }  // namespace
 
-std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], float theta) const {
+std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], float theta,
+                                         std::vector<std::uint32_t>* whole) const {
   if (nodes_.empty() || !(lo[0] <= hi[0] && lo[1] <= hi[1] && lo[2] <= hi[2])) return {};
   const float t2 = theta * theta;
   std::vector<Far> cells;
-  std::vector<CellBox> boxes;  // each cell's, for pictures of what a rank received (received_cells())
   std::vector<float> x, y, z, m;
   const auto keep = [&](auto& self, std::uint32_t i) -> void {
     const Far& c = far_[i];
     const std::size_t at = cells.size();
     cells.push_back(c);
-    boxes.push_back({{nodes_[i].lo[0], nodes_[i].lo[1], nodes_[i].lo[2]}, {nodes_[i].hi[0], nodes_[i].hi[1], nodes_[i].hi[2]}});
     const float dx = std::max(std::max(lo[0] - c.cx, c.cx - hi[0]), 0.0f);
     const float dy = std::max(std::max(lo[1] - c.cy, c.cy - hi[1]), 0.0f);
     const float dz = std::max(std::max(lo[2] - c.cz, c.cz - hi[2]), 0.0f);
     if (t2 * (dx * dx + dy * dy + dz * dz) > c.bmax2) {  // far from all of the box: no subtree
       cells[at].begin = cells[at].leaf_end = 0;
+      if (whole) whole->push_back(i);
     } else if (c.leaf_end != 0) {  // a leaf it opens: its bodies
       cells[at].begin = static_cast<std::uint32_t>(x.size());
       x.insert(x.end(), sx_.begin() + c.begin, sx_.begin() + c.leaf_end);
@@ -377,7 +378,7 @@ std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], f
   };
   keep(keep, 0);
   const EssentialHeader h{static_cast<std::uint32_t>(cells.size()), static_cast<std::uint32_t>(x.size())};
-  std::vector<std::byte> out(sizeof h + cells.size() * (sizeof(Far) + sizeof(CellBox)) + 4 * x.size() * sizeof(float));
+  std::vector<std::byte> out(sizeof h + cells.size() * sizeof(Far) + 4 * x.size() * sizeof(float));
   std::byte* at = out.data();
   const auto put = [&](const void* p, std::size_t bytes) {
     if (bytes) std::memcpy(at, p, bytes);
@@ -385,14 +386,12 @@ std::vector<std::byte> Octree::essential(const float lo[3], const float hi[3], f
   };
   put(&h, sizeof h);
   put(cells.data(), cells.size() * sizeof(Far));
-  put(boxes.data(), boxes.size() * sizeof(CellBox));
   for (const auto* v : {&x, &y, &z, &m}) put(v->data(), v->size() * sizeof(float));
   return out;
 }
 
 void Octree::graft(const std::vector<std::vector<std::byte>>& received) {
-  for (std::size_t from = 0; from < received.size(); ++from) {
-    const std::vector<std::byte>& r = received[from];
+  for (const std::vector<std::byte>& r : received) {
     if (r.empty()) continue;
     EssentialHeader h;
     std::memcpy(&h, r.data(), sizeof h);
@@ -402,15 +401,6 @@ void Octree::graft(const std::vector<std::vector<std::byte>>& received) {
     far_.resize(base_cell + h.cells);
     std::memcpy(far_.data() + base_cell, at, h.cells * sizeof(Far));
     at += h.cells * sizeof(Far);
-    // The cells taken whole (no bodies and no subtree: far from all of this rank's box), for pictures.
-    for (std::uint32_t i = 0; i < h.cells; ++i) {
-      const Far& c = far_[base_cell + i];
-      if (c.leaf_end != 0 || c.skip != i + 1) continue;
-      CellBox b;
-      std::memcpy(&b, at + i * sizeof(CellBox), sizeof b);
-      received_.push_back({{b.lo[0], b.lo[1], b.lo[2]}, {b.hi[0], b.hi[1], b.hi[2]}, c.mass, static_cast<int>(from)});
-    }
-    at += h.cells * sizeof(CellBox);
     for (auto* v : {&sx_, &sy_, &sz_, &sm_}) {
       v->resize(base_body + h.bodies);
       std::memcpy(v->data() + base_body, at, h.bodies * sizeof(float));

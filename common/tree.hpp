@@ -56,15 +56,17 @@ class Octree {
   // tree that bodies anywhere in the box [lo, hi] need at `theta` (the locally essential tree of
   // Warren & Salmon): every cell such a body takes whole, kept as it is without its subtree; every
   // leaf it opens, with its bodies; the cells above them. As bytes to send: it reads back only
-  // through graft() of a tree built by the same executable. Nothing for an empty box.
-  std::vector<std::byte> essential(const float lo[3], const float hi[3], float theta) const;
+  // through graft() of a tree built by the same executable. Nothing for an empty box. `whole` (else
+  // null): the cells it keeps whole, their indices added (for cell()).
+  std::vector<std::byte> essential(const float lo[3], const float hi[3], float theta,
+                                   std::vector<std::uint32_t>* whole = nullptr) const;
   // Other ranks' essential trees, in the order given, walked after this tree's own cells by every
   // walk until the next build(). A body's list is then what walking each rank's whole tree would
   // give it: a cell kept without its subtree is far from every body in the box it was cut for.
   void graft(const std::vector<std::vector<std::byte>>& received);
-  // The cells the grafted trees hold whole (taken as one term by every walk of this tree), since the
-  // last build(): each with its box, its mass and its sender's place among graft()'s messages.
-  const std::vector<Pipeline::ReceivedCell>& received_cells() const { return received_; }
+  // Cell i of this tree (essential()'s `whole`) as the rank it was sent to received it, from `from`:
+  // its box, its mass.
+  Pipeline::ReceivedCell cell(std::uint32_t i, int from) const;
 
   // A cell as a picture draws it: the box of its bodies (for a leaf, the box the opening test
   // measures a cell's distance to) and its level, the octant splits above it.
@@ -126,7 +128,6 @@ class Octree {
   std::vector<float> sx_, sy_, sz_, sm_;  // the bodies in Morton order
   std::vector<Node> nodes_;               // pre-order: a node's children follow it
   std::vector<Far> far_;                  // the same nodes, as the walk reads them
-  std::vector<Pipeline::ReceivedCell> received_;  // received_cells()
 };
 
 // The rung: cpu32's float32 state in index order (Float32Soa); each step builds the tree and takes
@@ -171,6 +172,8 @@ class CpuTree final : public Float32Soa {
   int leaf_size_;
   Multipole far_;
   Octree tree_;
+  // Distributed: the cells of tree_ each rank's essential tree took whole (received_cells()).
+  std::vector<std::vector<std::uint32_t>> sent_whole_;
   double interactions_ = 0;
   std::vector<key_ranges::Body> mine_;  // distributed: this rank's bodies, in key order
   std::vector<std::uint64_t> first_;     // distributed: the ranges the bodies were moved to last

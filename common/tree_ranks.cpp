@@ -55,6 +55,7 @@ void CpuTree::load_range(const Bodies& bodies, std::size_t at, std::size_t first
   mine_.clear();
   next_.clear();
   first_.clear();
+  sent_whole_.clear();
   weighed_ = false;
   interactions_ = 0;
   for (auto* v : {&x_, &y_, &z_, &m_, &vx_, &vy_, &vz_, &ax_, &ay_, &az_}) v->clear();
@@ -108,8 +109,9 @@ void CpuTree::graft_essential_trees() {
   tree_.build(x_, y_, z_, m_, leaf_size_, far_, &part);
   const std::vector<Box> boxes = ex.all_of(box);
   std::vector<std::vector<std::byte>> send(boxes.size());
+  sent_whole_.assign(boxes.size(), {});
   for (std::size_t r = 0; r < boxes.size(); ++r)
-    if (static_cast<int>(r) != ex.rank()) send[r] = tree_.essential(boxes[r].lo, boxes[r].hi, theta_);
+    if (static_cast<int>(r) != ex.rank()) send[r] = tree_.essential(boxes[r].lo, boxes[r].hi, theta_, &sent_whole_[r]);
   const auto t0 = std::chrono::steady_clock::now();
   tree_.graft(ex.alltoall(send));  // nothing computes meanwhile: none of it hidden
   exchange_time_.total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -216,7 +218,13 @@ std::vector<int> CpuTree::owners(std::size_t n) const {
 }
 
 std::vector<Pipeline::ReceivedCell> CpuTree::received_cells(int rank) const {
-  return exchange() ? kr::gather_received(*exchange(), rank, tree_.received_cells()) : std::vector<ReceivedCell>{};
+  if (!exchange()) return {};
+  // Each sender's cells, from its own tree (still the last force pass's): nothing extra travels
+  // with the steps' essential trees.
+  std::vector<ReceivedCell> mine;
+  if (static_cast<std::size_t>(rank) < sent_whole_.size())
+    for (const std::uint32_t i : sent_whole_[static_cast<std::size_t>(rank)]) mine.push_back(tree_.cell(i, exchange()->rank()));
+  return kr::gather_cells(*exchange(), mine);
 }
 
 long long CpuTree::first_non_finite() {

@@ -979,7 +979,7 @@ std::vector<Pipeline::ReceivedCell> TreeRanks::received_cells(int rank) const {
       at += received_[from].cells + received_[from].bodies;
     }
   }
-  return kr::gather_received(ex_, rank, mine);
+  return kr::gather_cells(ex_, mine);  // (only `rank`'s are any)
 }
 
 long long TreeRanks::first_non_finite() {

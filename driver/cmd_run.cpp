@@ -110,8 +110,11 @@ void RunCommand::frame([[maybe_unused]] long long step) {
   std::vector<Pipeline::ReceivedCell> received;
   if (a_.received_cells >= 0) {
     received = run_->rung().received_cells(static_cast<int>(a_.received_cells));  // collective
-    label.push_back("cells rank " + std::to_string(a_.received_cells) + " received: " + std::to_string(received.size()) +
-                    (a_.colour == "rank" ? " (each in its sender's colour)" : ""));
+    const std::string whose = "cells rank " + std::to_string(a_.received_cells) + " received: ";
+    if (received.empty() && step == run_->first())  // below the size whose set-up passes run on the rung
+      label.push_back(whose + "none before the first step");
+    else
+      label.push_back(whose + std::to_string(received.size()) + (a_.colour == "rank" ? " (each in its sender's colour)" : ""));
     if (a_.colour != "rank") label.push_back(viewer::rank_legend(World::size()) + " (the senders)");
   }
   const std::string png =
@@ -139,7 +142,8 @@ int RunCommand::interrupted(int signal) {
     std::fprintf(stderr, "nbody: interrupted at step %lld: no checkpoint written (give --out DIR to keep one)\n", done);
   } else if (World::writer()) {
     std::fprintf(stderr, "nbody: interrupted at step %lld: checkpoint written to %s\n"
-                 "resume with: nbody run --resume %s%s\n", done, keeper_.checkpoint_path().c_str(),
+                 "resume with: %snbody run --resume %s%s\n", done, keeper_.checkpoint_path().c_str(),
+                 World::size() > 1 ? ("mpirun -np " + std::to_string(World::size()) + " ").c_str() : "",
                  resume_outputs(a_).c_str(), done < last_ ? "" : " --steps M");
   }
   return 128 + signal;  // 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP, as a shell reports them
@@ -236,9 +240,9 @@ int run(RunArgs& a) {
   std::optional<ReadRun> resumed;
   if (a.given("--resume")) resumed = read_resumed(a);
   check_outputs(a);
+  check_received_cells(a, resumed ? resumed->record.rung : a.spec.rung);
   place_on_device(a.spec.cfg.pipeline);
   auto r = resumed ? std::make_unique<Run>(std::move(*resumed), a.spec.cfg.pipeline) : std::make_unique<Run>(a.spec);
-  check_received_cells(a, r->name());
   return RunCommand(a, std::move(r)).go();
 }
 

@@ -48,6 +48,11 @@ void check_kept_outputs(const RunArgs& a) {
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
   check_tree_cells(a.tree_cells);
+  if (a.received_cells < -1)
+    throw InputError("--received-cells " + std::to_string(a.received_cells) +
+                     ": expected a rank (0..P-1 under mpirun -np P) or -1 (none)");
+  if (a.received_cells >= 0 && a.tree_cells > 0)
+    throw InputError("--tree-cells and --received-cells would draw cells over each other in the same colours: give one");
 #ifndef NBODY_HAVE_GL
   if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
 #endif
@@ -161,20 +166,16 @@ void check_outputs(RunArgs& a) {
 }
 
 void check_received_cells(const RunArgs& a, const std::string& name) {
-  if (a.received_cells < 0) {
-    if (a.received_cells != -1)
-      throw InputError("--received-cells " + std::to_string(a.received_cells) + ": expected a rank, 0.." +
-                       std::to_string(World::size() - 1) + " (-1: none)");
-    return;
-  }
-  if (rung(name).split != Split::KeyRanges)
-    throw InputError("--received-cells: " + name + " does not split by key ranges, so no rank receives cells "
+  if (a.received_cells < 0) return;  // none (below -1: check_kept_outputs)
+  const Rung& r = rung(name);
+  if (r.split != Split::KeyRanges)
+    throw InputError("--received-cells: " + r.name + " does not split by key ranges, so no rank receives cells "
                      "(cpu:tree and cuda:tree do, under mpirun)");
   if (World::size() < 2)
     throw InputError("--received-cells: one process receives no cells; run it under mpirun -np P, P >= 2");
   if (a.received_cells >= World::size())
     throw InputError("--received-cells " + std::to_string(a.received_cells) + ": expected a rank, 0.." +
-                     std::to_string(World::size() - 1));
+                     std::to_string(World::size() - 1) + " (-1: none)");
 }
 
 std::string resume_outputs(const RunArgs& a) {

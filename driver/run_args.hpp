@@ -35,8 +35,8 @@ struct RunArgs {
 ReadRun read_resumed(RunArgs& a);
 // Every check of the outputs before any work (the run's own: check_spec, when the run is made).
 void check_outputs(RunArgs& a);
-// --received-cells for the rung `name`: a split by key ranges under mpirun, R one of its ranks;
-// throws InputError where not.
+// --received-cells for the rung `name` (before the run is made): a split by key ranges under
+// mpirun, R one of its ranks; throws InputError where not.
 void check_received_cells(const RunArgs& a, const std::string& name);
 // The checkpoint and the outputs this run was asked for: what the resume command repeats.
 std::string resume_outputs(const RunArgs& a);

@@ -342,9 +342,9 @@ TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
 
 // run --frames --received-cells R: the cells rank R received whole from the others, drawn in their
 // senders' colours over the bodies. On 3 ranks with plain bodies, rank 0's frame gains green and
-// blue edges (ranks 1 and 2) and no red (a rank sends itself nothing); the label counts the cells.
-// Refused, each in one line: without --frames, in one process, for a rung split by blocks, past the
-// last rank.
+// blue edges (ranks 1 and 2) and no red (a rank sends itself nothing). Refused with exit code 2
+// and the reason: without --frames, below -1, with --tree-cells, in one process, for a rung split
+// by blocks, past the last rank.
 TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
   REQUIRE_GL_CLI();
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
@@ -379,6 +379,10 @@ TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
   for (const auto& [args, prefix, says] :
        {std::tuple{std::string("run -p cpu:tree -n 500 --steps 1 --received-cells 0"), mpi,
                    std::string("--received-cells is for --frames K")},
+        std::tuple{"run -p cpu:tree -n 500 --steps 1 --received-cells -2" + frames, mpi,
+                   std::string("--received-cells -2: expected a rank")},
+        std::tuple{"run -p cpu:tree -n 500 --steps 1 --received-cells 0 --tree-cells 3" + frames, mpi,
+                   std::string("--tree-cells and --received-cells")},
         std::tuple{"run -p cpu:tree -n 500 --steps 1 --received-cells 0" + frames, std::string(),
                    std::string("one process receives no cells")},
         std::tuple{"run -p cpu32 -n 500 --steps 1 --received-cells 0" + frames, mpi,
