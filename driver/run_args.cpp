@@ -29,6 +29,15 @@ std::string shell_quoted(const std::string& s) {
   return q + "'";
 }
 
+// --received-cells' value, before the rung and the ranks are known (check_received_cells).
+void check_received_value(const RunArgs& a) {
+  if (a.received_cells < -1)
+    throw InputError("--received-cells " + std::to_string(a.received_cells) +
+                     ": expected a rank (0..P-1 under mpirun -np P) or -1 (none)");
+  if (a.received_cells >= 0 && a.tree_cells > 0)
+    throw InputError("--tree-cells and --received-cells would draw cells over each other in the same colours: give one");
+}
+
 // Frames, snapshots and checkpoints need --out; their companions need them.
 void check_kept_outputs(const RunArgs& a) {
   for (const auto& [option, value] : {std::pair{"--frames", a.frames}, std::pair{"--snapshot-every", a.snapshot_every},
@@ -48,11 +57,7 @@ void check_kept_outputs(const RunArgs& a) {
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
   check_tree_cells(a.tree_cells);
-  if (a.received_cells < -1)
-    throw InputError("--received-cells " + std::to_string(a.received_cells) +
-                     ": expected a rank (0..P-1 under mpirun -np P) or -1 (none)");
-  if (a.received_cells >= 0 && a.tree_cells > 0)
-    throw InputError("--tree-cells and --received-cells would draw cells over each other in the same colours: give one");
+  check_received_value(a);
 #ifndef NBODY_HAVE_GL
   if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
 #endif

@@ -413,6 +413,36 @@ TEST(TreeRanksCuda, ReceivedBucketsAreBodiesOnly) {
   }
 }
 
+// Rank r's received cells (every one from another rank, a box, some mass): none holds a body of r,
+// and from each other rank q some mass but no more than q holds.
+void expect_far_cells(int r, int ranks, const std::vector<Pipeline::ReceivedCell>& cells, const Bodies& state,
+                      const std::vector<int>& owner, const std::vector<double>& mass) {
+  std::vector<double> from(static_cast<std::size_t>(ranks), 0.0);
+  for (const Pipeline::ReceivedCell& c : cells) {
+    ASSERT_TRUE(c.from >= 0 && c.from < ranks && c.from != r) << "rank " << r << " received a cell from " << c.from;
+    EXPECT_TRUE(c.lo[0] <= c.hi[0] && c.lo[1] <= c.hi[1] && c.lo[2] <= c.hi[2]) << "rank " << r;
+    EXPECT_GT(c.mass, 0.0f);
+    from[static_cast<std::size_t>(c.from)] += c.mass;
+  }
+  std::size_t inside = 0;
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    if (owner[i] != r) continue;
+    const Vec4& p = state.pos[i];
+    for (const Pipeline::ReceivedCell& c : cells)
+      if (p.x >= c.lo[0] && p.x <= c.hi[0] && p.y >= c.lo[1] && p.y <= c.hi[1] && p.z >= c.lo[2] && p.z <= c.hi[2]) {
+        ++inside;
+        break;
+      }
+  }
+  EXPECT_EQ(inside, 0u) << "bodies of rank " << r << " inside a cell it received whole";
+  for (int q = 0; q < ranks; ++q) {
+    if (q == r) continue;
+    EXPECT_GT(from[static_cast<std::size_t>(q)], 0.0) << "rank " << r << " received no cell from rank " << q;
+    EXPECT_LE(from[static_cast<std::size_t>(q)], mass[static_cast<std::size_t>(q)] * (1 + 1e-5))
+        << "rank " << r << " received more of rank " << q << "'s mass than it holds";
+  }
+}
+
 // The cells a rank received whole at its last force pass (what a frame draws with
 // --received-cells): on 3 ranks, cells from each other rank and none from itself, every one the box
 // of some of its sender's mass (no more than that rank holds) and far from the receiver: no body the
@@ -448,30 +478,7 @@ TEST_P(TreeRanks, ReceivedCellsAreFarFromTheReceiversBodies) {
                   std::memcmp(there.data(), cells.data(), cells.size() * sizeof(Pipeline::ReceivedCell)) == 0)
           << "rank " << on << "'s list of rank " << r << "'s cells is not rank 0's";
     }
-    std::vector<double> from(kRanks, 0.0);
-    for (const Pipeline::ReceivedCell& c : cells) {
-      ASSERT_TRUE(c.from >= 0 && c.from < kRanks && c.from != r) << "rank " << r << " received a cell from " << c.from;
-      EXPECT_TRUE(c.lo[0] <= c.hi[0] && c.lo[1] <= c.hi[1] && c.lo[2] <= c.hi[2]) << "rank " << r;
-      EXPECT_GT(c.mass, 0.0f);
-      from[static_cast<std::size_t>(c.from)] += c.mass;
-    }
-    std::size_t inside = 0;
-    for (std::size_t i = 0; i < state.size(); ++i) {
-      if (owner[i] != r) continue;
-      const Vec4& p = state.pos[i];
-      for (const Pipeline::ReceivedCell& c : cells)
-        if (p.x >= c.lo[0] && p.x <= c.hi[0] && p.y >= c.lo[1] && p.y <= c.hi[1] && p.z >= c.lo[2] && p.z <= c.hi[2]) {
-          ++inside;
-          break;
-        }
-    }
-    EXPECT_EQ(inside, 0u) << "bodies of rank " << r << " inside a cell it received whole";
-    for (int q = 0; q < kRanks; ++q) {
-      if (q == r) continue;
-      EXPECT_GT(from[static_cast<std::size_t>(q)], 0.0) << "rank " << r << " received no cell from rank " << q;
-      EXPECT_LE(from[static_cast<std::size_t>(q)], mass[static_cast<std::size_t>(q)] * (1 + 1e-5))
-          << "rank " << r << " received more of rank " << q << "'s mass than it holds";
-    }
+    expect_far_cells(r, kRanks, cells, state, owner, mass);
   }
 }
 
