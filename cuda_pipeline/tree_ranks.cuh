@@ -34,7 +34,8 @@
 //              what arrived (its leaves are cells with their own box and moments, and bodies); that
 //              tree's walk starts on the spare SMs and takes the others as the first walk leaves
 //              them, and lists a bucket only where it is bodies (one process's buckets); the two
-//              walks' terms added
+//              walks' terms added. Both trees are cut at this rank's range, and both walks start
+//              below the nodes every walk opens (walk_starts), found once by one thread
 //  5. kick-drift with the two walks' sums added as it reads them (a force pass for diagnostics
 //              adds them in a pass of its own: the same sums)
 //
@@ -53,8 +54,9 @@
 
 namespace nbody::cuda::tree {
 
-// Nodes at most where the walks of a cut tree start (walk_starts).
+// Nodes at most where the walks of a cut tree start (walk_starts): a warp's stack holds them.
 inline constexpr int kMaxStarts = 1024;
+static_assert(kMaxStarts <= kStack, "the walks' first stack holds every start");
 
 // The tree over the received entries (its nodes t over n entries, keyed in the common cube) made
 // ready for its walks, on the default stream: the nodes whose keys reach into this rank's range

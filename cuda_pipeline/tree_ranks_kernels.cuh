@@ -295,7 +295,7 @@ constexpr int kStartBranches = 64;
 __global__ void walk_starts(Nodes t, int n, int leaf_size, const unsigned char* __restrict__ holds_cells, int* starts) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
   const auto opened = [&](int node) {
-    if (node >= n - 1 || !(t.bmax2[node] == INFINITY)) return false;  // a leaf, or a node not cut
+    if (node >= n - 1 || !(__int_as_float(t.walked[node].x) == INFINITY)) return false;  // a leaf, or a node not cut
     return t.walked[node].z > leaf_size || (holds_cells && holds_cells[node] != 0);
   };
   int pending[kStartBranches], depth = 0, found = 0;

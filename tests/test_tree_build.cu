@@ -363,7 +363,9 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const int n = (1 << 18) + 11;
-  std::mt19937 rng(std::random_device{}());
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<Body> bodies(static_cast<std::size_t>(n));
   for (Body& b : bodies) b = {normal(rng), normal(rng), normal(rng), 1.0f / static_cast<float>(n)};
@@ -381,7 +383,8 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
   DeviceBuffer<int> starts(1 + kMaxStarts);
   // This rank's range: a gap between two keys of the tree, as no received entry is in it.
   int k = n / 2;
-  while (keys[static_cast<std::size_t>(k) + 1] - keys[static_cast<std::size_t>(k)] < 2) ++k;
+  while (k + 2 < n && keys[static_cast<std::size_t>(k) + 1] - keys[static_cast<std::size_t>(k)] < 2) ++k;
+  ASSERT_GE(keys[static_cast<std::size_t>(k) + 1] - keys[static_cast<std::size_t>(k)], 2u) << "no gap between keys";
   prepare_received_tree(t.keys(), n, t.nodes(), keys[static_cast<std::size_t>(k)] + 1, keys[static_cast<std::size_t>(k) + 1],
                         leaf, holds.get(), starts.get());
   int count = 0;
@@ -401,6 +404,7 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
     WalkCounters c;
     CUDA_CHECK(cudaMemcpy(&c, t.counters(), sizeof c, cudaMemcpyDeviceToHost));
     EXPECT_EQ(c.overflow, 0);
+    EXPECT_GE(c.next, c.groups) << "groups no warp took";
     terms[from] = c.interactions;
     acc.download(a[static_cast<std::size_t>(from)].data(), 0, bodies.size());
     work.download(w[static_cast<std::size_t>(from)].data(), 0, bodies.size());
