@@ -304,6 +304,19 @@ TEST(View, TreeCellsAreDrawnOverEachPane) {
   EXPECT_GT(green(load(out / "frame_000001.png"), 0) + green(load(out / "frame_000001.png"), 1), 300);
 }
 
+// Pixels from row `top` down whose brightest channel (red, green or blue) passes `brighter` and leads
+// the other two by 1.4x, counted by that channel.
+std::array<int, 3> leading_channels(const Image& im, int top, int brighter) {
+  std::array<int, 3> count{};
+  for (int y = top; y < im.h; ++y)
+    for (int x = 0; x < im.w; ++x) {
+      const unsigned char* p = im.at(x, y);
+      const int c = static_cast<int>(std::max_element(p, p + 3) - p);
+      if (p[c] > brighter && p[c] >= 1.4 * p[(c + 1) % 3] && p[c] >= 1.4 * p[(c + 2) % 3]) ++count[c];
+    }
+  return count;
+}
+
 // run --frames --colour rank: each body in the colour of the rank that computes it (under mpirun,
 // the tree's key ranges), so three ranks draw three colours, red, green and blue (the channel that
 // leads a bright pixel), and one process one; the legend names them.
@@ -311,16 +324,7 @@ TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
   REQUIRE_GL_CLI();
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
   if (nbody("info").out.find("mpi:  built") == std::string::npos) GTEST_SKIP() << "nbody was built without MPI";
-  const auto leading = [](const Image& im) {
-    std::array<int, 3> count{};
-    for (int y = 40; y < im.h; ++y)  // below the label
-      for (int x = 0; x < im.w; ++x) {
-        const unsigned char* p = im.at(x, y);
-        const int c = static_cast<int>(std::max_element(p, p + 3) - p);
-        if (p[c] > 80 && p[c] >= 1.4 * p[(c + 1) % 3] && p[c] >= 1.4 * p[(c + 2) % 3]) ++count[c];
-      }
-    return count;
-  };
+  const auto leading = [](const Image& im) { return leading_channels(im, 40, 80); };  // below the label
   for (const int ranks : {1, 3}) {
     const fs::path out = scratch() / ("frames-rank-" + std::to_string(ranks));
     fs::remove_all(out);
@@ -350,16 +354,7 @@ TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
   if (nbody("info").out.find("mpi:  built") == std::string::npos) GTEST_SKIP() << "nbody was built without MPI";
   const std::string mpi = "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 3 ";
-  const auto leading = [](const Image& im) {  // pixels whose brightest channel leads the others by 1.4x
-    std::array<int, 3> count{};
-    for (int y = 60; y < im.h; ++y)  // below the label
-      for (int x = 0; x < im.w; ++x) {
-        const unsigned char* p = im.at(x, y);
-        const int c = static_cast<int>(std::max_element(p, p + 3) - p);
-        if (p[c] > 40 && p[c] >= 1.4 * p[(c + 1) % 3] && p[c] >= 1.4 * p[(c + 2) % 3]) ++count[c];
-      }
-    return count;
-  };
+  const auto leading = [](const Image& im) { return leading_channels(im, 60, 40); };  // below the label
   std::array<std::array<int, 3>, 2> lead{};
   for (const bool cells : {false, true}) {
     const fs::path out = scratch() / (cells ? "frames-received" : "frames-received-none");
