@@ -184,7 +184,8 @@ void report_exchange(Exchange& ex, const Pipeline& p, ExchangeTime x0, double se
   row.route = x1.route;
   for (std::size_t k = 0; k < x1.parts.size(); ++k) {
     const double before = k < x0.parts.size() ? x0.parts[k].second : 0;
-    row.parts.emplace_back(x1.parts[k].first, World::max((x1.parts[k].second - before) / seconds));
+    const double share = (x1.parts[k].second - before) / seconds;
+    row.parts.push_back({x1.parts[k].first, World::min(share), World::max(share)});
   }
   for (std::size_t k = 0; k < x1.beside.size(); ++k) {
     const double before = k < x0.beside.size() ? x0.beside[k].second : 0;

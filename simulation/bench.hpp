@@ -56,8 +56,13 @@ struct BenchRow {
   std::vector<double> work;
   std::string route;  // the exchange's (ExchangeTime::route), for the rungs that name it
   // For the rungs that time the parts of a step (ExchangeTime::parts): each part's share of the
-  // timed steps on the rank where it took longest.
-  std::vector<std::pair<std::string, double>> parts;
+  // timed steps on the rank where it took least and on the rank where it took longest (a rank that
+  // ends its step first waits at the next collective: the spread shows the ranks' imbalance).
+  struct Part {
+    std::string name;
+    double least = 0, most = 0;
+  };
+  std::vector<Part> parts;
   // ExchangeTime::beside: when each ended, from the own walk's start, as a share of the timed steps
   // on the rank where it ended last.
   std::vector<std::pair<std::string, double>> beside;

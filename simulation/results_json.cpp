@@ -127,7 +127,8 @@ nlohmann::json to_json(const BenchRow& row, bool ladder, double speedup) {
     j["shares"] = row.shares;
     if (!row.work.empty()) j["work_shares"] = row.work;
     if (!row.route.empty()) j["exchange_route"] = row.route;
-    for (const auto& [part, share] : row.parts) j["step_parts"].push_back({part, share});  // a step's order
+    for (const BenchRow::Part& part : row.parts)  // a step's order: [name, on the slowest rank, on the fastest]
+      j["step_parts"].push_back({part.name, part.most, part.least});
     if (!row.parts.empty()) j["moved_share_per_step"] = row.moved;
     if (!row.parts.empty()) j["recut_share_of_steps"] = row.recut;
     for (const auto& [what, share] : row.beside) j["from_walk_start"].push_back({what, share});

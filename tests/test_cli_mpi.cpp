@@ -374,16 +374,18 @@ TEST(Mpi, CheckpointResumesWithAnyNumberOfRanks) {
 }
 
 // cuda:tree's bench row times the parts of its steps, each a share of the timed steps on its slowest
-// rank: together about the whole (the slowest rank of each part need not be the same one).
+// rank (then on its fastest): together about the whole (the slowest rank of each part need not be
+// the same one).
 void expect_step_parts(const nlohmann::json& row) {
   double whole = 0;
   const std::vector<std::string> parts{"cube",    "ranges", "pack", "trade", "unpack", "build",
                                        "domains", "select", "wait", "remote", "walks", "kick"};
   ASSERT_EQ(row["step_parts"].size(), parts.size()) << row["step_parts"];
-  for (std::size_t k = 0; k < parts.size(); ++k) {  // [part, share], in a step's order
+  for (std::size_t k = 0; k < parts.size(); ++k) {  // [part, most, least], in a step's order
     EXPECT_EQ(row["step_parts"][k][0], parts[k]);
-    const double share = row["step_parts"][k][1].get<double>();
+    const double share = row["step_parts"][k][1].get<double>(), least = row["step_parts"][k][2].get<double>();
     EXPECT_TRUE(share >= 0 && share <= 1) << parts[k] << " " << share;
+    EXPECT_TRUE(least >= 0 && least <= share) << parts[k] << " " << least << " of " << share;
     whole += share;
   }
   EXPECT_TRUE(whole > 0.5 && whole < 1.5) << row["step_parts"];
