@@ -176,6 +176,12 @@ double imbalance(Exchange& ex, const std::vector<double>& mine, const std::vecto
   if (mine.size() != ranges) throw std::logic_error("key_ranges::imbalance: one work a range");
   std::vector<double> every(ranges * static_cast<std::size_t>(ex.ranks()));
   ex.allgather_bytes(mine.data(), ranges * sizeof(double), every.data());
+  return imbalance_of(every, capacity);
+}
+
+double imbalance_of(const std::vector<double>& every, const std::vector<double>& capacity) {
+  const std::size_t ranges = capacity.size();
+  if (ranges == 0 || every.size() % ranges != 0) throw std::logic_error("key_ranges::imbalance_of: one work a range a rank");
   std::vector<double> work(ranges, 0.0);
   for (std::size_t k = 0; k < every.size(); ++k) work[k % ranges] += every[k];  // rank by rank, on every rank alike
   double total = 0;

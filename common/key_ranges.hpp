@@ -62,6 +62,9 @@ inline constexpr double kRecutAbove = 0.01;
 // (collective): the most by which any range's work passes its share of all of it, as a fraction of
 // that share (0: none passes it). `mine`: the work of this rank's bodies in each range (work_in()).
 double imbalance(Exchange& ex, const std::vector<double>& mine, const std::vector<double>& capacity);
+// The same from every rank's work in each range, gathered (ranks x ranges, in rank order): every
+// rank that calls it with the same figures decides the same.
+double imbalance_of(const std::vector<double>& every, const std::vector<double>& capacity);
 // The work of `mine`, sorted by key (`keys`, the same order), in each of the ranges `first`.
 std::vector<double> work_in(const std::vector<std::uint64_t>& first, const std::vector<std::uint64_t>& keys,
                             const std::vector<Body>& mine);

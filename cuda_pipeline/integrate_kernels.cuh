@@ -7,12 +7,12 @@
 
 namespace nbody::cuda {
 
+// Body i's kick-drift: v += a dt, a the sum of its `splits` splits (`stride` apart in acc), then
+// p += v dt, from pos_in into pos_out; returns the new position.
 template <typename T>
-__global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
-                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int first,
-                          int end, int splits, int stride, T dt) {
-  const int i = first + blockIdx.x * blockDim.x + threadIdx.x;  // bodies [first, end)
-  if (i >= end) return;
+__device__ __forceinline__ Vec4T<T> kick_drift(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
+                                               Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int i,
+                                               int splits, int stride, T dt) {
   Vec4T<T> p = pos_in[i], v = vel[i];
   Vec4T<T> a = acc[i];
   for (int s = 1; s < splits; ++s) {
@@ -29,6 +29,15 @@ __global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restr
   p.z += v.z * dt;
   vel[i] = v;
   pos_out[i] = p;
+  return p;
+}
+
+template <typename T>
+__global__ void integrate(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
+                          Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int first,
+                          int end, int splits, int stride, T dt) {
+  const int i = first + blockIdx.x * blockDim.x + threadIdx.x;  // bodies [first, end)
+  if (i < end) kick_drift(pos_in, pos_out, vel, acc, i, splits, stride, dt);
 }
 
 // The least i in [0, n) whose position or velocity is not finite, into *first (INT_MAX before):

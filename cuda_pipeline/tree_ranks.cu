@@ -106,17 +106,6 @@ Wire wire_of(const std::vector<std::byte>& message) {
   return w;
 }
 
-// The count and fingerprint sum of n bodies on the device (`sum`: two words of scratch).
-kr::Census census_of(const Body* pos, const unsigned long long* id, int n, DeviceBuffer<unsigned long long>& sum) {
-  if (n == 0) return {};
-  CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, 2 * sizeof(unsigned long long)));
-  census<<<std::min(blocks(n), 1024), kBlock>>>(pos, id, n, sum.get());
-  CUDA_CHECK(cudaGetLastError());
-  unsigned long long h[2];
-  sum.download(h, 0, 2);
-  return {h[0], h[1]};
-}
-
 // Bytes from the device.
 template <typename T>
 std::vector<std::byte> bytes_from(const T* device, std::size_t count) {
@@ -198,6 +187,8 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   next_.clear();
   next_cut_ = false;
   weighed_ = false;
+  summed_ = false;
+  unchecked_.reset();
   exchange_time_ = {};
   for (double& s : part_s_) s = 0;
   for (double& s : beside_s_) s = 0;
@@ -221,22 +212,45 @@ void TreeRanks::load_range(const Bodies& b, std::size_t at, std::size_t first, s
   move();  // by count: no step has weighed them yet
 }
 
+std::pair<kr::Extent, kr::Census> TreeRanks::state_sums() {
+  kr::Extent box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  if (n_ == 0) return {box, {}};
+  if (!summed_) {  // a pass of its own: the kick did not leave the sums of the bodies as they are
+    sum_bodies(pos_[cur_].get(), id_[held_].get(), n_, sums_.get());
+    summed_ = true;
+  }
+  StateSums h;
+  sums_.download(&h, 0, 1);
+  for (int a = 0; a < 3; ++a) box.lo[a] = float_of_bits(h.box[a]), box.hi[a] = float_of_bits(h.box[3 + a]);
+  return {box, {h.count, h.print}};
+}
+
+void TreeRanks::check_moved() {
+  if (!unchecked_) return;  // (every rank alike: they move together)
+  kr::kept(*unchecked_, kr::census(ex_, state_sums().second));
+  unchecked_.reset();
+}
+
 void TreeRanks::common_cube() {
   keys_sorted_ = false;
   classified_.clear();
+  classes_.clear();
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
   if (local_.capacity() == 0) local_.reserve(1, walk_.quadrupole);
-  kr::Extent mine{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-  if (n_ > 0) {
-    local_.find_box(pos_[cur_].get(), n_);
-    unsigned box[6];
-    CUDA_CHECK(cudaMemcpy(box, local_.box(), sizeof box, cudaMemcpyDeviceToHost));
-    for (int a = 0; a < 3; ++a) mine.lo[a] = float_of_bits(box[a]), mine.hi[a] = float_of_bits(box[3 + a]);
-  }
-  const std::vector<kr::Extent> boxes = ex_.all_of(mine);
+  // Every rank's box and census in one allgather: the cube, and the last move's check.
+  struct Sums {
+    kr::Extent box;
+    kr::Census census;
+  };
+  const auto [box, census] = state_sums();
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (const kr::Extent& e : boxes)
-    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], e.lo[a]), hi[a] = std::max(hi[a], e.hi[a]);
+  census_now_ = {};
+  for (const Sums& r : ex_.all_of(Sums{box, census})) {  // in rank order
+    for (int a = 0; a < 3; ++a) lo[a] = std::min(lo[a], r.box.lo[a]), hi[a] = std::max(hi[a], r.box.hi[a]);
+    census_now_.count += r.census.count, census_now_.sum += r.census.sum;
+  }
+  if (unchecked_) kr::kept(*unchecked_, census_now_);
+  unchecked_.reset();
   for (int a = 0; a < 3; ++a) cube_[a] = ordered_bits(lo[a]), cube_[3 + a] = ordered_bits(hi[a]);
   local_.set_box(cube_);
 }
@@ -252,32 +266,36 @@ void TreeRanks::sort_in_cube() {
 
 void TreeRanks::classify_bodies() {
   const int n = n_, ranks = ex_.ranks();
-  const std::size_t words = 2 * static_cast<std::size_t>(ranks) + 2;
+  const std::size_t words = 2 * static_cast<std::size_t>(ranks);
   classified_.assign(words, 0);
-  if (n == 0) return;
-  ensure(first_keys_, first_.size());
-  ensure(leaves_, n);
-  ensure(class_sums_, words);
-  const std::vector<Key> f(first_.begin(), first_.end());
-  first_keys_.upload(f);
-  CUDA_CHECK(cudaMemsetAsync(class_sums_.get(), 0, words * sizeof(unsigned long long)));
-  const std::size_t shared = ranks <= kSharedRanges ? 2 * static_cast<std::size_t>(ranks) * sizeof(unsigned long long) : 0;
-  classify<<<std::min(blocks(n), 1024), kBlock, shared>>>(pos_[cur_].get(), id_[held_].get(), work_[held_].get(), n,
-                                                          local_.box(), first_keys_.get(), ranks, ex_.rank(),
-                                                          leaves_.get(), class_sums_.get());
-  CUDA_CHECK(cudaGetLastError());
-  class_sums_.download(classified_.data(), 0, words);
+  if (n > 0) {
+    ensure(first_keys_, first_.size());
+    ensure(leaves_, n);
+    ensure(class_sums_, words);
+    const std::vector<Key> f(first_.begin(), first_.end());
+    first_keys_.upload(f);
+    CUDA_CHECK(cudaMemsetAsync(class_sums_.get(), 0, words * sizeof(unsigned long long)));
+    const std::size_t shared = ranks <= kSharedRanges ? words * sizeof(unsigned long long) : 0;
+    classify<<<std::min(blocks(n), 1024), kBlock, shared>>>(pos_[cur_].get(), work_[held_].get(), n, local_.box(),
+                                                            first_keys_.get(), ranks, ex_.rank(), leaves_.get(),
+                                                            class_sums_.get());
+    CUDA_CHECK(cudaGetLastError());
+    class_sums_.download(classified_.data(), 0, words);
+  }
+  classes_.resize(words * static_cast<std::size_t>(ranks));
+  ex_.allgather_bytes(classified_.data(), words * sizeof(unsigned long long), classes_.data());
 }
 
 std::vector<std::uint64_t> TreeRanks::ranges_to_cut() {
   const int ranks = ex_.ranks();
   if (first_.size() == static_cast<std::size_t>(ranks) + 1 && !weighed_) return first_;  // cut by counts: still so
   if (first_.size() == static_cast<std::size_t>(ranks) + 1) {
-    // The work of this rank's bodies in each of the last step's ranges.
+    // The work of every rank's bodies in each of the last step's ranges.
     classify_bodies();
-    std::vector<double> mine(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) mine[static_cast<std::size_t>(r)] = static_cast<double>(classified_[ranks + r]);
-    if (kr::imbalance(ex_, mine, capacity_) <= kr::kRecutAbove) return first_;
+    std::vector<double> every;  // ranks x ranges
+    for (int q = 0; q < ranks; ++q)
+      for (int r = 0; r < ranks; ++r) every.push_back(static_cast<double>(classes_[2 * static_cast<std::size_t>(q * ranks) + ranks + r]));
+    if (kr::imbalance_of(every, capacity_) <= kr::kRecutAbove) return first_;
   }
   ++recuts_;
   return ranges_now();
@@ -331,7 +349,7 @@ void TreeRanks::move() {
     next_ = ranges_to_cut();
     cut = keys_sorted_;
   }
-  if (next_ != first_) classified_.clear();  // classified among other ranges
+  if (next_ != first_) classified_.clear(), classes_.clear();  // classified among other ranges
   first_ = next_;
   next_.clear();
   next_cut_ = false;
@@ -352,7 +370,7 @@ void TreeRanks::move_in_place() {
   for (int r = 0; r < ranks; ++r) at[r + 1] = at[r] + static_cast<int>(classified_[r]);
   const int own = at[me + 1] - at[me], left = n - own;
   leaving_ = left;
-  const kr::Census before = kr::census(ex_, {classified_[2 * ranks], classified_[2 * ranks + 1]});
+  const kr::Census before = census_now_;  // (common_cube()'s)
   // The leavers' places, ascending (where the arrivals go), and in key order (as they travel:
   // each other rank's range to it, in rank order).
   if (left > 0) {
@@ -379,8 +397,14 @@ void TreeRanks::move_in_place() {
     CUDA_CHECK(cudaGetLastError());
   }
   mark(3);
-  if (nccl_) trade_on_device(at);
-  else trade_on_host(at);
+  if (nccl_) {
+    std::vector<long long> every(static_cast<std::size_t>(ranks) * ranks);  // what rank q sends rank r
+    for (std::size_t k = 0; k < every.size(); ++k)
+      every[k] = static_cast<long long>(classes_[2 * (k / ranks) * ranks + k % ranks]);
+    trade_on_device(at, std::move(every));
+  } else {
+    trade_on_host(at);
+  }
   mark(4);
   // The arrivals into the leavers' places, then past the bodies held; where fewer arrived, the
   // bodies past the new end into the places left over. The build sorts them all.
@@ -398,7 +422,7 @@ void TreeRanks::move_in_place() {
                                           id_[held_].get(), work_[held_].get());
   CUDA_CHECK(cudaGetLastError());
   n_ = end;
-  kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
+  unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
 
 void TreeRanks::move_sorted() {
@@ -418,7 +442,7 @@ void TreeRanks::move_sorted() {
   // are not packed.
   const int own = at[me + 1] - at[me];
   leaving_ = n_ - own;
-  const kr::Census before = kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_));
+  const kr::Census before = census_now_;  // (common_cube()'s)
   fit(travel_[0], leaving_);
   const auto pack_sorted = [&](int first, int count, int to) {
     if (count > 0)
@@ -429,7 +453,7 @@ void TreeRanks::move_sorted() {
   pack_sorted(0, at[me], 0);
   pack_sorted(at[me + 1], n_ - at[me + 1], at[me]);
   mark(3);
-  const std::size_t own_at = nccl_ ? trade_on_device(at) : trade_on_host(at);
+  const std::size_t own_at = nccl_ ? trade_on_device(at, {}) : trade_on_host(at);
   mark(4);
   // Into the state's other side in rank order, the own range in its place: the arrivals from lower
   // ranks, this rank's own bodies gathered in key order, the arrivals from higher ranks (the runs the
@@ -453,7 +477,7 @@ void TreeRanks::move_sorted() {
                                       work_[side].get() + below + own);
   CUDA_CHECK(cudaGetLastError());
   cur_ = to, held_ = side, n_ = total;
-  kr::kept(before, kr::census(ex_, census_of(pos_[cur_].get(), id_[held_].get(), n_, census_)));
+  unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
 
 namespace {
@@ -465,11 +489,11 @@ void check_held(std::size_t total) {
 
 }  // namespace
 
-std::size_t TreeRanks::trade_on_device(const std::vector<int>& at) {
+std::size_t TreeRanks::trade_on_device(const std::vector<int>& at, std::vector<long long> every) {
   const std::size_t ranks = at.size() - 1, me = static_cast<std::size_t>(ex_.rank());
   std::vector<long long> count(ranks);
   for (std::size_t q = 0; q < ranks; ++q) count[q] = at[q + 1] - at[q];
-  const std::vector<long long> every = kr::records_of<long long>(ex_.allgatherv(kr::bytes_of(count)));  // ranks x ranks
+  if (every.empty()) every = kr::records_of<long long>(ex_.allgatherv(kr::bytes_of(count)));  // ranks x ranks
   // Sent and received in rank order, this rank's own range neither (the caller keeps it).
   std::vector<std::size_t> send(ranks), recv(ranks);
   std::size_t arriving = 0, own_at = 0;
@@ -870,10 +894,12 @@ void TreeRanks::step(int count) {
     // with them as a second split: the sum a separate pass would have made, and one pass less).
     const int received = forces(true, false, true);
     const int splits = received > 0 ? 2 : 1, stride = static_cast<int>(remote_acc() - acc_.get());
+    // The kick-drift sums the new positions' box and the bodies' census as it goes: the next
+    // move's cube and its check.
     if (n_ > 0)
-      integrate<float><<<blocks(n_), kBlock>>>(pos_[cur_].get(), pos_[1 - cur_].get(), vel_[held_].get(), acc_.get(), 0, n_,
-                                               splits, stride, dt_);
-    CUDA_CHECK(cudaGetLastError());
+      kick_summed(pos_[cur_].get(), pos_[1 - cur_].get(), vel_[held_].get(), acc_.get(), id_[held_].get(), n_, splits,
+                  stride, dt_, sums_.get());
+    summed_ = n_ > 0;
     mark(kPartCount);
     CUDA_CHECK(cudaEventSynchronize(marks_[kPartCount]));
     for (int k = 0; k < kPartCount; ++k) part_s_[k] += 1e-3 * marks_[k + 1].since(marks_[k]);
@@ -949,9 +975,38 @@ std::vector<Traveller> TreeRanks::records() const {
   return mine;
 }
 
-void TreeRanks::read(Bodies& b) { kr::gather_state(ex_, records(), b); }
+void TreeRanks::read(Bodies& b) {
+  check_moved();
+  kr::gather_state(ex_, records(), b);
+}
 
-std::vector<int> TreeRanks::owners(std::size_t n) const { return kr::gather_owners(ex_, records(), n); }
+std::vector<int> TreeRanks::owners(std::size_t n) {
+  check_moved();
+  return kr::gather_owners(ex_, records(), n);
+}
+
+namespace {
+
+void reset(StateSums* sums) {  // the least bounds above every float, the greatest below every one, the census zero
+  CUDA_CHECK(cudaMemsetAsync(sums->box, 0xff, 3 * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemsetAsync(sums->box + 3, 0, sizeof(StateSums) - 3 * sizeof(unsigned)));
+}
+
+}  // namespace
+
+void kick_summed(const Body* pos_in, Body* pos_out, Body* vel, const Body* acc, const unsigned long long* id, int n,
+                 int splits, int stride, float dt, StateSums* sums) {
+  reset(sums);
+  if (n > 0)
+    sum_state<true><<<std::min(blocks(n), 1024), kBlock>>>(pos_in, pos_out, vel, acc, id, n, splits, stride, dt, sums);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void sum_bodies(const Body* pos, const unsigned long long* id, int n, StateSums* sums) {
+  reset(sums);
+  if (n > 0) sum_state<false><<<std::min(blocks(n), 1024), kBlock>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0, 0.0f, sums);
+  CUDA_CHECK(cudaGetLastError());
+}
 
 void prepare_received_tree(const Key* keys, int n, Nodes t, Key first, Key end, int leaf_size, unsigned char* holds,
                            int* starts) {
@@ -983,6 +1038,7 @@ std::vector<Pipeline::ReceivedCell> TreeRanks::received_cells(int rank) const {
 }
 
 long long TreeRanks::first_non_finite() {
+  check_moved();  // (between batches of steps: the last one's move checked before the run goes on)
   unsigned long long first = ~0ULL;
   if (n_ > 0) {
     CUDA_CHECK(cudaMemsetAsync(census_.get(), 0xff, sizeof first));  // scratch: the census's first word

@@ -43,6 +43,8 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "bodies.hpp"
@@ -72,6 +74,22 @@ void prepare_received_tree(const Key* keys, int n, Nodes t, Key first, Key end, 
 // synchronise() and block_sum() sum them, blocks of kSumBlock in index order, each operation rounded
 // as the host's code rounds it (no fused multiply-adds there), the blocks added in order on the host.
 Energy energy_of(const Body* pos, const Body* vel, const Body* acc, int n, double h, double self);
+
+// The box of a rank's bodies (ordered bits as TreeBuild's box: the least x, y, z, then the
+// greatest) and their census (key_ranges::Census: the count and the fingerprints' sum), summed on
+// the device by the kick that moved them (kick_summed) for the next move's cube and check.
+struct StateSums {
+  unsigned box[6];
+  unsigned long long count, print;
+};
+
+// The kick-drift of the n bodies (the leapfrog's, integrate_kernels.cuh: the same bits; acc in
+// `splits` splits `stride` apart), pos_in into pos_out, with the new positions' box and the bodies'
+// census summed into *sums as it goes (sum_state); sum_bodies() the same sums of pos as it is. On
+// the default stream.
+void kick_summed(const Body* pos_in, Body* pos_out, Body* vel, const Body* acc, const unsigned long long* id, int n,
+                 int splits, int stride, float dt, StateSums* sums);
+void sum_bodies(const Body* pos, const unsigned long long* id, int n, StateSums* sums);
 
 // An essential tree on the way: its counts (sent ahead), then its cells (a monopole tree's leave
 // their moments behind), then its bodies (16 bytes each).
@@ -112,7 +130,7 @@ class TreeRanks {
   std::vector<std::uint64_t> split_state();
   void resume_split(const std::vector<std::uint64_t>& first);
   std::size_t held() const { return static_cast<std::size_t>(n_); }
-  std::vector<int> owners(std::size_t n) const;  // each body's rank, by index (gathered)
+  std::vector<int> owners(std::size_t n);  // each body's rank, by index (gathered)
   std::vector<Pipeline::ReceivedCell> received_cells(int rank) const;  // Pipeline's (gathered)
   Pipeline::OwnPass own_pass(const std::vector<std::size_t>& sample, bool stagger);  // Pipeline's
   ExchangeTime exchange_time() const;
@@ -121,8 +139,15 @@ class TreeRanks {
   // Bodies [at, at + count) of `b`, indices first.., as this rank's block.
   void load_range(const Bodies& b, std::size_t at, std::size_t first, std::size_t count, const Params& params);
   void move();                 // 1
+  // The sums of the bodies as they are into sums_ (where the kick did not leave them there), on the
+  // host: the box as an Extent and the census.
+  std::pair<key_ranges::Extent, key_ranges::Census> state_sums();
+  // The last move's check, where no common_cube() since has made it: the census of every rank's
+  // bodies now against the one before that move (collective).
+  void check_moved();
   // The bodies' ranges among first_ by their keys in cube_, no sort (classify): each range's count
-  // and work and the census into classified_ (kept until the next cube).
+  // and work into classified_, and every rank's (one allgather) into classes_ (both kept until
+  // the next cube).
   void classify_bodies();
   // The move where its ranges were not cut from sorted keys: the leavers out, the arrivals into
   // their places, the rest where they are.
@@ -134,8 +159,9 @@ class TreeRanks {
   // The move's leavers (travel_[0]: the bodies outside this rank's range, in key order; at[q]: where
   // rank q's range starts among the sorted keys) to their ranks, what the others send into travel_[1]
   // in rank order: GPU to GPU by NCCL, or through the host. Sets runs_ (this rank's own range in
-  // its place) and returns where the own range goes among the arrivals.
-  std::size_t trade_on_device(const std::vector<int>& at);
+  // its place) and returns where the own range goes among the arrivals. `every`: what each rank
+  // sends each (ranks x ranks, in rank order), where the classification gathered it; else gathered.
+  std::size_t trade_on_device(const std::vector<int>& at, std::vector<long long> every);
   std::size_t trade_on_host(const std::vector<int>& at);
   // 2-4, with `weigh` each body's terms into its work, with `potential` each body's potential in
   // acc_'s w; the received trees' sums added to acc_, or with `apart` left at remote_acc() (the
@@ -210,18 +236,27 @@ class TreeRanks {
   int domain_boxes_ = 0;            // boxes in domain_of_ before the clusters
   DeviceBuffer<unsigned char> sort_temp_;
   // The move in place: each body's flag (1: it leaves), the leavers' places (ascending, then in key
-  // order) and keys, and the classification's sums (classify()'s), also on the host.
+  // order) and keys, and the classification's sums (classify()'s), also on the host, this rank's
+  // (classified_: each range's count, then its work) and every rank's (classes_, in rank order).
   DeviceBuffer<unsigned char> leaves_;
   DeviceBuffer<int> holes_[2];
   DeviceBuffer<Key> leaver_keys_[2];
   DeviceBuffer<unsigned long long> class_sums_;
   DeviceBuffer<int> selected_count_ = DeviceBuffer<int>(1);
-  std::vector<unsigned long long> classified_;  // empty: not classified in this cube
+  std::vector<unsigned long long> classified_, classes_;  // empty: not classified in this cube
   bool keys_sorted_ = false;                    // the keys sorted (sort_in_cube()) since common_cube()
   // next_ was cut afresh from the sorted keys (split_state()): the move that takes it is
   // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
   bool next_cut_ = false;
-  DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(2);
+  DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(1);  // first_non_finite()'s scratch
+  // The bodies' box and census: the kick's where summed_ (the state as the kick left it), else
+  // sum_bodies()'s. A move's census before it is checked against the bodies after it at the
+  // next cube (one allgather with the boxes), or by check_moved() where the run reads the state
+  // first: unchecked_ holds it till then.
+  DeviceBuffer<StateSums> sums_ = DeviceBuffer<StateSums>(1);
+  bool summed_ = false;
+  key_ranges::Census census_now_;                // every rank's bodies' at the last cube
+  std::optional<key_ranges::Census> unchecked_;  // before the last move, if not yet checked
   // Where the walks of the received tree and of the rank's own tree start (walk_starts).
   DeviceBuffer<int> starts_ = DeviceBuffer<int>(1 + kMaxStarts), own_starts_ = DeviceBuffer<int>(1 + kMaxStarts);
   std::vector<Domain> domains_;  // every rank's

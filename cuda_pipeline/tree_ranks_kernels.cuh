@@ -3,7 +3,8 @@
 //
 //  travel      the bodies that leave a rank, in key order, as key_ranges::Body records (id, state,
 //              work), and the arrivals back into the state; the kept ones gathered in key order
-//  census      the count and the (id, mass) fingerprints' sum of a rank's bodies
+//  state sums  the box of a rank's bodies and their census (the count and the (id, mass)
+//              fingerprints' sum), in the kick-drift that moved them or in a pass of their own
 //  in place    each body's range by its key (no sort), each range's count and work; the arrivals
 //              into the places the leavers left, and the bodies past the new end into the rest
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
@@ -21,6 +22,7 @@
 #pragma once
 #include <climits>
 
+#include "integrate_kernels.cuh"
 #include "key_ranges.hpp"
 #include "tree_nodes.cuh"
 #include "tree_ranks.cuh"
@@ -65,19 +67,47 @@ __global__ void keep(const Body* __restrict__ pos, const Body* __restrict__ vel,
   to_work[k] = work[i];
 }
 
-// sum[0] += n, sum[1] += the bodies' (id, mass) fingerprints (wrapping: the same in any order).
-__global__ void census(const Body* __restrict__ pos, const unsigned long long* __restrict__ id, int n,
-                       unsigned long long* sum) {
-  unsigned long long s = 0;
+// Into sums (reset before: kick_summed(), sum_bodies()): the box of the n bodies (ordered() bits,
+// as bounding_box() finds it: NaN passed over) and their census (the count, the (id, mass)
+// fingerprints' sum, wrapping: the same in any order). With Kick each body is kick-drifted first
+// (integrate()'s arithmetic: the same bits), pos_in into pos_out, and the sums are the new
+// positions'; without, pos_in's as they are.
+template <bool Kick>
+__global__ void sum_state(const Body* __restrict__ pos_in, Body* __restrict__ pos_out, Body* __restrict__ vel,
+                          const Body* __restrict__ acc, const unsigned long long* __restrict__ id, int n, int splits,
+                          int stride, float dt, StateSums* sums) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  unsigned long long print = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const Body p = Kick ? kick_drift(pos_in, pos_out, vel, acc, i, splits, stride, dt) : pos_in[i];
+    const float v[3] = {p.x, p.y, p.z};
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      if (v[a] < lo[a]) lo[a] = v[a];
+      if (v[a] > hi[a]) hi[a] = v[a];
+    }
     Traveller t{};
     t.id = id[i];
-    t.m = pos[i].w;
-    s += key_ranges::fingerprint(t);
+    t.m = p.w;
+    print += key_ranges::fingerprint(t);
   }
-  for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(kAll, s, o);
-  if (threadIdx.x % 32 == 0) atomicAdd(&sum[1], s);
-  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sum[0], static_cast<unsigned long long>(n));
+  for (int o = 16; o > 0; o /= 2) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = fminf(lo[a], __shfl_xor_sync(kAll, lo[a], o));
+      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kAll, hi[a], o));
+    }
+    print += __shfl_xor_sync(kAll, print, o);
+  }
+  if (threadIdx.x % 32 == 0) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      atomicMin(&sums->box[a], ordered(lo[a]));
+      atomicMax(&sums->box[3 + a], ordered(hi[a]));
+    }
+    atomicAdd(&sums->print, print);
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sums->count, static_cast<unsigned long long>(n));
 }
 
 // ---- the move in place: the bodies' ranks by key, with no sort ----------------------------------
@@ -99,14 +129,12 @@ __device__ __forceinline__ int range_of(const Key* __restrict__ first, int ranks
 
 // Each body's range by its key in the cube of `box`: leaves[i] = 1 where that is not `me`'s. Into
 // sums (zeroed before): each range's count (sums[r]) and work (sums[ranks + r]: the terms, whole
-// numbers, so the same sums in any order), then the bodies' census (sums[2 ranks]: the count,
-// sums[2 ranks + 1]: the fingerprints). All but the leavers are in range `me`: each thread adds
+// numbers, so the same sums in any order). All but the leavers are in range `me`: each thread adds
 // those up itself, the leavers into the block's shared memory (2 ranks words of it where ranks is
 // at most kSharedRanges, else none: straight into sums).
-__global__ void classify(const Body* __restrict__ pos, const unsigned long long* __restrict__ id,
-                         const float* __restrict__ work, int n, const unsigned* __restrict__ box,
-                         const Key* __restrict__ first, int ranks, int me, unsigned char* leaves,
-                         unsigned long long* sums) {
+__global__ void classify(const Body* __restrict__ pos, const float* __restrict__ work, int n,
+                         const unsigned* __restrict__ box, const Key* __restrict__ first, int ranks, int me,
+                         unsigned char* leaves, unsigned long long* sums) {
   extern __shared__ unsigned long long block_sums[];
   const bool shared = ranks <= kSharedRanges;
   unsigned long long* to = shared ? block_sums : sums;
@@ -114,11 +142,10 @@ __global__ void classify(const Body* __restrict__ pos, const unsigned long long*
     for (int r = threadIdx.x; r < 2 * ranks; r += blockDim.x) block_sums[r] = 0;
   __syncthreads();
   const Cube cube = cube_of(box);
-  unsigned long long count = 0, terms = 0, print = 0;  // of this thread's bodies in range me
+  unsigned long long count = 0, terms = 0;  // of this thread's bodies in range me
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += gridDim.x * static_cast<long long>(blockDim.x)) {
-    const Body p = pos[i];
-    const int r = range_of(first, ranks, key_in(cube, p));
+    const int r = range_of(first, ranks, key_in(cube, pos[i]));
     const auto w = static_cast<unsigned long long>(work[i]);
     leaves[i] = r != me;
     if (r == me) {
@@ -128,22 +155,15 @@ __global__ void classify(const Body* __restrict__ pos, const unsigned long long*
       atomicAdd(&to[r], 1ULL);
       atomicAdd(&to[ranks + r], w);
     }
-    Traveller t{};
-    t.id = id[i];
-    t.m = p.w;
-    print += key_ranges::fingerprint(t);
   }
   for (int o = 16; o > 0; o /= 2) {
     count += __shfl_xor_sync(kAll, count, o);
     terms += __shfl_xor_sync(kAll, terms, o);
-    print += __shfl_xor_sync(kAll, print, o);
   }
   if (threadIdx.x % 32 == 0) {
     atomicAdd(&to[me], count);
     atomicAdd(&to[ranks + me], terms);
-    atomicAdd(&sums[2 * ranks + 1], print);
   }
-  if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sums[2 * ranks], static_cast<unsigned long long>(n));
   if (!shared) return;
   __syncthreads();
   for (int r = threadIdx.x; r < 2 * ranks; r += blockDim.x)

@@ -176,6 +176,14 @@ TEST(KeyRanges, ImbalanceIsTheMostARangesWorkPassesItsShare) {
     EXPECT_EQ(kr::imbalance(ex, uneven[ex.rank()], {0.5, 0.5, 0}), INFINITY);
     EXPECT_DOUBLE_EQ(kr::imbalance(ex, {0, 0, 0}, {0.5, 0.5, 0}), 0) << "no work: nothing to balance";
   });
+  // The same from every rank's figures gathered (ranks x ranges, in rank order), as a rank decides
+  // after one allgather of them.
+  const std::vector<double> every = {6, 4, 2, 6, 4, 2, 6, 4, 2}, even = {4, 2, 6, 4, 4, 4, 4, 6, 2};
+  EXPECT_DOUBLE_EQ(kr::imbalance_of(even, {1.0 / 3, 1.0 / 3, 1.0 / 3}), 0);
+  EXPECT_DOUBLE_EQ(kr::imbalance_of(every, {1.0 / 3, 1.0 / 3, 1.0 / 3}), 0.5);
+  EXPECT_NEAR(kr::imbalance_of(every, {0.5, 1.0 / 3, 1.0 / 6}), 0, 1e-12);
+  EXPECT_EQ(kr::imbalance_of(every, {0.5, 0.5, 0}), INFINITY);
+  EXPECT_THROW(kr::imbalance_of({6, 4, 2, 6}, {0.5, 0.5, 0}), std::logic_error) << "not a work a range a rank";
   // work_in: each body's work in the range its key falls in.
   const std::vector<std::uint64_t> first = {0, 10, 10, 20, std::uint64_t{1} << 63};  // range 1 empty
   std::vector<kr::Body> mine(4);

@@ -3,7 +3,7 @@
 # The bundle's nbody against an older build of it (OLD, carried beside the bundle), one GPU per rank:
 #   bits     run --save of cuda:tree at 2^20 bodies, 5 steps, on 2 .. NP ranks, GPU to GPU (NCCL) and
 #            through the host (NBODY_EXCHANGE=host): each compared with cmp against OLD's
-#   tests    test_tree_ranks (ranks as threads on one GPU), test_cuda's Walker and TreeBuild tests
+#   tests    test_tree_ranks (ranks as threads on one GPU), test_cuda's Walker, TreeBuild and TreeRanksKick tests
 #   bench    cuda:tree at each N on NP ranks, OLD then new, twice, each row with its parts of a step,
 #            the terms it computed and each rank's share of bodies and work;
 #            the 2^25 row on 2 ranks the same way (weak scaling at 2^24 a GPU)
@@ -29,7 +29,7 @@ done
 rm -f "$O/tr-old.csv" "$O/tr-new.csv"
 section "tests"
 outcomes "$B/test_tree_ranks" '*' | tail -n 8
-outcomes "$B/test_cuda" 'Walker.*:TreeBuild.*'
+outcomes "$B/test_cuda" 'Walker.*:TreeBuild.*:TreeRanksKick.*'
 section "bench: $M -np NP BUILD bench --pipelines cuda:tree --steps 10 --reps 3 -n N (old, new, old, new)"
 row() {  # label np build n: bench's row and its parts of a step
   echo "== $1 -np $2 -n $4"
