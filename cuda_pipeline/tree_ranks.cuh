@@ -2,17 +2,18 @@
 // tree and the essential trees on the device. Rank r holds on its GPU the bodies whose keys (in the
 // cube of every rank's bodies) lie in its range. A step:
 //
-//  1. move     the boxes of every rank's bodies (one allgather) give the cube; each body's key
-//              there gives its range among the last step's, with no sort, and each range's work
-//              (each body's terms of the last step): while that stays within 1% of every
-//              rank's share (one collective) the ranges are kept, the leavers sorted by key and
+//  1. move     the boxes of every rank's bodies and their census (summed by the last kick; one
+//              allgather) give the cube and check the last move; each body's key there gives its
+//              range among the last step's, with no sort, and each range's count and work (each
+//              body's terms of the last step), every rank's in one allgather: while the work stays
+//              within 1% of every rank's share the ranges are kept, the leavers sorted by key and
 //              sent, and the arrivals take the places they left (the rest stay where they are).
 //              Else the keys are sorted, the ranges cut afresh from a sample of them and the
 //              work below them, one allgather a round of a 16-way search, and this rank's own
 //              range gathered in key order to its place among the arrivals. The leavers go in
 //              one all-to-all (GPU to GPU by NCCL where every rank loads it, else staged through
 //              the host: the MPI here is not CUDA-aware), every body counted and fingerprinted
-//              before and after
+//              before (the cube's census) and after (the next cube's, or check_moved())
 //  2. build    this rank's tree, its bodies keyed in the move's cube (the same bodies at the same
 //              places: no second gather of the boxes), sorted (after a move in place) or the
 //              runs each rank sent merged into its own (one pass, where the move sorted them); a
@@ -37,7 +38,8 @@
 //              walks' terms added. Both trees are cut at this rank's range, and both walks start
 //              below the nodes every walk opens (walk_starts), found once by one thread
 //  5. kick-drift with the two walks' sums added as it reads them (a force pass for diagnostics
-//              adds them in a pass of its own: the same sums)
+//              adds them in a pass of its own: the same sums), summing the new positions' box and
+//              the bodies' census for the next move (kick_summed)
 //
 // The same bits run after run for a given number of ranks; every call is collective.
 #pragma once
