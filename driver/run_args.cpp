@@ -29,6 +29,30 @@ std::string shell_quoted(const std::string& s) {
   return q + "'";
 }
 
+// A double as the resume command writes it: every digit it holds.
+std::string exact(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+// The options that draw --frames' pictures, each by its key in the option table with its value as
+// the resume command repeats it ("": not repeated, left at its default). Each is refused without
+// --frames, and repeated with it.
+struct FrameOption {
+  std::string_view key;
+  std::string (*text)(const RunArgs&);
+};
+constexpr FrameOption kFrameOptions[] = {
+    {"colour", [](const RunArgs& a) { return a.colour; }},
+    {"view_radius", [](const RunArgs& a) { return exact(a.view_radius); }},
+    {"view_tilt", [](const RunArgs& a) { return exact(a.view_tilt); }},
+    {"view_yaw", [](const RunArgs& a) { return exact(a.view_yaw); }},
+    {"tree_cells", [](const RunArgs& a) { return a.tree_cells > 0 ? std::to_string(a.tree_cells) : std::string(); }},
+    {"received_cells",
+     [](const RunArgs& a) { return a.received_cells >= 0 ? std::to_string(a.received_cells) : std::string(); }},
+};
+
 // --received-cells' value, before the rung and the ranks are known (check_received_cells).
 void check_received_value(const RunArgs& a) {
   if (a.received_cells < -1)
@@ -49,8 +73,9 @@ void check_kept_outputs(const RunArgs& a) {
   else if (a.given("--snapshot-format"))
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
   if (!a.given("--frames") || a.frames == 0)
-    for (const char* option : {"--colour", "--view-radius", "--view-tilt", "--view-yaw", "--tree-cells", "--received-cells"})
-      if (a.given(option)) throw InputError(std::string(option) + " is for --frames K, which was not given");
+    for (const FrameOption& o : kFrameOptions)
+      if (const std::string_view flag = option_row(o.key).cli; a.given(flag))
+        throw InputError(std::string(flag) + " is for --frames K, which was not given");
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
     throw InputError("--colour '" + a.colour + "': frames take plain, speed, species or rank");
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
@@ -188,13 +213,9 @@ std::string resume_outputs(const RunArgs& a) {
   if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);
   if (a.snapshot_every > 0) s += " --snapshot-every " + std::to_string(a.snapshot_every) + " --snapshot-format " + a.snapshot_format;
   if (a.frames > 0) {
-    s += " --frames " + std::to_string(a.frames) + " --colour " + a.colour;
-    char view[160];
-    std::snprintf(view, sizeof view, " --view-radius %.17g --view-tilt %.17g --view-yaw %.17g", a.view_radius,
-                  a.view_tilt, a.view_yaw);
-    s += view;
-    if (a.tree_cells > 0) s += " --tree-cells " + std::to_string(a.tree_cells);
-    if (a.received_cells >= 0) s += " --received-cells " + std::to_string(a.received_cells);
+    s += " --frames " + std::to_string(a.frames);
+    for (const FrameOption& o : kFrameOptions)
+      if (const std::string text = o.text(a); !text.empty()) s += " " + std::string(option_row(o.key).cli) + " " + text;
   }
   if (!a.save.empty()) s += " --save " + shell_quoted(a.save);
   if (!a.json.empty()) s += " --json " + shell_quoted(a.json);

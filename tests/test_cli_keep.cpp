@@ -272,6 +272,26 @@ TEST(Interrupt, CheckpointsAndResumesToTheSameBits) {
       << slurp(scratch() / "spawn.log");
 }
 
+// The resume command an interrupt prints repeats the frames' options as they were given, every
+// digit of the camera's, so the resumed run draws the same pictures.
+TEST(Interrupt, ResumeRepeatsTheFramesOptions) {
+  REQUIRE_GL_CLI();
+  const fs::path d = dir("stopped-frames"), log = scratch() / "spawn-frames.log";
+  const pid_t pid = spawn({"run", "-p", "cpu32", "-n", "128", "--steps", "1000000", "--force", "--no-energy",
+                           "--checkpoint-every", "1000", "--frames", "100000", "--colour", "plain", "--view-radius",
+                           "2.5", "--view-tilt", "0.1", "--view-yaw", "-7", "--out", d.string()},
+                          log);
+  ASSERT_TRUE(wait_for(d / "checkpoint.nbck")) << slurp(log);
+  ::kill(pid, SIGTERM);
+  ASSERT_EQ(wait_code(pid), 143) << slurp(log);
+  const std::string said = slurp(log);
+  EXPECT_NE(said.find(" --frames 100000 --colour plain --view-radius 2.5 --view-tilt 0.10000000000000001 --view-yaw -7"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("--tree-cells"), std::string::npos) << "not given: not repeated\n" << said;
+  EXPECT_EQ(said.find("--received-cells"), std::string::npos) << "not given: not repeated\n" << said;
+}
+
 // Two or three signals together are one interrupt: `timeout` signals the run and then its process
 // group, a batch system's time limit signals every process of the job while mpirun forwards its
 // own. The checkpoint is written, the code is that of the signal taken first, and the checkpoint

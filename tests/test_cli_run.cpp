@@ -117,6 +117,18 @@ TEST(CliRun, DiagnosticsChoiceAndBadValues) {
   EXPECT_NE(help.find("auto's size: 65536 bodies"), std::string::npos) << help;
 }
 
+// Every option that draws --frames' pictures is refused without --frames, in one line naming it.
+TEST(CliRun, FramesOptionsNeedFrames) {
+  for (const char* given : {"--colour plain", "--view-radius 2", "--view-tilt 10", "--view-yaw 5", "--tree-cells 3",
+                            "--received-cells 0"}) {
+    const Result r = nbody(std::string("run -p cpu:tree -n 500 --steps 1 ") + given);
+    EXPECT_EQ(r.code, 2) << given << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    const std::string flag = std::string(given).substr(0, std::string(given).find(' '));
+    EXPECT_NE(r.err.find(flag + " is for --frames K, which was not given"), std::string::npos) << r.err;
+  }
+}
+
 // --tree-cells belongs to --frames and takes 0..22 levels, each refused in one line naming it.
 TEST(CliRun, TreeCellsOptionIsChecked) {
   Result r = nbody("run -p cpu:tree -n 500 --steps 1 --tree-cells 3");
