@@ -923,6 +923,7 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
   // To the ranges the next step takes them to, unweighed: the work that weighs the next step stays
   // the last step's, and a run's bits do not depend on its diagnostics (cpu:tree's way).
   move();
+  check_moved();  // (read at once: not left to the next cube)
   next_ = first_;
   forces(false);
   const std::vector<Body> a = local(acc_);
@@ -934,6 +935,7 @@ void TreeRanks::accelerations(std::vector<Vec3>& out) {
 
 Pipeline::OwnPass TreeRanks::own_pass(const std::vector<std::size_t>& sample, bool stagger) {
   move();  // as accelerations(): the next step's ranges, its work unchanged
+  check_moved();
   next_ = first_;
   const bool remote = forces(false, true) > 0;
   // The walk takes each body's own term (-m_i / eps) off the potential once per walk, as if it had
@@ -988,8 +990,10 @@ std::vector<int> TreeRanks::owners(std::size_t n) {
 namespace {
 
 void reset(StateSums* sums) {  // the least bounds above every float, the greatest below every one, the census zero
-  CUDA_CHECK(cudaMemsetAsync(sums->box, 0xff, 3 * sizeof(unsigned)));
-  CUDA_CHECK(cudaMemsetAsync(sums->box + 3, 0, sizeof(StateSums) - 3 * sizeof(unsigned)));
+  auto* bytes = reinterpret_cast<unsigned char*>(sums);  // (a device address: offsets, no member access)
+  constexpr std::size_t greatest = offsetof(StateSums, box) + 3 * sizeof(unsigned);
+  CUDA_CHECK(cudaMemsetAsync(bytes + offsetof(StateSums, box), 0xff, 3 * sizeof(unsigned)));
+  CUDA_CHECK(cudaMemsetAsync(bytes + greatest, 0, sizeof(StateSums) - greatest));
 }
 
 }  // namespace
@@ -1041,11 +1045,11 @@ long long TreeRanks::first_non_finite() {
   check_moved();  // (between batches of steps: the last one's move checked before the run goes on)
   unsigned long long first = ~0ULL;
   if (n_ > 0) {
-    CUDA_CHECK(cudaMemsetAsync(census_.get(), 0xff, sizeof first));  // scratch: the census's first word
+    CUDA_CHECK(cudaMemsetAsync(first_bad_.get(), 0xff, sizeof first));
     tree::first_non_finite<<<std::min(blocks(n_), 1024), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), n_,
-                                                                   census_.get());
+                                                                   first_bad_.get());
     CUDA_CHECK(cudaGetLastError());
-    census_.download(&first, 0, 1);
+    first_bad_.download(&first, 0, 1);
   }
   const long long least = ex_.agree_min(first == ~0ULL ? LLONG_MAX : static_cast<long long>(first));
   return least == LLONG_MAX ? -1 : least;

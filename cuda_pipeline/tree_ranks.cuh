@@ -2,8 +2,9 @@
 // tree and the essential trees on the device. Rank r holds on its GPU the bodies whose keys (in the
 // cube of every rank's bodies) lie in its range. A step:
 //
-//  1. move     the boxes of every rank's bodies and their census (summed by the last kick; one
-//              allgather) give the cube and check the last move; each body's key there gives its
+//  1. move     the boxes of every rank's bodies and their census (summed by the last kick, or a
+//              pass of their own where none followed the last move; one allgather) give the cube
+//              and check the last move; each body's key there gives its
 //              range among the last step's, with no sort, and each range's count and work (each
 //              body's terms of the last step), every rank's in one allgather: while the work stays
 //              within 1% of every rank's share the ranges are kept, the leavers sorted by key and
@@ -223,7 +224,7 @@ class TreeRanks {
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
   DeviceBuffer<unsigned char> holds_cells_;  // the remote tree's small nodes that hold a cell (holds_cells)
-  // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the census, the
+  // Scratch, kept from step to step: the ranges' scan and sample, the range starts, the
   // essential trees' selection and its counts and offsets.
   DeviceBuffer<double> work_sorted_, running_, sample_below_;
   DeviceBuffer<unsigned char> scan_temp_;
@@ -250,7 +251,7 @@ class TreeRanks {
   // next_ was cut afresh from the sorted keys (split_state()): the move that takes it is
   // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
   bool next_cut_ = false;
-  DeviceBuffer<unsigned long long> census_ = DeviceBuffer<unsigned long long>(1);  // first_non_finite()'s scratch
+  DeviceBuffer<unsigned long long> first_bad_ = DeviceBuffer<unsigned long long>(1);  // first_non_finite()'s
   // The bodies' box and census: the kick's where summed_ (the state as the kick left it), else
   // sum_bodies()'s. A move's census before it is checked against the bodies after it at the
   // next cube (one allgather with the boxes), or by check_moved() where the run reads the state

@@ -79,7 +79,9 @@ __global__ void sum_state(const Body* __restrict__ pos_in, Body* __restrict__ po
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   unsigned long long print = 0;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const Body p = Kick ? kick_drift(pos_in, pos_out, vel, acc, i, splits, stride, dt) : pos_in[i];
+    Body p;
+    if constexpr (Kick) p = kick_drift(pos_in, pos_out, vel, acc, i, splits, stride, dt);
+    else p = pos_in[i];
     const float v[3] = {p.x, p.y, p.z};
 #pragma unroll
     for (int a = 0; a < 3; ++a) {

@@ -130,7 +130,7 @@ void print_key_ranges(const BenchRow& row) {
     char moved[128];
     std::snprintf(moved, sizeof moved, "; bodies that changed rank a step: %.3g%%; ranges cut afresh in %.0f%% of the steps",
                   100 * row.moved, 100 * row.recut);
-    std::printf("%-18s   parts of a step (each on the rank where it took least-longest):", "");
+    std::printf("%-18s   parts of a step (each on the rank where it took least, then longest):", "");
     for (std::size_t k = 0; k < row.parts.size(); ++k)
       std::printf("%s %s %.1f-%.1f%%", k ? "," : "", row.parts[k].name.c_str(), 100 * row.parts[k].least,
                   100 * row.parts[k].most);

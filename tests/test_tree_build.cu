@@ -447,7 +447,7 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
 // and (id, mass) fingerprints the host sums; sum_bodies() gives the same sums without the kick.
 TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
-  const int n = 100003, splits = 2;  // more than the kick's grid of 1024 blocks of 256 covers in one go
+  const int n = 600011, splits = 2;  // past the 1024 blocks of 256 the kick's grid holds: its threads take more than one
   const unsigned seed = 20261128;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1, 1), mass(0.01f, 1.0f);

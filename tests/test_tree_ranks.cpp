@@ -138,15 +138,20 @@ class Forwarding : public Exchange {
   Exchange& in_;
 };
 
-// An exchange that loses the last record rank 0 sends to rank 1 in an all-to-all.
+// An exchange that loses the last record rank 0 sends to rank 1 in an all-to-all: the first, or
+// with `later` the next one after lose_next().
 class Lossy final : public Forwarding {
  public:
-  using Forwarding::Forwarding;
+  explicit Lossy(Exchange& inner, bool later = false) : Forwarding(inner), nth_(later ? 0 : 1) {}
+  void lose_next() { nth_ = calls_ + 1; }
   std::vector<std::vector<std::byte>> alltoall(const std::vector<std::vector<std::byte>>& out) override {
     std::vector<std::vector<std::byte>> cut = out;
-    if (rank() == 0 && cut[1].size() >= sizeof(kr::Body)) cut[1].resize(cut[1].size() - sizeof(kr::Body));
+    if (++calls_ == nth_ && rank() == 0 && cut[1].size() >= sizeof(kr::Body)) cut[1].resize(cut[1].size() - sizeof(kr::Body));
     return Forwarding::alltoall(cut);
   }
+
+ private:
+  int nth_, calls_ = 0;
 };
 
 TEST(KeyRanges, ABodyLostOnTheWayIsCaught) {
@@ -321,6 +326,36 @@ class TreeRanks : public ::testing::TestWithParam<std::string> {
   void SetUp() override { NBODY_SKIP_UNLESS_AVAILABLE(unavailable_reason(GetParam())); }
   const std::string& rung() const { return GetParam(); }
 };
+
+// A body lost on its way to another rank stops the run, whichever move lost it: the load's or a
+// step's (its first all-to-all; the bodies fast enough that some cross between the two ranks in a
+// step), found at once, at the next step's move or, where the run reads the state first, there.
+TEST_P(TreeRanks, ABodyLostMovingStopsTheRun) {
+  Bodies b = test::random_bodies(2000, 7);
+  for (Vec3& v : b.vel) v = {50 * v.x, 50 * v.y, 50 * v.z};
+  for (const bool in_step : {false, true})
+    for (const bool again : {false, true}) {
+      std::string said;
+      try {
+        test_ranks::run(2, [&](Exchange& inner) {
+          Lossy ex(inner, in_step);
+          const auto t = make_tree(rung(), 0.5);
+          t->distribute(&ex);
+          t->load(b, kParams);
+          t->step(1);  // (its move takes the load's ranges: the bodies have not moved since)
+          if (in_step) ex.lose_next();
+          t->step(1);
+          if (again) t->step(1);
+          Bodies state;
+          t->read(state);
+        });
+      } catch (const std::runtime_error& e) {
+        said = e.what();
+      }
+      EXPECT_NE(said.find("bodies were lost or duplicated"), std::string::npos)
+          << (in_step ? "a step's move" : "the load's move") << (again ? ", then a step" : ", then read") << ": " << said;
+    }
+}
 
 std::vector<Vec3> fp64(const Bodies& b) {
   std::vector<Vec3> a;
