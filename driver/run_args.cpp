@@ -75,7 +75,8 @@ void check_kept_outputs(const RunArgs& a) {
   if (!a.given("--frames") || a.frames == 0)
     for (const FrameOption& o : kFrameOptions)
       if (const std::string_view flag = option_row(o.key).cli; a.given(flag))
-        throw InputError(std::string(flag) + " is for --frames K, which was not given");
+        throw InputError(std::string(flag) + " is for --frames K" +
+                         (a.given("--frames") ? " with K >= 1 (--frames 0 draws none)" : ", which was not given"));
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
     throw InputError("--colour '" + a.colour + "': frames take plain, speed, species or rank");
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||

@@ -127,6 +127,9 @@ TEST(CliRun, FramesOptionsNeedFrames) {
     const std::string flag = std::string(given).substr(0, std::string(given).find(' '));
     EXPECT_NE(r.err.find(flag + " is for --frames K, which was not given"), std::string::npos) << r.err;
   }
+  const Result r = nbody("run -p cpu32 -n 100 --steps 1 --frames 0 --view-yaw 5");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--view-yaw is for --frames K with K >= 1 (--frames 0 draws none)"), std::string::npos) << r.err;
 }
 
 // --tree-cells belongs to --frames and takes 0..22 levels, each refused in one line naming it.
