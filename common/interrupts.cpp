@@ -18,6 +18,7 @@ std::atomic<bool> g_defer{false};
 std::atomic<int> g_pending{0};
 std::atomic<std::int64_t> g_first_ns{0};  // when the first deferred interrupt arrived; 0: none yet
 std::atomic<bool> g_handled{false};
+std::atomic<bool> g_speaks{true};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
               std::atomic<std::int64_t>::is_always_lock_free);
 // The temporary file being written: a run stopped by Ctrl-C or a kill leaves no hidden file behind.
@@ -40,7 +41,7 @@ void on_signal(int sig) {
   switch (on_interrupt(deferring, is_first, 1e-9 * static_cast<double>(now - first))) {
     case OnInterrupt::Defer:
       g_pending.store(sig);
-      say("\nnbody: stopping after this batch of steps (to stop at once, interrupt again after a second)\n");
+      if (g_speaks.load()) say("\nnbody: stopping after this batch of steps (to stop at once, interrupt again after a second)\n");
       return;
     case OnInterrupt::Same:
       return;
@@ -65,7 +66,8 @@ OnInterrupt on_interrupt(bool deferring, bool first, double since_first) {
   return since_first <= kInterruptBurst ? OnInterrupt::Same : OnInterrupt::AtOnce;
 }
 
-void handle_signals() {
+void handle_signals(bool speaks) {
+  g_speaks.store(speaks);
   static const bool installed = [] {
     struct sigaction act{};
     act.sa_handler = on_signal;

@@ -35,7 +35,9 @@ OnInterrupt on_interrupt(bool deferring, bool first, double since_first);
 // Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored, so that a
 // background job started with SIGINT ignored keeps ignoring it): a signal removes the temporary
 // file being written (track_temporary), then acts as on_interrupt() says (SIGPIPE: End). Once.
-void handle_signals();
+// `speaks`: this process says that it is stopping after the batch (under mpirun every rank is
+// signalled and stops, and rank 0 alone says so).
+void handle_signals(bool speaks = true);
 
 // While on (after handle_signals()), interrupts are deferred as above. Off: each ends the process.
 void defer_interrupts(bool on);

@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
     if (World::rank() == 0) std::fprintf(stderr, "nbody: %s\n", e.what());
     return 2;
   }
-  nbody::handle_signals();  // Ctrl-C or a kill leaves no temporary file behind
+  nbody::handle_signals(World::writer());  // Ctrl-C or a kill leaves no temporary file behind
   if (!World::writer()) {  // rank 0 prints the summary and writes every output
     if (!std::freopen("/dev/null", "w", stdout)) return 3;
     nbody::set_outputs_enabled(false);

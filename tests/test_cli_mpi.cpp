@@ -334,6 +334,31 @@ TEST(Mpi, EachRankTakesItsShareOfTheCores) {
   EXPECT_NE(given.out.find("fp64 engine: cpu64 (3 CPU threads"), std::string::npos) << given.out;
 }
 
+// Ctrl-C at mpirun: mpirun passes it to every rank, each finishes its batch, and one checkpoint
+// is written; rank 0 alone says so, with the command that resumes it under mpirun, and the
+// checkpoint resumes there.
+TEST(Mpi, AnInterruptStopsEveryRankAndOneSaysSo) {
+  REQUIRE_MPI();
+  const fs::path d = scratch() / "mpi-interrupted", log = scratch() / "mpi-interrupted.log";
+  fs::remove_all(d);
+  const std::string run = mpirun(2) + "'" + exe() + "' run -p cpu32 -n 128 --steps 100000000 --no-energy --force " +
+                          "--checkpoint-every 1000 --out '" + d.string() + "'";
+  // In the background (timeout passes the signal on to mpirun), interrupted once the first checkpoint is there.
+  const std::string script = "(exec " + run + ") >'" + log.string() + "' 2>&1 & p=$!; for i in $(seq 1 600); do " +
+                             "[ -f '" + (d / "checkpoint.nbck").string() + "' ] && break; sleep 0.1; done; " +
+                             "kill -INT $p; wait $p";
+  ASSERT_NE(std::system(script.c_str()), 0) << "the run was to be interrupted\n" << slurp(log);
+  const std::string said = slurp(log);
+  std::size_t stopping = 0;
+  for (std::size_t at = said.find("nbody: stopping after this batch"); at != std::string::npos;
+       at = said.find("nbody: stopping after this batch", at + 1))
+    ++stopping;
+  EXPECT_EQ(stopping, 1u) << "one rank says it is stopping\n" << said;
+  EXPECT_NE(said.find("resume with: mpirun -np 2 nbody run --resume"), std::string::npos) << said;
+  const Result r = nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 10", mpirun(2));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST(Mpi, InfoListsEveryRank) {
   REQUIRE_MPI();
   const Result r = nbody("info", mpirun(2));
