@@ -39,11 +39,18 @@ void parse_size(const std::string& s, int& w, int& h) {
 
 // --colour for `panes` pipelines: a mode view draws (rank is run --frames' under mpirun).
 void check_colour(const std::string& colour, std::size_t panes) {
-  if (colour != "auto") viewer::parse_colour(colour);
+  const std::string flag = long_names(option_row("view_colour"));
+  if (colour != "auto") {
+    try {
+      viewer::parse_colour(colour);
+    } catch (const InputError&) {
+      throw InputError(flag + " '" + colour + "': must be auto, plain, speed, species or divergence");
+    }
+  }
   if (colour == "rank")
-    throw InputError("--colour rank: view runs in one process; run --frames under mpirun colours bodies by rank");
+    throw InputError(flag + " rank: view runs in one process; run --frames under mpirun colours bodies by rank");
   if (colour == "divergence" && panes < 2)
-    throw InputError("--colour divergence needs two pipelines (the distance of each body to its twin)");
+    throw InputError(flag + " divergence needs two pipelines (the distance of each body to its twin)");
 }
 
 // The checks of the arguments; returns the pipelines, left then right.

@@ -65,6 +65,10 @@ std::string cli_names(const OptionRow& row) {
   return letter ? std::string(row.also) + "," + std::string(row.cli) : std::string(row.cli) + "," + std::string(row.also);
 }
 
+std::string long_names(const OptionRow& row) {
+  return row.also.starts_with("--") ? std::string(row.cli) + "/" + std::string(row.also) : std::string(row.cli);
+}
+
 void add_seed_option(CLI::App& app, Config& c, const std::string& help) {
   const OptionRow& row = option_row("seed");
   c.seed = row_default<std::uint64_t>(row);

@@ -17,6 +17,8 @@ namespace nbody {
 
 // The CLI's names of a row (options.hpp): its other spellings and its flag, "-n,--bodies".
 std::string cli_names(const OptionRow& row);
+// A row's long names as a message gives them, where it cannot know which was typed: "--colour/--color".
+std::string long_names(const OptionRow& row);
 
 // The row's default as a field of type T takes it (a flag's 0: false; a text field's: as --help
 // prints it, "4096" for the ladder's one N, which its parser reads as it reads -n).

@@ -74,11 +74,11 @@ void check_kept_outputs(const RunArgs& a) {
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
   if (!a.given("--frames") || a.frames == 0)
     for (const FrameOption& o : kFrameOptions)
-      if (const std::string_view flag = option_row(o.key).cli; a.given(flag))
-        throw InputError(std::string(flag) + " is for --frames K" +
+      if (const OptionRow& row = option_row(o.key); a.given(row.cli))
+        throw InputError(long_names(row) + " is for --frames K" +
                          (a.given("--frames") ? " with K >= 1 (--frames 0 draws none)" : ", which was not given"));
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
-    throw InputError("--colour '" + a.colour + "': frames take plain, speed, species or rank");
+    throw InputError(long_names(option_row("colour")) + " '" + a.colour + "': frames take plain, speed, species or rank");
   if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
       !std::isfinite(a.view_yaw))
     throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");

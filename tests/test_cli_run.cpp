@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "cli_helpers.hpp"
 #include "shared_data.hpp"
@@ -117,15 +118,18 @@ TEST(CliRun, DiagnosticsChoiceAndBadValues) {
   EXPECT_NE(help.find("auto's size: 65536 bodies"), std::string::npos) << help;
 }
 
-// Every option that draws --frames' pictures is refused without --frames, in one line naming it.
+// Every option that draws --frames' pictures is refused without --frames, in one line naming it
+// (both spellings of --colour, whichever was typed).
 TEST(CliRun, FramesOptionsNeedFrames) {
-  for (const char* given : {"--colour plain", "--view-radius 2", "--view-tilt 10", "--view-yaw 5", "--tree-cells 3",
-                            "--received-cells 0"}) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--colour plain", "--colour/--color"}, {"--color plain", "--colour/--color"}, {"--view-radius 2", "--view-radius"},
+      {"--view-tilt 10", "--view-tilt"},      {"--view-yaw 5", "--view-yaw"},        {"--tree-cells 3", "--tree-cells"},
+      {"--received-cells 0", "--received-cells"}};
+  for (const auto& [given, named] : cases) {
     const Result r = nbody(std::string("run -p cpu:tree -n 500 --steps 1 ") + given);
     EXPECT_EQ(r.code, 2) << given << "\n" << r.err;
     EXPECT_EQ(lines(r.err), 1) << r.err;
-    const std::string flag = std::string(given).substr(0, std::string(given).find(' '));
-    EXPECT_NE(r.err.find(flag + " is for --frames K, which was not given"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(std::string(named) + " is for --frames K, which was not given"), std::string::npos) << r.err;
   }
   const Result r = nbody("run -p cpu32 -n 100 --steps 1 --frames 0 --view-yaw 5");
   EXPECT_EQ(r.code, 2) << r.err;

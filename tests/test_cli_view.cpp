@@ -138,8 +138,9 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
   cli_test::expect_bad_input({
       {"view -p cpu32,cpu64,gl", "one or two pipelines"},
       {"view -p cpu32 --colour divergence", "needs two pipelines"},
-      {"view --colour rainbow", "--colour 'rainbow'"},
-      {"view --colour ''", "--colour ''"},
+      {"view --colour rainbow", "--colour/--color 'rainbow'"},
+      {"view --color rainbow", "--colour/--color 'rainbow'"},
+      {"view --colour ''", "--colour/--color ''"},
       {"view --size 10x10", "--size '10x10'"},
       {"view --size big", "--size 'big'"},
       {"view --steps-per-frame 0", "--steps-per-frame 0"},
@@ -148,7 +149,7 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --screenshot shot.jpg", "must end in .png"},
       {"view --view-radius -1", "--view-radius"},
       {"view --steps 10", "--steps"},
-      {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour is for --frames"},
+      {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour/--color is for --frames"},
       {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --colour divergence",
        "frames take plain, speed, species or rank"},
   });
