@@ -7,26 +7,35 @@
 
 namespace nbody::cuda {
 
-// Body i's kick-drift: v += a dt, a the sum of its `splits` splits (`stride` apart in acc), then
-// p += v dt, from pos_in into pos_out; returns the new position.
+// The kick-drift of one body: v += a dt, then p += v dt.
 template <typename T>
-__device__ __forceinline__ Vec4T<T> kick_drift(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
-                                               Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int i,
-                                               int splits, int stride, T dt) {
-  Vec4T<T> p = pos_in[i], v = vel[i];
-  Vec4T<T> a = acc[i];
-  for (int s = 1; s < splits; ++s) {
-    const Vec4T<T> b = acc[static_cast<long long>(s) * stride + i];
-    a.x += b.x;
-    a.y += b.y;
-    a.z += b.z;
-  }
+__device__ __forceinline__ void kick_drift(Vec4T<T>& p, Vec4T<T>& v, const Vec4T<T>& a, T dt) {
   v.x += a.x * dt;
   v.y += a.y * dt;
   v.z += a.z * dt;
   p.x += v.x * dt;
   p.y += v.y * dt;
   p.z += v.z * dt;
+}
+
+// Split s >= 1 of an acceleration (`b`, read from acc[s * stride + i]) added to the splits before it.
+template <typename T>
+__device__ __forceinline__ void add_split(Vec4T<T>& a, const Vec4T<T>& b) {
+  a.x += b.x;
+  a.y += b.y;
+  a.z += b.z;
+}
+
+// Body i's kick-drift, a the sum of its `splits` splits (`stride` apart in acc), from pos_in into
+// pos_out; returns the new position.
+template <typename T>
+__device__ __forceinline__ Vec4T<T> kick_drift(const Vec4T<T>* __restrict__ pos_in, Vec4T<T>* __restrict__ pos_out,
+                                               Vec4T<T>* __restrict__ vel, const Vec4T<T>* __restrict__ acc, int i,
+                                               int splits, int stride, T dt) {
+  Vec4T<T> p = pos_in[i], v = vel[i];
+  Vec4T<T> a = acc[i];
+  for (int s = 1; s < splits; ++s) add_split(a, acc[static_cast<long long>(s) * stride + i]);
+  kick_drift(p, v, a, dt);
   vel[i] = v;
   pos_out[i] = p;
   return p;

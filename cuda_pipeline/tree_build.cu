@@ -110,6 +110,12 @@ void TreeBuild::set_box(const unsigned ordered[6]) {
 void TreeBuild::sort(const Body* pos, int n) {
   if (n == 0) return;
   morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
+  CUDA_CHECK(cudaGetLastError());
+  sort_keyed(n);
+}
+
+void TreeBuild::sort_keyed(int n) {
+  if (n == 0) return;
   cub::DoubleBuffer<Key> keys(keys_[0].get(), keys_[1].get());
   cub::DoubleBuffer<int> order(index_[0].get(), index_[1].get());
   std::size_t bytes = sort_temp_.size();

@@ -24,6 +24,12 @@ class TreeBuild {
   void set_box(const unsigned ordered[6]);
   // 2-3. The keys in that box, sorted (stable: equal keys keep index order).
   void sort(const Body* pos, int n);
+  // sort() of the keys the caller wrote, in that box, at unsorted_keys(), with the identity order at
+  // unsorted_order() (room for capacity() bodies): a pass over the bodies less. The sort may take
+  // both for its other side: they are written anew for each.
+  void sort_keyed(int n);
+  Key* unsorted_keys() const { return keys_[0].get(); }
+  int* unsorted_order() const { return index_[0].get(); }
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
   // empty or some): the keys merged, the same order as sort()'s. Where one run holds all but an
   // eighth of them, the others are merged aside and then with it: one pass over the keys where the

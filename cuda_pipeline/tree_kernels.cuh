@@ -41,27 +41,9 @@ namespace nbody::cuda::tree {
 // box[0..2] the least x, y, z (set to 0xffffffff before), box[3..5] the greatest (0 before). NaN
 // coordinates are passed over, as cpu:tree passes them.
 __global__ void bounding_box(const Body* __restrict__ pos, int n, unsigned* box) {
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const Body p = pos[i];
-    const float v[3] = {p.x, p.y, p.z};
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      if (v[a] < lo[a]) lo[a] = v[a];
-      if (v[a] > hi[a]) hi[a] = v[a];
-    }
-  }
-#pragma unroll
-  for (int a = 0; a < 3; ++a) {
-    for (int o = 16; o > 0; o /= 2) {
-      lo[a] = fminf(lo[a], __shfl_xor_sync(kAll, lo[a], o));
-      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kAll, hi[a], o));
-    }
-    if (threadIdx.x % 32 == 0) {
-      atomicMin(&box[a], ordered(lo[a]));
-      atomicMax(&box[3 + a], ordered(hi[a]));
-    }
-  }
+  BoxPart part;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) part.add(pos[i]);
+  part.into(box);
 }
 
 // ---- 2. Morton keys -------------------------------------------------------------------------

@@ -23,6 +23,36 @@ __device__ __forceinline__ float unordered(unsigned u) {
   return __uint_as_float((u & 0x80000000u) ? u & 0x7fffffffu : ~u);
 }
 
+// A thread's part of the box of some positions (NaN passed over, as cpu:tree passes it): add() each
+// one, then into() folds the warp's parts and its first lane puts them into `box` (ordered() bits:
+// box[0..2] the least x, y, z, set to 0xffffffff before; box[3..5] the greatest, 0 before). Every
+// lane of the warp calls into().
+struct BoxPart {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+
+  __device__ __forceinline__ void add(const Body& p) {
+    const float v[3] = {p.x, p.y, p.z};
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      if (v[a] < lo[a]) lo[a] = v[a];
+      if (v[a] > hi[a]) hi[a] = v[a];
+    }
+  }
+  __device__ __forceinline__ void into(unsigned* box) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+      for (int o = 16; o > 0; o /= 2) {
+        lo[a] = fminf(lo[a], __shfl_xor_sync(kAll, lo[a], o));
+        hi[a] = fmaxf(hi[a], __shfl_xor_sync(kAll, hi[a], o));
+      }
+      if (threadIdx.x % 32 == 0) {
+        atomicMin(&box[a], ordered(lo[a]));
+        atomicMax(&box[3 + a], ordered(hi[a]));
+      }
+    }
+  }
+};
+
 // The cube the keys quantise positions in: its least corner and the scale from it to the keys'
 // grid, from `box` (ordered() bits, least x, y, z then greatest) with cpu:tree's scale: a cube of
 // one point (or of none) gives every body the key 0.

@@ -31,6 +31,18 @@ constexpr int kBlock = 256;
 static_assert(kBlock % 32 == 0, "essential_level takes whole warps");
 int blocks(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
 
+// A grid for `kernel` over n bodies, `batch` a thread, each block `shared` bytes: as many blocks as
+// the device holds at once (a block walks its batches until the bodies run out), fewer where the
+// bodies do not fill them.
+template <typename Kernel>
+int resident_grid(Kernel kernel, int n, int batch, std::size_t shared = 0) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, shared));
+  return std::max(1, std::min(blocks((n + batch - 1) / batch), sms * std::max(per_sm, 1)));
+}
+
 // SMs the rank's own walk leaves to what runs beside it: the domains, the essential trees' selection
 // and travel, the tree over what arrived, and that tree's walk from its start; and the most blocks
 // NCCL's kernels take there. Measured on 4 H100s, 2^25 bodies: on 4 ranks 21.8 ms a step with
@@ -232,7 +244,7 @@ void TreeRanks::check_moved() {
 }
 
 void TreeRanks::common_cube() {
-  keys_sorted_ = false;
+  keys_sorted_ = keyed_ = false;
   classified_.clear();
   classes_.clear();
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
@@ -256,12 +268,14 @@ void TreeRanks::common_cube() {
 }
 
 void TreeRanks::sort_in_cube() {
-  if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
+  if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole), keyed_ = false;
   local_.set_box(cube_);
-  if (runs_.empty()) local_.sort(pos_[cur_].get(), n_);
-  else local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
+  if (!runs_.empty()) local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
+  else if (keyed_) local_.sort_keyed(n_);  // as the classification and the move wrote them
+  else local_.sort(pos_[cur_].get(), n_);
   runs_.clear();
   keys_sorted_ = true;
+  keyed_ = false;  // the sort's other side may have taken them
 }
 
 void TreeRanks::classify_bodies() {
@@ -274,12 +288,10 @@ void TreeRanks::classify_bodies() {
     ensure(class_sums_, words);
     const std::vector<Key> f(first_.begin(), first_.end());
     first_keys_.upload(f);
-    CUDA_CHECK(cudaMemsetAsync(class_sums_.get(), 0, words * sizeof(unsigned long long)));
-    const std::size_t shared = ranks <= kSharedRanges ? words * sizeof(unsigned long long) : 0;
-    classify<<<std::min(blocks(n), 1024), kBlock, shared>>>(pos_[cur_].get(), work_[held_].get(), n, local_.box(),
-                                                            first_keys_.get(), ranks, ex_.rank(), leaves_.get(),
-                                                            class_sums_.get());
-    CUDA_CHECK(cudaGetLastError());
+    keyed_ = n <= local_.capacity();  // (common_cube() made room: always)
+    classify_places(pos_[cur_].get(), work_[held_].get(), n, local_.box(), first_keys_.get(), ranks, ex_.rank(),
+                    leaves_.get(), class_sums_.get(), keyed_ ? local_.unsorted_keys() : nullptr,
+                    keyed_ ? local_.unsorted_order() : nullptr);
     class_sums_.download(classified_.data(), 0, words);
   }
   classes_.resize(words * static_cast<std::size_t>(ranks));
@@ -371,26 +383,30 @@ void TreeRanks::move_in_place() {
   const int own = at[me + 1] - at[me], left = n - own;
   leaving_ = left;
   const kr::Census before = census_now_;  // (common_cube()'s)
-  // The leavers' places, ascending (where the arrivals go), and in key order (as they travel:
-  // each other rank's range to it, in rank order).
+  // The leavers' places, ascending (where the arrivals go), and grouped by the rank they go to (as
+  // they travel: each other rank's to it, in rank order; one radix pass on the rank, stable: in
+  // place order within each rank's).
   if (left > 0) {
     for (auto* b : {&holes_[0], &holes_[1]}) fit(*b, left);
-    for (auto* b : {&leaver_keys_[0], &leaver_keys_[1]}) fit(*b, left);
+    for (auto* b : {&leaver_ranks_[0], &leaver_ranks_[1]}) fit(*b, left);
     const thrust::counting_iterator<int> places(0);
     std::size_t bytes = 0;
     CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
     ensure(sort_temp_, bytes);
     bytes = sort_temp_.size();
     CUDA_CHECK(cub::DeviceSelect::Flagged(sort_temp_.get(), bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
-    keys_at<<<blocks(left), kBlock>>>(pos_[cur_].get(), holes_[0].get(), left, local_.box(), leaver_keys_[0].get());
+    ranks_at<<<blocks(left), kBlock>>>(pos_[cur_].get(), holes_[0].get(), left, local_.box(), first_keys_.get(), ranks,
+                                       leaver_ranks_[0].get());
     CUDA_CHECK(cudaGetLastError());
+    int rank_bits = 1;  // the bits the sort looks at
+    while ((1LL << rank_bits) < ranks) ++rank_bits;
     bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, leaver_keys_[0].get(), leaver_keys_[1].get(), holes_[0].get(),
-                                               holes_[1].get(), left, 0, 3 * kMaxLevel));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
+                                               holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
     ensure(sort_temp_, bytes);
     bytes = sort_temp_.size();
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, leaver_keys_[0].get(), leaver_keys_[1].get(),
-                                               holes_[0].get(), holes_[1].get(), left, 0, 3 * kMaxLevel));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
+                                               holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
     fit(travel_[0], left);
     pack<<<blocks(left), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
                                    holes_[1].get(), left, travel_[0].get());
@@ -414,13 +430,11 @@ void TreeRanks::move_in_place() {
   grow_keeping(vel_[held_], end, n);
   grow_keeping(id_[held_], end, n);
   grow_keeping(work_[held_], end, n);
-  if (arrived > 0)
-    arrive<<<blocks(arrived), kBlock>>>(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(),
-                                        vel_[held_].get(), id_[held_].get(), work_[held_].get());
-  if (arrived < left)
-    close_up<<<blocks(n - end), kBlock>>>(holes_[0].get(), left, arrived, end, n, pos_[cur_].get(), vel_[held_].get(),
-                                          id_[held_].get(), work_[held_].get());
-  CUDA_CHECK(cudaGetLastError());
+  // The classification's keys move with the bodies where the build has room for them.
+  keyed_ = keyed_ && end <= local_.capacity();
+  fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
+              id_[held_].get(), work_[held_].get(), local_.box(), keyed_ ? local_.unsorted_keys() : nullptr,
+              local_.unsorted_order());
   n_ = end;
   unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
@@ -477,6 +491,7 @@ void TreeRanks::move_sorted() {
                                       work_[side].get() + below + own);
   CUDA_CHECK(cudaGetLastError());
   cur_ = to, held_ = side, n_ = total;
+  keyed_ = false;  // the build merges the runs' keys, made anew
   unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
 
@@ -1002,14 +1017,38 @@ void kick_summed(const Body* pos_in, Body* pos_out, Body* vel, const Body* acc, 
                  int splits, int stride, float dt, StateSums* sums) {
   reset(sums);
   if (n > 0)
-    sum_state<true><<<std::min(blocks(n), 1024), kBlock>>>(pos_in, pos_out, vel, acc, id, n, splits, stride, dt, sums);
+    sum_state<true><<<resident_grid(sum_state<true>, n, kSumBatch), kBlock>>>(pos_in, pos_out, vel, acc, id, n, splits,
+                                                                              stride, dt, sums);
   CUDA_CHECK(cudaGetLastError());
 }
 
 void sum_bodies(const Body* pos, const unsigned long long* id, int n, StateSums* sums) {
   reset(sums);
-  if (n > 0) sum_state<false><<<std::min(blocks(n), 1024), kBlock>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0, 0.0f, sums);
+  if (n > 0)
+    sum_state<false><<<resident_grid(sum_state<false>, n, kSumBatch), kBlock>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0,
+                                                                                0.0f, sums);
   CUDA_CHECK(cudaGetLastError());
+}
+
+void classify_places(const Body* pos, const float* work, int n, const unsigned* box, const Key* first, int ranks, int me,
+                     unsigned char* leaves, unsigned long long* sums, Key* keys, int* order) {
+  const std::size_t words = 2 * static_cast<std::size_t>(ranks);
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, words * sizeof(unsigned long long)));
+  const std::size_t shared = ranks <= kSharedRanges ? words * sizeof(unsigned long long) : 0;
+  if (n > 0)
+    classify<<<std::min(blocks(n), 1024), kBlock, shared>>>(pos, work, n, box, first, ranks, me, leaves, sums, keys,
+                                                            order);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+int fill_places(const Traveller* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
+                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order) {
+  const int end = n - left + arrived;
+  if (arrived > 0)
+    arrive<<<blocks(arrived), kBlock>>>(in, arrived, holes, left, n, pos, vel, id, work, box, keys, order);
+  if (arrived < left) close_up<<<blocks(n - end), kBlock>>>(holes, left, arrived, end, n, pos, vel, id, work, keys);
+  CUDA_CHECK(cudaGetLastError());
+  return end;
 }
 
 void prepare_received_tree(const Key* keys, int n, Nodes t, Key first, Key end, int leaf_size, unsigned char* holds,

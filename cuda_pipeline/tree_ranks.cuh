@@ -7,8 +7,9 @@
 //              and check the last move; each body's key there gives its
 //              range among the last step's, with no sort, and each range's count and work (each
 //              body's terms of the last step), every rank's in one allgather: while the work stays
-//              within 1% of every rank's share the ranges are kept, the leavers sorted by key and
-//              sent, and the arrivals take the places they left (the rest stay where they are).
+//              within 1% of every rank's share the ranges are kept, the leavers grouped by the rank
+//              they go to (one radix pass) and sent, and the arrivals take the places they left
+//              (the rest stay where they are).
 //              Else the keys are sorted, the ranges cut afresh from a sample of them and the
 //              work below them, one allgather a round of a 16-way search, and this rank's own
 //              range gathered in key order to its place among the arrivals. The leavers go in
@@ -94,6 +95,21 @@ void kick_summed(const Body* pos_in, Body* pos_out, Body* vel, const Body* acc, 
                  int splits, int stride, float dt, StateSums* sums);
 void sum_bodies(const Body* pos, const unsigned long long* id, int n, StateSums* sums);
 
+// The move in place's classification: each body's range among `ranks` (first: their first keys, on
+// the device, ranks + 1 of them, the last past every key) by its key in the cube of `box`;
+// leaves[i] = 1 where that is not `me`'s; each range's count and work into sums (2 ranks words,
+// zeroed first: the counts, then the work). Where `keys` is not null, each body's key and i into
+// keys[i] and order[i] (TreeBuild::sort_keyed's). On the default stream.
+void classify_places(const Body* pos, const float* work, int n, const unsigned* box, const Key* first, int ranks, int me,
+                     unsigned char* leaves, unsigned long long* sums, Key* keys, int* order);
+// The move in place's arrivals (`arrived` records) into the places the leavers left (`holes`:
+// ascending, `left` of them), the rest past the n bodies held; where fewer arrived than left, the
+// bodies past the new end into the holes below it. Where `keys` is not null, the keys and order
+// classify_places() wrote go with them (the arrivals' keyed in the cube of `box`). Returns the bodies
+// held now: n - left + arrived. The state arrays hold that many. On the default stream.
+int fill_places(const key_ranges::Body* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
+                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order);
+
 // An essential tree on the way: its counts (sent ahead), then its cells (a monopole tree's leave
 // their moments behind), then its bodies (16 bytes each).
 struct Wire {
@@ -159,8 +175,8 @@ class TreeRanks {
   // state's other side, between the arrivals from lower and from higher ranks (the runs the build
   // merges).
   void move_sorted();
-  // The move's leavers (travel_[0]: the bodies outside this rank's range, in key order; at[q]: where
-  // rank q's range starts among the sorted keys) to their ranks, what the others send into travel_[1]
+  // The move's leavers (travel_[0]: the bodies outside this rank's range, each other rank's together
+  // in rank order; at[q]: where rank q's range starts, as if every body were in that order) to their ranks, what the others send into travel_[1]
   // in rank order: GPU to GPU by NCCL, or through the host. Sets runs_ (this rank's own range in
   // its place) and returns where the own range goes among the arrivals. `every`: what each rank
   // sends each (ranks x ranks, in rank order), where the classification gathered it; else gathered.
@@ -218,8 +234,8 @@ class TreeRanks {
   DeviceBuffer<unsigned long long> id_[2];
   DeviceBuffer<float> work_[2];
   DeviceBuffer<float> work_remote_;  // the received trees' walk's terms, added to work_
-  // A move's leavers in key order (this rank's own range left out), and the arrivals in rank order
-  // (load_range: the block as loaded).
+  // A move's leavers in rank order (this rank's own range left out; in key order where the move
+  // sorted them), and the arrivals in rank order (load_range: the block as loaded).
   DeviceBuffer<key_ranges::Body> travel_[2];
   DeviceBuffer<Received> inbox_;       // the essential trees received
   DeviceBuffer<Body> inbox_com_;       // their centres of mass, the remote tree's bodies
@@ -238,16 +254,20 @@ class TreeRanks {
   DeviceBuffer<DomainAt> domain_at_;
   int domain_boxes_ = 0;            // boxes in domain_of_ before the clusters
   DeviceBuffer<unsigned char> sort_temp_;
-  // The move in place: each body's flag (1: it leaves), the leavers' places (ascending, then in key
-  // order) and keys, and the classification's sums (classify()'s), also on the host, this rank's
-  // (classified_: each range's count, then its work) and every rank's (classes_, in rank order).
+  // The move in place: each body's flag (1: it leaves), the leavers' places (ascending, then grouped
+  // by the rank they go to) and those ranks, and the classification's sums (classify()'s), also on
+  // the host, this rank's (classified_: each range's count, then its work) and every rank's
+  // (classes_, in rank order).
   DeviceBuffer<unsigned char> leaves_;
   DeviceBuffer<int> holes_[2];
-  DeviceBuffer<Key> leaver_keys_[2];
+  DeviceBuffer<int> leaver_ranks_[2];
   DeviceBuffer<unsigned long long> class_sums_;
   DeviceBuffer<int> selected_count_ = DeviceBuffer<int>(1);
   std::vector<unsigned long long> classified_, classes_;  // empty: not classified in this cube
   bool keys_sorted_ = false;                    // the keys sorted (sort_in_cube()) since common_cube()
+  // Every body's key in this cube and the identity order are in the build's unsorted keys (written
+  // by the classification, moved with the bodies by a move in place): the sort takes them as they are.
+  bool keyed_ = false;
   // next_ was cut afresh from the sorted keys (split_state()): the move that takes it is
   // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
   bool next_cut_ = false;

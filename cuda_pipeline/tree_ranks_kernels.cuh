@@ -1,12 +1,13 @@
 // cuda:tree across ranks (tree_ranks.cu, common/key_ranges.hpp): the kernels around the tree's own
 // (tree_kernels.cuh) that keep a rank's bodies, move them between ranks and cut its essential trees.
 //
-//  travel      the bodies that leave a rank, in key order, as key_ranges::Body records (id, state,
+//  travel      the bodies that leave a rank, in rank order, as key_ranges::Body records (id, state,
 //              work), and the arrivals back into the state; the kept ones gathered in key order
 //  state sums  the box of a rank's bodies and their census (the count and the (id, mass)
 //              fingerprints' sum), in the kick-drift that moved them or in a pass of their own
-//  in place    each body's range by its key (no sort), each range's count and work; the arrivals
-//              into the places the leavers left, and the bodies past the new end into the rest
+//  in place    each body's range by its key (no sort), each range's count and work, the leavers'
+//              ranks (for the one radix pass that groups them); the arrivals into the places the
+//              leavers left, and the bodies past the new end into the rest
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
 //  bounds      where each rank's range starts among the sorted keys
 //  cut_cells   the nodes whose key prefix reaches past this rank's range are always opened: the
@@ -67,48 +68,57 @@ __global__ void keep(const Body* __restrict__ pos, const Body* __restrict__ vel,
   to_work[k] = work[i];
 }
 
+// Bodies a thread of sum_state() reads before it kicks or sums any of them: a body's loads are too
+// few to keep the memory busy at the occupancy the kick's registers leave.
+constexpr int kSumBatch = 4;
+
 // Into sums (reset before: kick_summed(), sum_bodies()): the box of the n bodies (ordered() bits,
 // as bounding_box() finds it: NaN passed over) and their census (the count, the (id, mass)
 // fingerprints' sum, wrapping: the same in any order). With Kick each body is kick-drifted first
 // (integrate()'s arithmetic: the same bits), pos_in into pos_out, and the sums are the new
-// positions'; without, pos_in's as they are.
-template <bool Kick>
+// positions'; without, pos_in's as they are. A thread takes Batch bodies a block apart at a time.
+template <bool Kick, int Batch = kSumBatch>
 __global__ void sum_state(const Body* __restrict__ pos_in, Body* __restrict__ pos_out, Body* __restrict__ vel,
                           const Body* __restrict__ acc, const unsigned long long* __restrict__ id, int n, int splits,
                           int stride, float dt, StateSums* sums) {
-  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  BoxPart box;
   unsigned long long print = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    Body p;
-    if constexpr (Kick) p = kick_drift(pos_in, pos_out, vel, acc, i, splits, stride, dt);
-    else p = pos_in[i];
-    const float v[3] = {p.x, p.y, p.z};
+  const long long span = static_cast<long long>(blockDim.x) * Batch;
+  for (long long first = blockIdx.x * span + threadIdx.x; first < n; first += gridDim.x * span) {
+    Body p[Batch], v[Batch], a[Batch];
+    unsigned long long who[Batch];
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      if (v[a] < lo[a]) lo[a] = v[a];
-      if (v[a] > hi[a]) hi[a] = v[a];
+    for (int b = 0; b < Batch; ++b) {
+      const long long i = first + b * blockDim.x;
+      if (i >= n) continue;
+      p[b] = pos_in[i];
+      who[b] = id[i];
+      if constexpr (Kick) v[b] = vel[i], a[b] = acc[i];
     }
-    Traveller t{};
-    t.id = id[i];
-    t.m = p.w;
-    print += key_ranges::fingerprint(t);
-  }
-  for (int o = 16; o > 0; o /= 2) {
+    if constexpr (Kick)
+      for (int s = 1; s < splits; ++s)
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = fminf(lo[a], __shfl_xor_sync(kAll, lo[a], o));
-      hi[a] = fmaxf(hi[a], __shfl_xor_sync(kAll, hi[a], o));
-    }
-    print += __shfl_xor_sync(kAll, print, o);
-  }
-  if (threadIdx.x % 32 == 0) {
+        for (int b = 0; b < Batch; ++b)
+          if (first + b * blockDim.x < n) add_split(a[b], acc[static_cast<long long>(s) * stride + first + b * blockDim.x]);
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      atomicMin(&sums->box[a], ordered(lo[a]));
-      atomicMax(&sums->box[3 + a], ordered(hi[a]));
+    for (int b = 0; b < Batch; ++b) {
+      const long long i = first + b * blockDim.x;
+      if (i >= n) continue;
+      if constexpr (Kick) {
+        kick_drift(p[b], v[b], a[b], dt);
+        vel[i] = v[b];
+        pos_out[i] = p[b];
+      }
+      box.add(p[b]);
+      Traveller t{};
+      t.id = who[b];
+      t.m = p[b].w;
+      print += key_ranges::fingerprint(t);
     }
-    atomicAdd(&sums->print, print);
   }
+  box.into(sums->box);
+  for (int o = 16; o > 0; o /= 2) print += __shfl_xor_sync(kAll, print, o);
+  if (threadIdx.x % 32 == 0) atomicAdd(&sums->print, print);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(&sums->count, static_cast<unsigned long long>(n));
 }
 
@@ -129,14 +139,15 @@ __device__ __forceinline__ int range_of(const Key* __restrict__ first, int ranks
   return lo;
 }
 
-// Each body's range by its key in the cube of `box`: leaves[i] = 1 where that is not `me`'s. Into
+// Each body's range by its key in the cube of `box`: leaves[i] = 1 where that is not `me`'s; where
+// `keys` is not null, the key into keys[i] and i into order[i] (the build's, TreeBuild::sort_keyed). Into
 // sums (zeroed before): each range's count (sums[r]) and work (sums[ranks + r]: the terms, whole
 // numbers, so the same sums in any order). All but the leavers are in range `me`: each thread adds
 // those up itself, the leavers into the block's shared memory (2 ranks words of it where ranks is
 // at most kSharedRanges, else none: straight into sums).
 __global__ void classify(const Body* __restrict__ pos, const float* __restrict__ work, int n,
                          const unsigned* __restrict__ box, const Key* __restrict__ first, int ranks, int me,
-                         unsigned char* leaves, unsigned long long* sums) {
+                         unsigned char* leaves, unsigned long long* sums, Key* keys, int* order) {
   extern __shared__ unsigned long long block_sums[];
   const bool shared = ranks <= kSharedRanges;
   unsigned long long* to = shared ? block_sums : sums;
@@ -147,9 +158,11 @@ __global__ void classify(const Body* __restrict__ pos, const float* __restrict__
   unsigned long long count = 0, terms = 0;  // of this thread's bodies in range me
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += gridDim.x * static_cast<long long>(blockDim.x)) {
-    const int r = range_of(first, ranks, key_in(cube, pos[i]));
+    const Key key = key_in(cube, pos[i]);
+    const int r = range_of(first, ranks, key);
     const auto w = static_cast<unsigned long long>(work[i]);
     leaves[i] = r != me;
+    if (keys) keys[i] = key, order[i] = static_cast<int>(i);
     if (r == me) {
       ++count;
       terms += w;
@@ -172,25 +185,30 @@ __global__ void classify(const Body* __restrict__ pos, const float* __restrict__
     if (block_sums[r] != 0) atomicAdd(&sums[r], block_sums[r]);
 }
 
-// keys[k] = the key of body at[k] in the cube of `box` (the leavers', for their sort).
-__global__ void keys_at(const Body* __restrict__ pos, const int* __restrict__ at, int n, const unsigned* __restrict__ box,
-                        Key* keys) {
+// to[k] = the range (the rank) of body at[k]'s key in the cube of `box`: the leavers', grouped by it
+// for their trade.
+__global__ void ranks_at(const Body* __restrict__ pos, const int* __restrict__ at, int n, const unsigned* __restrict__ box,
+                         const Key* __restrict__ first, int ranks, int* to) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) keys[k] = key_in(cube_of(box), pos[at[k]]);
+  if (k < n) to[k] = range_of(first, ranks, key_in(cube_of(box), pos[at[k]]));
 }
 
 // The arrivals into the places the leavers left (`holes`: ascending, `left` of them), the rest after
-// the n bodies held: arrival k to holes[k] where k < left, else to n + k - left.
+// the n bodies held: arrival k to holes[k] where k < left, else to n + k - left. Where `keys` is not
+// null, each one's key in the cube of `box` too (and its place into order[], classify()'s).
 __global__ void arrive(const Traveller* __restrict__ in, int count, const int* __restrict__ holes, int left, int n,
-                       Body* pos, Body* vel, unsigned long long* id, float* work) {
+                       Body* pos, Body* vel, unsigned long long* id, float* work, const unsigned* __restrict__ box,
+                       Key* keys, int* order) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const int i = k < left ? holes[k] : n + k - left;
   const Traveller t = in[k];
-  pos[i] = {t.x, t.y, t.z, t.m};
+  const Body p{t.x, t.y, t.z, t.m};
+  pos[i] = p;
   vel[i] = {t.vx, t.vy, t.vz, 0};
   id[i] = t.id;
   work[i] = t.work;
+  if (keys) keys[i] = key_in(cube_of(box), p), order[i] = i;
 }
 
 // The number of holes (ascending, `left` of them) below place p.
@@ -206,9 +224,9 @@ __device__ __forceinline__ int holes_below(const int* __restrict__ holes, int le
 
 // Where fewer arrived than left: the bodies that stay at places [end, n) (end: the count held after
 // the move), in place order, into the holes below end that the arrivals did not fill: the j-th of
-// them to holes[arrived + j].
+// them to holes[arrived + j]; their keys too where `keys` is not null.
 __global__ void close_up(const int* __restrict__ holes, int left, int arrived, int end, int n, Body* pos, Body* vel,
-                         unsigned long long* id, float* work) {
+                         unsigned long long* id, float* work, Key* keys) {
   const int p = end + blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= n) return;
   const int below = holes_below(holes, left, p);
@@ -219,6 +237,7 @@ __global__ void close_up(const int* __restrict__ holes, int left, int arrived, i
   vel[i] = vel[p];
   id[i] = id[p];
   work[i] = work[p];
+  if (keys) keys[i] = keys[p];
 }
 
 // ---- the ranges cut from the sorted keys ------------------------------------------------------------

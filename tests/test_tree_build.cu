@@ -447,7 +447,7 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
 // and (id, mass) fingerprints the host sums; sum_bodies() gives the same sums without the kick.
 TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
-  const int n = 600011, splits = 2;  // past the 1024 blocks of 256 the kick's grid holds: its threads take more than one
+  const int n = 600011, splits = 2;  // past what the kick's grid takes at once: its threads take more than one batch
   const std::uint64_t seed = test::test_seed() ^ 0x6b69636bULL;  // (NBODY_TEST_SEED=random: fresh bodies)
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1, 1), mass(0.01f, 1.0f);
@@ -509,6 +509,93 @@ TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
     for (int k = 0; k < 6; ++k) EXPECT_EQ(g.box[k], box[k]) << "bound " << k << " (seed " << seed << ")";
     EXPECT_EQ(g.count, static_cast<unsigned long long>(n));
     EXPECT_EQ(g.print, print) << "the fingerprints' sum";
+  }
+}
+
+// A move in place hands the build the keys its classification made: each body's key goes with it
+// where it is moved (a body past the new end into a leaver's place) and each arrival is keyed where
+// it lands, so the build's sort of them (sort_keyed) is the order sort() finds from the positions
+// alone: more arrivals than leavers, fewer, none; equal keys among them (50 coincident bodies, and
+// arrivals there too).
+TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
+  NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
+  const int n = 20011, ranks = 3, me = 1;
+  const std::uint64_t seed = test::test_seed() ^ 0x6d6f7665ULL;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const auto a_body = [&] { return Body{u(rng), u(rng) * u(rng), 0.3f * u(rng), 1}; };
+  std::vector<Body> pos(n);
+  for (Body& p : pos) p = a_body();
+  for (int i = 0; i < 50; ++i) pos[100 + 97 * i] = {0.25f, 0.25f, 0.25f, 1};
+  const auto bits = [](float f) {  // tree_nodes.cuh's ordered()
+    unsigned v;
+    std::memcpy(&v, &f, sizeof v);
+    return (v & 0x80000000u) ? ~v : v | 0x80000000u;
+  };
+  const unsigned cube[6] = {bits(-1), bits(-1), bits(-1), bits(1), bits(1), bits(1)};
+  DeviceBuffer<unsigned> box(6);
+  box.upload(cube, 0, 6);
+  // The ranges: rank 1's the middle 80% of the keys.
+  DeviceBuffer<Body> d(n);
+  d.upload(pos);
+  TreeBuild fresh;
+  fresh.reserve(n, false);
+  fresh.set_box(cube);
+  fresh.sort(d.get(), n);
+  std::vector<Key> sorted(n);
+  CUDA_CHECK(cudaMemcpy(sorted.data(), fresh.keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
+  const std::vector<Key> first{0, sorted[n / 10], sorted[9 * n / 10], Key{1} << 63};
+  DeviceBuffer<Key> first_d(first.size());
+  first_d.upload(first);
+  for (const double share : {1.3, 0.5, 0.0}) {  // arrivals per leaver
+    DeviceBuffer<Body> p(2 * n), v(2 * n);
+    DeviceBuffer<unsigned long long> id(2 * n);
+    DeviceBuffer<float> work(2 * n);
+    p.upload(pos);
+    CUDA_CHECK(cudaMemset(work.get(), 0, n * sizeof(float)));
+    DeviceBuffer<unsigned char> leaves(n);
+    DeviceBuffer<unsigned long long> sums(2 * ranks);
+    TreeBuild moved;
+    moved.reserve(2 * n, false);
+    classify_places(p.get(), work.get(), n, box.get(), first_d.get(), ranks, me, leaves.get(), sums.get(),
+                    moved.unsorted_keys(), moved.unsorted_order());
+    std::vector<unsigned char> leaving(n);
+    leaves.download(leaving.data(), 0, n);
+    std::vector<int> holes;
+    for (int i = 0; i < n; ++i)
+      if (leaving[i]) holes.push_back(i);
+    const int left = static_cast<int>(holes.size()), arrived = static_cast<int>(share * left);
+    ASSERT_GT(left, n / 10) << "the test needs leavers";
+    std::vector<key_ranges::Body> in(static_cast<std::size_t>(arrived));
+    for (int k = 0; k < arrived; ++k) {
+      const Body b = k % 10 == 0 ? Body{0.25f, 0.25f, 0.25f, 1} : a_body();
+      in[k] = {static_cast<std::uint64_t>(n + k), b.x, b.y, b.z, b.w, 0, 0, 0, 1};
+    }
+    DeviceBuffer<key_ranges::Body> in_d(std::max(arrived, 1));
+    if (arrived > 0) in_d.upload(in);
+    DeviceBuffer<int> holes_d(left);
+    holes_d.upload(holes);
+    const int end = fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(), work.get(),
+                                box.get(), moved.unsorted_keys(), moved.unsorted_order());
+    ASSERT_EQ(end, n - left + arrived);
+    moved.set_box(cube);
+    moved.sort_keyed(end);
+    TreeBuild from_positions;
+    from_positions.reserve(end, false);
+    from_positions.set_box(cube);
+    from_positions.sort(p.get(), end);
+    std::vector<Key> k[2] = {std::vector<Key>(end), std::vector<Key>(end)};
+    std::vector<int> o[2] = {std::vector<int>(end), std::vector<int>(end)};
+    int t = 0;
+    for (const TreeBuild* b : {&from_positions, &moved}) {
+      CUDA_CHECK(cudaMemcpy(k[t].data(), b->keys(), end * sizeof(Key), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(o[t].data(), b->order(), end * sizeof(int), cudaMemcpyDeviceToHost));
+      ++t;
+    }
+    int differ = 0;
+    for (int i = 0; i < end; ++i) differ += k[0][i] != k[1][i] || o[0][i] != o[1][i];
+    EXPECT_EQ(differ, 0) << "sorted places whose key or body differ, " << arrived << " arrivals for " << left
+                         << " leavers (seed " << seed << ")";
   }
 }
 
