@@ -15,7 +15,7 @@ cp build/gpu/driver/nbody build/gpu/tests/test_cuda build/gpu/tests/test_gl buil
    build/gpu/tests/test_cli_bench build/gpu/tests/test_cli_run build/gpu/tests/test_cli_binary build/gpu/tests/test_tree \
    build/gpu/tests/test_tree_ranks \
    build/gpu/tests/test_architectures build/gpu/tests/test_viewer build/gpu/tests/test_simulation \
-   build/gpu/cuda_pipeline/force_variants bundle/
+   build/gpu/cuda_pipeline/force_variants build/gpu/cuda_pipeline/move_passes bundle/
 for extra in "$@"; do
   name=${extra%%=*}
   archs=${extra#*=}

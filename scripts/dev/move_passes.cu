@@ -1,0 +1,204 @@
+// The passes a step of cuda:tree across ranks makes besides one GPU's step, timed side by side on
+// one device with CUDA events (the median of 9 rounds of 10 launches after a warm-up), in the
+// manner of force_variants: the kick-drift plain (integrate(), one GPU's) and with the box and
+// census sums (sum_state: a body a thread on at most 1024 blocks, as first written, and batches of
+// kSumBatch on the grid the device holds at once, as run); the sums alone; the classification of
+// every body's range, with and without writing the keys for the build, and the build's own keying
+// that those keys spare; the sort of a move's leavers (0.75% of the bodies) by their 63-bit keys
+// and by their ranks. Each kick's bits are checked against integrate()'s first. Built with the
+// CUDA pipeline (target move_passes; `scripts/gpu.sh move-passes` runs it on the GPU machine).
+// Usage: move_passes [N=16777216]
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tree_kernels.cuh"
+#include "tree_ranks_kernels.cuh"
+
+using namespace nbody::cuda;
+using namespace nbody::cuda::tree;
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));         \
+      std::exit(1);                                                                            \
+    }                                                                                          \
+  } while (0)
+
+namespace {
+
+// The median over 9 rounds of the time of one launch (10 a round), after 3 launches of warm-up.
+template <typename Launch>
+double median_us(Launch launch) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int w = 0; w < 3; ++w) launch();
+  std::vector<double> rounds;
+  for (int r = 0; r < 9; ++r) {
+    CK(cudaEventRecord(a));
+    for (int k = 0; k < 10; ++k) launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    rounds.push_back(ms * 100.0);  // us a launch
+  }
+  CK(cudaGetLastError());
+  std::sort(rounds.begin(), rounds.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return rounds[rounds.size() / 2];
+}
+
+// Blocks of 256 the device holds at once of `kernel`.
+template <typename Kernel>
+int resident(Kernel kernel, std::size_t shared = 0) {
+  int device = 0, sms = 0, per_sm = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, shared));
+  return sms * std::max(per_sm, 1);
+}
+
+unsigned ordered_bits(float f) {  // tree_nodes.cuh's ordered()
+  unsigned u;
+  std::memcpy(&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 1 << 24;
+  if (n < 1000) {
+    std::fprintf(stderr, "usage: move_passes [N >= 1000]\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, %d bodies\n", prop.name, n);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(0, 1);
+  std::vector<Body> h(static_cast<std::size_t>(n));
+  for (Body& b : h) b = {u(rng), u(rng), u(rng), u(rng)};
+  Body *pos, *out, *vel, *acc;
+  unsigned long long* id;
+  float* work;
+  StateSums* sums;
+  CK(cudaMalloc(&pos, n * sizeof(Body)));
+  CK(cudaMalloc(&out, 2 * n * sizeof(Body)));
+  CK(cudaMalloc(&vel, n * sizeof(Body)));
+  CK(cudaMalloc(&acc, 2 * n * sizeof(Body)));  // two splits: the own walk's and the received tree's
+  CK(cudaMalloc(&id, n * sizeof(unsigned long long)));
+  CK(cudaMalloc(&work, n * sizeof(float)));
+  CK(cudaMalloc(&sums, sizeof(StateSums)));
+  CK(cudaMemcpy(pos, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(vel, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(acc, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(acc + n, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
+  CK(cudaMemset(id, 0, n * sizeof(unsigned long long)));
+  CK(cudaMemset(work, 0, n * sizeof(float)));
+  const float dt = 1e-3f;
+  const int blocks = (n + 255) / 256;
+
+  // The kicks: each one's bits against integrate()'s (one launch from the same state), then timed.
+  const auto plain = [&](Body* v) { integrate<float><<<blocks, 256>>>(pos, out, v, acc, 0, n, 2, n, dt); };
+  const auto first = [&](Body* v) {
+    sum_state<true, 1><<<std::min(blocks, 1024), 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
+  };
+  const int batched_grid = std::min((n / kSumBatch + 255) / 256, resident(sum_state<true>));
+  const auto batched = [&](Body* v) {
+    sum_state<true><<<batched_grid, 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
+  };
+  Body* v2;
+  CK(cudaMalloc(&v2, 2 * n * sizeof(Body)));
+  std::vector<Body> want(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n));
+  CK(cudaMemcpy(v2, vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
+  plain(v2);
+  CK(cudaMemcpy(want.data(), out, n * sizeof(Body), cudaMemcpyDeviceToHost));
+  int bad = 0;
+  for (int variant = 0; variant < 2; ++variant) {
+    CK(cudaMemcpy(v2 + n, vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
+    variant == 0 ? first(v2 + n) : batched(v2 + n);
+    CK(cudaMemcpy(got.data(), out + n, n * sizeof(Body), cudaMemcpyDeviceToHost));
+    if (std::memcmp(want.data(), got.data(), want.size() * sizeof(Body)) != 0) {
+      std::printf("FAILED: the %s kick's positions are not integrate()'s bits\n", variant == 0 ? "first" : "batched");
+      ++bad;
+    }
+  }
+  std::printf("%-56s %9s\n", "pass", "us");
+  std::printf("%-56s %9.1f\n", "kick, plain (integrate: one GPU's)", median_us([&] { plain(vel); }));
+  std::printf("%-56s %9.1f\n", "kick with sums, a body a thread, <= 1024 blocks", median_us([&] { first(vel); }));
+  std::printf("%-56s %9.1f\n", "kick with sums, batches on the resident grid", median_us([&] { batched(vel); }));
+  const int sums_grid = std::min((n / kSumBatch + 255) / 256, resident(sum_state<false>));
+  std::printf("%-56s %9.1f\n", "sums alone (no kick)", median_us([&] {
+                sum_state<false><<<sums_grid, 256>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0, 0.0f, sums);
+              }));
+
+  // The classification on 4 ranks, this rank's range 99% of the keys (positions in the unit cube).
+  const unsigned cube[6] = {ordered_bits(0), ordered_bits(0), ordered_bits(0),
+                            ordered_bits(1), ordered_bits(1), ordered_bits(1)};
+  const Key top = Key{1} << 63;
+  const Key firsts[5] = {0, static_cast<Key>(0.99 * top), static_cast<Key>(0.993 * top), static_cast<Key>(0.996 * top), top};
+  unsigned* box;
+  Key *first_keys, *keys;
+  int* order;
+  unsigned char* leaves;
+  unsigned long long* class_sums;
+  CK(cudaMalloc(&box, sizeof cube));
+  CK(cudaMalloc(&first_keys, sizeof firsts));
+  CK(cudaMalloc(&keys, n * sizeof(Key)));
+  CK(cudaMalloc(&order, n * sizeof(int)));
+  CK(cudaMalloc(&leaves, n));
+  CK(cudaMalloc(&class_sums, 8 * sizeof(unsigned long long)));
+  CK(cudaMemcpy(box, cube, sizeof cube, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(first_keys, firsts, sizeof firsts, cudaMemcpyHostToDevice));
+  const std::size_t shared = 8 * sizeof(unsigned long long);
+  for (const bool keyed : {false, true})
+    std::printf("%-56s %9.1f\n", keyed ? "classification, writing the keys" : "classification", median_us([&] {
+                  classify<<<std::min(blocks, 1024), 256, shared>>>(pos, work, n, box, first_keys, 4, 0, leaves,
+                                                                     class_sums, keyed ? keys : nullptr, order);
+                }));
+  std::printf("%-56s %9.1f\n", "the build's keys (morton_keys: spared by those written)",
+              median_us([&] { morton_keys<<<blocks, 256>>>(pos, n, box, keys, order); }));
+
+  // A move's leavers sorted by key and by rank: 0.75% of the bodies, to three other ranks.
+  const int m = std::max(1, n / 133);
+  std::vector<Key> hk(static_cast<std::size_t>(m));
+  std::vector<int> hr(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) hk[i] = (static_cast<Key>(rng()) << 31 ^ rng()) & (top - 1), hr[i] = 1 + static_cast<int>(rng() % 3);
+  Key *k0, *k1;
+  int *r0, *r1, *v0, *v1;
+  CK(cudaMalloc(&k0, m * sizeof(Key)));
+  CK(cudaMalloc(&k1, m * sizeof(Key)));
+  CK(cudaMalloc(&r0, m * sizeof(int)));
+  CK(cudaMalloc(&r1, m * sizeof(int)));
+  CK(cudaMalloc(&v0, m * sizeof(int)));
+  CK(cudaMalloc(&v1, m * sizeof(int)));
+  CK(cudaMemcpy(k0, hk.data(), m * sizeof(Key), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(r0, hr.data(), m * sizeof(int), cudaMemcpyHostToDevice));
+  CK(cudaMemset(v0, 0, m * sizeof(int)));
+  std::size_t by_key = 0, by_rank = 0;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, by_key, k0, k1, v0, v1, m, 0, 3 * kMaxLevel));
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, by_rank, r0, r1, v0, v1, m, 0, 2));
+  void* temp;
+  CK(cudaMalloc(&temp, std::max(by_key, by_rank)));
+  std::printf("%-56s %9.1f\n", ("leavers (" + std::to_string(m) + ") sorted by 63-bit key").c_str(), median_us([&] {
+                std::size_t bytes = by_key;
+                CK(cub::DeviceRadixSort::SortPairs(temp, bytes, k0, k1, v0, v1, m, 0, 3 * kMaxLevel));
+              }));
+  std::printf("%-56s %9.1f\n", ("leavers (" + std::to_string(m) + ") sorted by rank (2 bits)").c_str(), median_us([&] {
+                std::size_t bytes = by_rank;
+                CK(cub::DeviceRadixSort::SortPairs(temp, bytes, r0, r1, v0, v1, m, 0, 2));
+              }));
+  return bad == 0 ? 0 : 1;
+}
