@@ -68,8 +68,7 @@ std::vector<std::string> check_args(ViewArgs& a, int& width, int& height) {
     if (!a.screenshot.ends_with(".png")) throw InputError("--screenshot '" + a.screenshot + "': must end in .png");
     check_output_path(a.screenshot, "--screenshot");
   }
-  if (!(a.radius >= 0) || !std::isfinite(a.radius)) throw InputError("--view-radius must be >= 0 (0: fit)");
-  if (!std::isfinite(a.tilt) || !std::isfinite(a.yaw)) throw InputError("--view-tilt and --view-yaw must be finite");
+  check_camera(a.radius, a.tilt, a.yaw);
   check_tree_cells(a.tree_cells);
   const std::vector<std::string> names = parse_pipeline_list(a.pipelines.empty() ? default_pair() : a.pipelines);
   if (names.size() > 2) throw InputError("--pipelines: view shows one or two pipelines, not " + std::to_string(names.size()));

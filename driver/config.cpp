@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -151,6 +152,17 @@ std::shared_ptr<CLI::Formatter> wrapped_help() { return std::make_shared<Wrapped
 std::string softening_help() {
   return std::string(option_row("softening").help) + " (> 0; the rungs with float forces: >= " +
          number_text(kFloatSmallestSoftening) + ")";
+}
+
+void check_camera(double radius, double tilt, double yaw) {
+  const auto refused = [](const char* flag, double v, const char* why) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%s %g: ", flag, v);
+    return InputError(text + std::string(why));
+  };
+  if (!(radius >= 0) || !std::isfinite(radius)) throw refused("--view-radius", radius, "must be >= 0 and finite (0: fit)");
+  if (!std::isfinite(tilt)) throw refused("--view-tilt", tilt, "must be finite (degrees)");
+  if (!std::isfinite(yaw)) throw refused("--view-yaw", yaw, "must be finite (degrees)");
 }
 
 void check_tree_cells(long long levels) {

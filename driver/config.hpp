@@ -82,6 +82,9 @@ std::string softening_help();
 std::string diagnostics_help();
 // --tree-cells (run's frames, view): the octree's levels drawn, 0..kMaxLevel + 1; throws InputError.
 void check_tree_cells(long long levels);
+// The camera (run's frames, view): --view-radius >= 0 (0: fit), --view-tilt and --view-yaw finite;
+// throws InputError naming the first option refused and its value.
+void check_camera(double radius, double tilt, double yaw);
 // Its help, after `what` ("Frames: draw" or "Draw").
 std::string tree_cells_help(const std::string& what);
 // -n/--bodies, --steps, --dt, --softening, --ic, --seed, --subset, --json (into `json`), --force.

@@ -22,9 +22,16 @@
 
 namespace {
 
+// The command line as words: those after "--" (values, whatever they look like) and those before
+// the command's name (which go after it).
+struct Words {
+  std::vector<std::string> after_dashes, before_command;
+};
+
 // CLI11's "The following arguments were not expected: W..." (`listed`, last first): the options
-// this command has not, or the values that follow none (every word after --, `after_dashes`, a value).
-std::string unexpected_text(const std::string& listed, const CLI::App& app, const std::vector<std::string>& after_dashes) {
+// this command has not, or the values that follow none (every word after --, a value); an option
+// of the command typed before its name is said to go after it.
+std::string unexpected_text(const std::string& listed, const CLI::App& app, const Words& line) {
   const auto subs = app.get_subcommands();
   const std::string command = subs.empty() ? "nbody itself" : subs.front()->get_name();
   std::vector<std::string> words;
@@ -32,9 +39,13 @@ std::string unexpected_text(const std::string& listed, const CLI::App& app, cons
   for (std::string w; in >> w;) words.insert(words.begin(), w);
   std::string options, values;
   std::size_t n_values = 0;
+  const auto among = [](const std::vector<std::string>& v, const std::string& w) {
+    return std::find(v.begin(), v.end(), w) != v.end();
+  };
   for (const std::string& w : words) {
-    const bool value = !w.starts_with("-") ||
-                       std::find(after_dashes.begin(), after_dashes.end(), w) != after_dashes.end();
+    const bool value = !w.starts_with("-") || among(line.after_dashes, w);
+    if (!value && !subs.empty() && among(line.before_command, w) && subs.front()->get_option_no_throw(w) != nullptr)
+      return w + " goes after the command: nbody " + command + " " + w + " ...";
     if (!value) options += (options.empty() ? "" : ", ") + w;
     else values += (values.empty() ? "'" : ", '") + w + "'", ++n_values;
   }
@@ -52,9 +63,24 @@ std::string unconverted_text(const std::string& name, const std::string& value, 
   return name + " '" + value + "': " + (real ? "not a number" : "not a whole number");
 }
 
+// An option of the command that takes a value, typed with another of its options next (which CLI11
+// then takes as its value, or it is left without one): "--colour needs a value: COLOUR; --frames
+// after it is an option". Empty where the line has none.
+std::string option_for_value_text(const CLI::App& app, int argc, char** argv) {
+  const auto subs = app.get_subcommands();
+  if (subs.empty()) return "";
+  for (int i = 1; i + 1 < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    const CLI::Option* opt = subs.front()->get_option_no_throw(argv[i]);
+    const CLI::Option* next = argv[i + 1][0] == '-' ? subs.front()->get_option_no_throw(argv[i + 1]) : nullptr;
+    if (opt != nullptr && next != nullptr && opt->get_expected_min() > 0)
+      return std::string(argv[i]) + " needs a value: " + opt->get_type_name() + "; " + argv[i + 1] + " after it is an option";
+  }
+  return "";
+}
+
 // CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
 // FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
-std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const std::vector<std::string>& after_dashes) {
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const Words& line) {
   const std::string what = e.what();
   const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)
   if (const auto at = what.find(twice); at != std::string::npos)
@@ -70,7 +96,7 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, cons
     return what.substr(0, at) + " '': " + what.substr(at + 6);
   if (what == "A subcommand is required") return "a command is required: info, run, compare, bench, ladder or view";
   if (const auto at = what.find(" not expected: "); at != std::string::npos)
-    return unexpected_text(what.substr(at + 15), app, after_dashes);
+    return unexpected_text(what.substr(at + 15), app, line);
   return what;
 }
 
@@ -105,13 +131,16 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::vector<std::string> dashes;  // the words after "--", which are no options
-    for (int i = 1, seen = 0; i < argc; ++i) {
-      if (seen) dashes.emplace_back(argv[i]);
-      seen = seen || std::strcmp(argv[i], "--") == 0;
+    Words line;
+    const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
+    for (int i = 1, dashes = 0, named = 0; i < argc; ++i) {
+      if (dashes) line.after_dashes.emplace_back(argv[i]);
+      dashes = dashes || std::strcmp(argv[i], "--") == 0;
+      named = named || argv[i] == command;
+      if (!named) line.before_command.emplace_back(argv[i]);
     }
     if (argc == 1)  // `nbody` alone: what to type next
-      return World::fail(2, "nbody: " + parse_error_text(e, app, dashes) +
+      return World::fail(2, "nbody: " + parse_error_text(e, app, line) +
                                 "\nUsage: nbody COMMAND [OPTIONS] (`nbody --help`: what each command does; `nbody "
                                 "COMMAND --help`: what it takes)\n");
     if (app.get_subcommands().empty() && argv[1][0] != '-')
@@ -119,7 +148,8 @@ int run_command(int argc, char** argv) {
                             "ladder or view (see --help)\n");
     // Within a command its name leads, as it does for what the command itself refuses.
     const std::string where = app.get_subcommands().empty() ? "nbody: " : "nbody " + app.get_subcommands().front()->get_name() + ": ";
-    return World::fail(2, where + parse_error_text(e, app, dashes) + " (see --help)\n");
+    const std::string swallowed = option_for_value_text(app, argc, argv);
+    return World::fail(2, where + (swallowed.empty() ? parse_error_text(e, app, line) : swallowed) + " (see --help)\n");
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

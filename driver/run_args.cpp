@@ -79,9 +79,7 @@ void check_kept_outputs(const RunArgs& a) {
                          (a.given("--frames") ? " with K >= 1 (--frames 0 draws none)" : ", which was not given"));
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
     throw InputError(long_names(option_row("colour")) + " '" + a.colour + "': frames take plain, speed, species or rank");
-  if (!(a.view_radius >= 0) || !std::isfinite(a.view_radius) || !std::isfinite(a.view_tilt) ||
-      !std::isfinite(a.view_yaw))
-    throw InputError("--view-radius must be >= 0 (0: fit) and --view-tilt, --view-yaw finite");
+  check_camera(a.view_radius, a.view_tilt, a.view_yaw);
   check_tree_cells(a.tree_cells);
   check_received_value(a);
 #ifndef NBODY_HAVE_GL

@@ -163,6 +163,11 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
       {"compare -p cpu32 -n 10", "nbody compare: -p is not an option of compare (see --help)"},
       {"run -p cpu32 extra", "nbody run: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
       {"run -p cpu32 a b", "nbody run: 'a', 'b' follow no option"},
+      // a command's option before its name, and an option whose value is missing before another option
+      {"--colour rank run -n 10", "nbody run: --colour goes after the command: nbody run --colour ..."},
+      {"-n 10 run", "nbody run: -n goes after the command: nbody run -n ..."},
+      {"run -n 10 --steps 1 --colour --frames 1 --out x", "nbody run: --colour needs a value: COLOUR; --frames after it is an option"},
+      {"run -n 10 --save --frames 1", "nbody run: --save needs a value: FILE; --frames after it is an option"},
       {"--bogus", "nbody: a command is required: info, run, compare, bench, ladder or view"},
       // an empty file or folder name is refused, not taken as the option not given
       {"compare -n 64 --steps 2 --plot ''", "nbody compare: --plot '': name a file"},

@@ -147,11 +147,16 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --frame-count -1", "--frame-count -1"},
       {"view --frames -1", "--frames -1"},  // the earlier name of --frame-count, still taken
       {"view --screenshot shot.jpg", "must end in .png"},
-      {"view --view-radius -1", "--view-radius"},
+      {"view --view-radius -1", "--view-radius -1: must be >= 0"},
+      {"view --view-tilt nan", "--view-tilt nan: must be finite"},
       {"view --steps 10", "--steps"},
       {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour/--color is for --frames"},
       {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --colour divergence",
        "frames take plain, speed, species or rank"},
+      {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --view-yaw inf",
+       "--view-yaw inf: must be finite"},
+      {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --view-radius -2",
+       "--view-radius -2: must be >= 0"},
   });
 }
 
