@@ -14,7 +14,8 @@ class TreeBuild {
  public:
   // Device bytes of a tree of n bodies (the rung's memory check).
   static double bytes(int n, bool quadrupole);
-  // Buffers for at least n bodies: kept while they suffice, else freed and made for n.
+  // Buffers for at least n bodies: kept while they suffice, else freed and made for n (the box is
+  // kept either way).
   void reserve(int n, bool quadrupole);
   void release();
 

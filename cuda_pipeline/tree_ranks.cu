@@ -268,8 +268,9 @@ void TreeRanks::common_cube() {
 }
 
 void TreeRanks::sort_in_cube() {
+  // (The build's box is the cube common_cube() set, which its reserve() keeps: set again, a copy from
+  // the host would wait for the move's kernels before the sort could be queued.)
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole), keyed_ = false;
-  local_.set_box(cube_);
   if (!runs_.empty()) local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
   else if (keyed_) local_.sort_keyed(n_);  // as the classification and the move wrote them
   else local_.sort(pos_[cur_].get(), n_);
@@ -384,8 +385,8 @@ void TreeRanks::move_in_place() {
   leaving_ = left;
   const kr::Census before = census_now_;  // (common_cube()'s)
   // The leavers' places, ascending (where the arrivals go), and grouped by the rank they go to (as
-  // they travel: each other rank's to it, in rank order; one radix pass on the rank, stable: in
-  // place order within each rank's).
+  // they travel: each other rank's to it, in rank order), in place order within each rank's: a
+  // stable radix sort of their ranks' bits, one pass up to 256 ranks.
   if (left > 0) {
     for (auto* b : {&holes_[0], &holes_[1]}) fit(*b, left);
     for (auto* b : {&leaver_ranks_[0], &leaver_ranks_[1]}) fit(*b, left);

@@ -8,7 +8,7 @@
 //              range among the last step's, with no sort, and each range's count and work (each
 //              body's terms of the last step), every rank's in one allgather: while the work stays
 //              within 1% of every rank's share the ranges are kept, the leavers grouped by the rank
-//              they go to (one radix pass) and sent, and the arrivals take the places they left
+//              they go to (a radix pass over their ranks) and sent, and the arrivals take the places they left
 //              (the rest stay where they are).
 //              Else the keys are sorted, the ranges cut afresh from a sample of them and the
 //              work below them, one allgather a round of a 16-way search, and this rank's own
@@ -104,9 +104,10 @@ void classify_places(const Body* pos, const float* work, int n, const unsigned* 
                      unsigned char* leaves, unsigned long long* sums, Key* keys, int* order);
 // The move in place's arrivals (`arrived` records) into the places the leavers left (`holes`:
 // ascending, `left` of them), the rest past the n bodies held; where fewer arrived than left, the
-// bodies past the new end into the holes below it. Where `keys` is not null, the keys and order
-// classify_places() wrote go with them (the arrivals' keyed in the cube of `box`). Returns the bodies
-// held now: n - left + arrived. The state arrays hold that many. On the default stream.
+// bodies past the new end into the holes below it. Where `keys` is not null, the keys
+// classify_places() wrote go with the bodies moved, and each arrival is keyed in the cube of `box`,
+// its place into order[] (not null then; a place's order stays its own). Returns the bodies held
+// now: n - left + arrived. The state arrays hold that many. On the default stream.
 int fill_places(const key_ranges::Body* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
                 unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order);
 
@@ -166,7 +167,7 @@ class TreeRanks {
   void check_moved();
   // The bodies' ranges among first_ by their keys in cube_, no sort (classify): each range's count
   // and work into classified_, and every rank's (one allgather) into classes_ (both kept until
-  // the next cube).
+  // the next cube); the keys into the build's unsorted keys (keyed_).
   void classify_bodies();
   // The move where its ranges were not cut from sorted keys: the leavers out, the arrivals into
   // their places, the rest where they are.
@@ -190,7 +191,8 @@ class TreeRanks {
   Body* remote_acc() const { return acc_.get() + acc_.size() / 2; }
   void mark(int part) { marks_[part].record(); }  // the end of a part of a step (0: its start)
   void common_cube();   // the cube of every rank's bodies (collective), into cube_
-  void sort_in_cube();  // this rank's keys in cube_, sorted (merged from runs_ where the move left runs)
+  void sort_in_cube();  // this rank's keys in cube_, sorted (merged from runs_ where the move left runs;
+                        // the classification's where keyed_)
   // The ranges the move goes to: the last step's while their work stays shared within
   // key_ranges::kRecutAbove of the capacity (by the terms the bodies summed last step, weighed by
   // classify_bodies()) or while no step has weighed the bodies, else ranges_now() (the keys sorted

@@ -6,7 +6,7 @@
 //  state sums  the box of a rank's bodies and their census (the count and the (id, mass)
 //              fingerprints' sum), in the kick-drift that moved them or in a pass of their own
 //  in place    each body's range by its key (no sort), each range's count and work, the leavers'
-//              ranks (for the one radix pass that groups them); the arrivals into the places the
+//              ranks (for the radix pass that groups them); the arrivals into the places the
 //              leavers left, and the bodies past the new end into the rest
 //  sample      every s-th key of the sorted keys with the work below it, for the host's ranges
 //  bounds      where each rank's range starts among the sorted keys

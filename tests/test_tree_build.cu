@@ -447,7 +447,7 @@ TEST(Walker, StartingBelowTheCutNodesSumsTheSameTerms) {
 // and (id, mass) fingerprints the host sums; sum_bodies() gives the same sums without the kick.
 TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
-  const int n = 600011, splits = 2;  // past what the kick's grid takes at once: its threads take more than one batch
+  const int n = 600011, splits = 2;  // past what the kick's grid takes at once on an H200: its threads take more than one batch
   const std::uint64_t seed = test::test_seed() ^ 0x6b69636bULL;  // (NBODY_TEST_SEED=random: fresh bodies)
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1, 1), mass(0.01f, 1.0f);

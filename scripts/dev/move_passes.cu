@@ -1,8 +1,8 @@
 // The passes a step of cuda:tree across ranks makes besides one GPU's step, timed side by side on
 // one device with CUDA events (the median of 9 rounds of 10 launches after a warm-up), in the
 // manner of force_variants: the kick-drift plain (integrate(), one GPU's) and with the box and
-// census sums (sum_state: a body a thread on at most 1024 blocks, as first written, and batches of
-// kSumBatch on the grid the device holds at once, as run); the sums alone; the classification of
+// census sums (sum_state: batches of one body on at most 1024 blocks, the first form's loop and grid,
+// and batches of kSumBatch on the grid the device holds at once, as run); the sums alone; the classification of
 // every body's range, with and without writing the keys for the build, and the build's own keying
 // that those keys spare; the sort of a move's leavers (0.75% of the bodies) by their 63-bit keys
 // and by their ranks. Each kick's bits are checked against integrate()'s first. Built with the
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   const auto first = [&](Body* v) {
     sum_state<true, 1><<<std::min(blocks, 1024), 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
   };
-  const int batched_grid = std::min((n / kSumBatch + 255) / 256, resident(sum_state<true>));
+  const int batched_grid = std::min(((n + kSumBatch - 1) / kSumBatch + 255) / 256, resident(sum_state<true>));
   const auto batched = [&](Body* v) {
     sum_state<true><<<batched_grid, 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
   };
@@ -137,9 +137,9 @@ int main(int argc, char** argv) {
   }
   std::printf("%-56s %9s\n", "pass", "us");
   std::printf("%-56s %9.1f\n", "kick, plain (integrate: one GPU's)", median_us([&] { plain(vel); }));
-  std::printf("%-56s %9.1f\n", "kick with sums, a body a thread, <= 1024 blocks", median_us([&] { first(vel); }));
+  std::printf("%-56s %9.1f\n", "kick with sums, batches of 1, <= 1024 blocks", median_us([&] { first(vel); }));
   std::printf("%-56s %9.1f\n", "kick with sums, batches on the resident grid", median_us([&] { batched(vel); }));
-  const int sums_grid = std::min((n / kSumBatch + 255) / 256, resident(sum_state<false>));
+  const int sums_grid = std::min(((n + kSumBatch - 1) / kSumBatch + 255) / 256, resident(sum_state<false>));
   std::printf("%-56s %9.1f\n", "sums alone (no kick)", median_us([&] {
                 sum_state<false><<<sums_grid, 256>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0, 0.0f, sums);
               }));
