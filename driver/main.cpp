@@ -100,6 +100,30 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, cons
   return what;
 }
 
+// A command line the parser refused: its reason in one line (two for `nbody` alone), exit 2.
+int refuse_command_line(const CLI::ParseError& e, const CLI::App& app, int argc, char** argv) {
+  using nbody::World;
+  Words line;
+  const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
+  for (int i = 1, dashes = 0, named = 0; i < argc; ++i) {
+    if (dashes) line.after_dashes.emplace_back(argv[i]);
+    dashes = dashes || std::strcmp(argv[i], "--") == 0;
+    named = named || argv[i] == command;
+    if (!named) line.before_command.emplace_back(argv[i]);
+  }
+  if (argc == 1)  // `nbody` alone: what to type next
+    return World::fail(2, "nbody: " + parse_error_text(e, app, line) +
+                              "\nUsage: nbody COMMAND [OPTIONS] (`nbody --help`: what each command does; `nbody "
+                              "COMMAND --help`: what it takes)\n");
+  if (command.empty() && argv[1][0] != '-')
+    return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
+                          "ladder or view (see --help)\n");
+  // Within a command its name leads, as it does for what the command itself refuses.
+  const std::string where = command.empty() ? "nbody: " : "nbody " + command + ": ";
+  const std::string swallowed = option_for_value_text(app, argc, argv);
+  return World::fail(2, where + (swallowed.empty() ? parse_error_text(e, app, line) : swallowed) + " (see --help)\n");
+}
+
 // Runs the command line; exceptions become exit codes, agreed across ranks (world.hpp).
 int run_command(int argc, char** argv) {
   using nbody::World;
@@ -131,25 +155,7 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    Words line;
-    const std::string command = app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name();
-    for (int i = 1, dashes = 0, named = 0; i < argc; ++i) {
-      if (dashes) line.after_dashes.emplace_back(argv[i]);
-      dashes = dashes || std::strcmp(argv[i], "--") == 0;
-      named = named || argv[i] == command;
-      if (!named) line.before_command.emplace_back(argv[i]);
-    }
-    if (argc == 1)  // `nbody` alone: what to type next
-      return World::fail(2, "nbody: " + parse_error_text(e, app, line) +
-                                "\nUsage: nbody COMMAND [OPTIONS] (`nbody --help`: what each command does; `nbody "
-                                "COMMAND --help`: what it takes)\n");
-    if (app.get_subcommands().empty() && argv[1][0] != '-')
-      return World::fail(2, std::string("nbody: '") + argv[1] + "' is not a command: info, run, compare, bench, "
-                            "ladder or view (see --help)\n");
-    // Within a command its name leads, as it does for what the command itself refuses.
-    const std::string where = app.get_subcommands().empty() ? "nbody: " : "nbody " + app.get_subcommands().front()->get_name() + ": ";
-    const std::string swallowed = option_for_value_text(app, argc, argv);
-    return World::fail(2, where + (swallowed.empty() ? parse_error_text(e, app, line) : swallowed) + " (see --help)\n");
+    return refuse_command_line(e, app, argc, argv);
   }
   const std::string name = app.get_subcommands().front()->get_name();
   const std::string prefix = "nbody " + name + ": ";

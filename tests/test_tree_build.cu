@@ -512,6 +512,21 @@ TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
   }
 }
 
+// The sorted places (of n) where two sorts' keys or bodies differ.
+int places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
+  std::vector<Key> k[2] = {std::vector<Key>(n), std::vector<Key>(n)};
+  std::vector<int> o[2] = {std::vector<int>(n), std::vector<int>(n)};
+  int t = 0;
+  for (const TreeBuild* s : {&a, &b}) {
+    CUDA_CHECK(cudaMemcpy(k[t].data(), s->keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(o[t].data(), s->order(), n * sizeof(int), cudaMemcpyDeviceToHost));
+    ++t;
+  }
+  int differ = 0;
+  for (int i = 0; i < n; ++i) differ += k[0][i] != k[1][i] || o[0][i] != o[1][i];
+  return differ;
+}
+
 // A move in place hands the build the keys its classification made: each body's key goes with it
 // where it is moved (a body past the new end into a leaver's place) and each arrival is keyed where
 // it lands, so the build's sort of them (sort_keyed) is the order sort() finds from the positions
@@ -578,24 +593,14 @@ TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
     const int end = fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(), work.get(),
                                 box.get(), moved.unsorted_keys(), moved.unsorted_order());
     ASSERT_EQ(end, n - left + arrived);
-    moved.set_box(cube);
     moved.sort_keyed(end);
     TreeBuild from_positions;
     from_positions.reserve(end, false);
     from_positions.set_box(cube);
     from_positions.sort(p.get(), end);
-    std::vector<Key> k[2] = {std::vector<Key>(end), std::vector<Key>(end)};
-    std::vector<int> o[2] = {std::vector<int>(end), std::vector<int>(end)};
-    int t = 0;
-    for (const TreeBuild* b : {&from_positions, &moved}) {
-      CUDA_CHECK(cudaMemcpy(k[t].data(), b->keys(), end * sizeof(Key), cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(o[t].data(), b->order(), end * sizeof(int), cudaMemcpyDeviceToHost));
-      ++t;
-    }
-    int differ = 0;
-    for (int i = 0; i < end; ++i) differ += k[0][i] != k[1][i] || o[0][i] != o[1][i];
-    EXPECT_EQ(differ, 0) << "sorted places whose key or body differ, " << arrived << " arrivals for " << left
-                         << " leavers (seed " << seed << ")";
+    EXPECT_EQ(places_differing(from_positions, moved, end), 0)
+        << "sorted places whose key or body differ, " << arrived << " arrivals for " << left << " leavers (seed "
+        << seed << ")";
   }
 }
 

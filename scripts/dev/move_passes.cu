@@ -75,76 +75,81 @@ unsigned ordered_bits(float f) {  // tree_nodes.cuh's ordered()
   return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-}  // namespace
+// A rank's bodies on the device: positions (and the kick's other side), velocities, two splits of
+// accelerations (the own walk's and the received tree's), ids, the last step's terms, the sums.
+struct State {
+  int n = 0;
+  Body *pos = nullptr, *out = nullptr, *vel = nullptr, *acc = nullptr;
+  unsigned long long* id = nullptr;
+  float* work = nullptr;
+  StateSums* sums = nullptr;
+};
 
-int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::atoi(argv[1]) : 1 << 24;
-  if (n < 1000) {
-    std::fprintf(stderr, "usage: move_passes [N >= 1000]\n");
-    return 2;
-  }
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("%s, %d bodies\n", prop.name, n);
-  std::mt19937 rng(1);
+State make_state(int n, std::mt19937& rng) {
   std::uniform_real_distribution<float> u(0, 1);
   std::vector<Body> h(static_cast<std::size_t>(n));
   for (Body& b : h) b = {u(rng), u(rng), u(rng), u(rng)};
-  Body *pos, *out, *vel, *acc;
-  unsigned long long* id;
-  float* work;
-  StateSums* sums;
-  CK(cudaMalloc(&pos, n * sizeof(Body)));
-  CK(cudaMalloc(&out, 2 * n * sizeof(Body)));
-  CK(cudaMalloc(&vel, n * sizeof(Body)));
-  CK(cudaMalloc(&acc, 2 * n * sizeof(Body)));  // two splits: the own walk's and the received tree's
-  CK(cudaMalloc(&id, n * sizeof(unsigned long long)));
-  CK(cudaMalloc(&work, n * sizeof(float)));
-  CK(cudaMalloc(&sums, sizeof(StateSums)));
-  CK(cudaMemcpy(pos, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(vel, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(acc, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(acc + n, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
-  CK(cudaMemset(id, 0, n * sizeof(unsigned long long)));
-  CK(cudaMemset(work, 0, n * sizeof(float)));
-  const float dt = 1e-3f;
-  const int blocks = (n + 255) / 256;
+  State s;
+  s.n = n;
+  CK(cudaMalloc(&s.pos, n * sizeof(Body)));
+  CK(cudaMalloc(&s.out, 2 * n * sizeof(Body)));
+  CK(cudaMalloc(&s.vel, n * sizeof(Body)));
+  CK(cudaMalloc(&s.acc, 2 * n * sizeof(Body)));
+  CK(cudaMalloc(&s.id, n * sizeof(unsigned long long)));
+  CK(cudaMalloc(&s.work, n * sizeof(float)));
+  CK(cudaMalloc(&s.sums, sizeof(StateSums)));
+  for (Body* to : {s.pos, s.vel, s.acc, s.acc + n}) CK(cudaMemcpy(to, h.data(), n * sizeof(Body), cudaMemcpyHostToDevice));
+  CK(cudaMemset(s.id, 0, n * sizeof(unsigned long long)));
+  CK(cudaMemset(s.work, 0, n * sizeof(float)));
+  return s;
+}
 
-  // The kicks: each one's bits against integrate()'s (one launch from the same state), then timed.
-  const auto plain = [&](Body* v) { integrate<float><<<blocks, 256>>>(pos, out, v, acc, 0, n, 2, n, dt); };
+void row(const std::string& pass, double us) { std::printf("%-56s %9.1f\n", pass.c_str(), us); }
+
+// The kicks: each with sums checked against integrate()'s bits (one launch from the same state),
+// then each timed. Returns the kicks whose bits differ.
+int time_kicks(const State& s) {
+  const int n = s.n, blocks = (n + 255) / 256;
+  const float dt = 1e-3f;
+  const auto plain = [&](Body* v) { integrate<float><<<blocks, 256>>>(s.pos, s.out, v, s.acc, 0, n, 2, n, dt); };
   const auto first = [&](Body* v) {
-    sum_state<true, 1><<<std::min(blocks, 1024), 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
+    sum_state<true, 1><<<std::min(blocks, 1024), 256>>>(s.pos, s.out + n, v, s.acc, s.id, n, 2, n, dt, s.sums);
   };
   const int batched_grid = std::min(((n + kSumBatch - 1) / kSumBatch + 255) / 256, resident(sum_state<true>));
   const auto batched = [&](Body* v) {
-    sum_state<true><<<batched_grid, 256>>>(pos, out + n, v, acc, id, n, 2, n, dt, sums);
+    sum_state<true><<<batched_grid, 256>>>(s.pos, s.out + n, v, s.acc, s.id, n, 2, n, dt, s.sums);
   };
   Body* v2;
   CK(cudaMalloc(&v2, 2 * n * sizeof(Body)));
   std::vector<Body> want(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n));
-  CK(cudaMemcpy(v2, vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
+  CK(cudaMemcpy(v2, s.vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
   plain(v2);
-  CK(cudaMemcpy(want.data(), out, n * sizeof(Body), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(want.data(), s.out, n * sizeof(Body), cudaMemcpyDeviceToHost));
   int bad = 0;
   for (int variant = 0; variant < 2; ++variant) {
-    CK(cudaMemcpy(v2 + n, vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
+    CK(cudaMemcpy(v2 + n, s.vel, n * sizeof(Body), cudaMemcpyDeviceToDevice));
     variant == 0 ? first(v2 + n) : batched(v2 + n);
-    CK(cudaMemcpy(got.data(), out + n, n * sizeof(Body), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got.data(), s.out + n, n * sizeof(Body), cudaMemcpyDeviceToHost));
     if (std::memcmp(want.data(), got.data(), want.size() * sizeof(Body)) != 0) {
       std::printf("FAILED: the %s kick's positions are not integrate()'s bits\n", variant == 0 ? "first" : "batched");
       ++bad;
     }
   }
-  std::printf("%-56s %9s\n", "pass", "us");
-  std::printf("%-56s %9.1f\n", "kick, plain (integrate: one GPU's)", median_us([&] { plain(vel); }));
-  std::printf("%-56s %9.1f\n", "kick with sums, batches of 1, <= 1024 blocks", median_us([&] { first(vel); }));
-  std::printf("%-56s %9.1f\n", "kick with sums, batches on the resident grid", median_us([&] { batched(vel); }));
+  CK(cudaFree(v2));
+  row("kick, plain (integrate: one GPU's)", median_us([&] { plain(s.vel); }));
+  row("kick with sums, batches of 1, <= 1024 blocks", median_us([&] { first(s.vel); }));
+  row("kick with sums, batches on the resident grid", median_us([&] { batched(s.vel); }));
   const int sums_grid = std::min(((n + kSumBatch - 1) / kSumBatch + 255) / 256, resident(sum_state<false>));
-  std::printf("%-56s %9.1f\n", "sums alone (no kick)", median_us([&] {
-                sum_state<false><<<sums_grid, 256>>>(pos, nullptr, nullptr, nullptr, id, n, 0, 0, 0.0f, sums);
-              }));
+  row("sums alone (no kick)", median_us([&] {
+        sum_state<false><<<sums_grid, 256>>>(s.pos, nullptr, nullptr, nullptr, s.id, n, 0, 0, 0.0f, s.sums);
+      }));
+  return bad;
+}
 
-  // The classification on 4 ranks, this rank's range 99% of the keys (positions in the unit cube).
+// The classification on 4 ranks, this rank's range 99% of the keys (positions in the unit cube),
+// with and without the keys, and the build's keying those keys spare.
+void time_classification(const State& s) {
+  const int n = s.n, blocks = (n + 255) / 256;
   const unsigned cube[6] = {ordered_bits(0), ordered_bits(0), ordered_bits(0),
                             ordered_bits(1), ordered_bits(1), ordered_bits(1)};
   const Key top = Key{1} << 63;
@@ -164,15 +169,18 @@ int main(int argc, char** argv) {
   CK(cudaMemcpy(first_keys, firsts, sizeof firsts, cudaMemcpyHostToDevice));
   const std::size_t shared = 8 * sizeof(unsigned long long);
   for (const bool keyed : {false, true})
-    std::printf("%-56s %9.1f\n", keyed ? "classification, writing the keys" : "classification", median_us([&] {
-                  classify<<<std::min(blocks, 1024), 256, shared>>>(pos, work, n, box, first_keys, 4, 0, leaves,
-                                                                     class_sums, keyed ? keys : nullptr, order);
-                }));
-  std::printf("%-56s %9.1f\n", "the build's keys (morton_keys: spared by those written)",
-              median_us([&] { morton_keys<<<blocks, 256>>>(pos, n, box, keys, order); }));
+    row(keyed ? "classification, writing the keys" : "classification", median_us([&] {
+          classify<<<std::min(blocks, 1024), 256, shared>>>(s.pos, s.work, n, box, first_keys, 4, 0, leaves, class_sums,
+                                                             keyed ? keys : nullptr, order);
+        }));
+  row("the build's keys (morton_keys: spared by those written)",
+      median_us([&] { morton_keys<<<blocks, 256>>>(s.pos, n, box, keys, order); }));
+}
 
-  // A move's leavers sorted by key and by rank: 0.75% of the bodies, to three other ranks.
+// A move's leavers sorted by key and by rank: 0.75% of n bodies, to three other ranks.
+void time_leaver_sorts(int n, std::mt19937& rng) {
   const int m = std::max(1, n / 133);
+  const Key top = Key{1} << 63;
   std::vector<Key> hk(static_cast<std::size_t>(m));
   std::vector<int> hr(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) hk[i] = (static_cast<Key>(rng()) << 31 ^ rng()) & (top - 1), hr[i] = 1 + static_cast<int>(rng() % 3);
@@ -180,10 +188,7 @@ int main(int argc, char** argv) {
   int *r0, *r1, *v0, *v1;
   CK(cudaMalloc(&k0, m * sizeof(Key)));
   CK(cudaMalloc(&k1, m * sizeof(Key)));
-  CK(cudaMalloc(&r0, m * sizeof(int)));
-  CK(cudaMalloc(&r1, m * sizeof(int)));
-  CK(cudaMalloc(&v0, m * sizeof(int)));
-  CK(cudaMalloc(&v1, m * sizeof(int)));
+  for (int** b : {&r0, &r1, &v0, &v1}) CK(cudaMalloc(b, m * sizeof(int)));
   CK(cudaMemcpy(k0, hk.data(), m * sizeof(Key), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(r0, hr.data(), m * sizeof(int), cudaMemcpyHostToDevice));
   CK(cudaMemset(v0, 0, m * sizeof(int)));
@@ -192,13 +197,31 @@ int main(int argc, char** argv) {
   CK(cub::DeviceRadixSort::SortPairs(nullptr, by_rank, r0, r1, v0, v1, m, 0, 2));
   void* temp;
   CK(cudaMalloc(&temp, std::max(by_key, by_rank)));
-  std::printf("%-56s %9.1f\n", ("leavers (" + std::to_string(m) + ") sorted by 63-bit key").c_str(), median_us([&] {
-                std::size_t bytes = by_key;
-                CK(cub::DeviceRadixSort::SortPairs(temp, bytes, k0, k1, v0, v1, m, 0, 3 * kMaxLevel));
-              }));
-  std::printf("%-56s %9.1f\n", ("leavers (" + std::to_string(m) + ") sorted by rank (2 bits)").c_str(), median_us([&] {
-                std::size_t bytes = by_rank;
-                CK(cub::DeviceRadixSort::SortPairs(temp, bytes, r0, r1, v0, v1, m, 0, 2));
-              }));
+  row("leavers (" + std::to_string(m) + ") sorted by 63-bit key", median_us([&] {
+        std::size_t bytes = by_key;
+        CK(cub::DeviceRadixSort::SortPairs(temp, bytes, k0, k1, v0, v1, m, 0, 3 * kMaxLevel));
+      }));
+  row("leavers (" + std::to_string(m) + ") sorted by rank (2 bits)", median_us([&] {
+        std::size_t bytes = by_rank;
+        CK(cub::DeviceRadixSort::SortPairs(temp, bytes, r0, r1, v0, v1, m, 0, 2));
+      }));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 1 << 24;
+  if (n < 1000) {
+    std::fprintf(stderr, "usage: move_passes [N >= 1000]\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("%s, %d bodies\n%-56s %9s\n", prop.name, n, "pass", "us");
+  std::mt19937 rng(1);
+  const State s = make_state(n, rng);
+  const int bad = time_kicks(s);
+  time_classification(s);
+  time_leaver_sorts(n, rng);
   return bad == 0 ? 0 : 1;
 }
