@@ -72,16 +72,18 @@ void check_kept_outputs(const RunArgs& a) {
   if (a.snapshot_every > 0) check_snapshot_format(a.snapshot_format);
   else if (a.given("--snapshot-format"))
     throw InputError("--snapshot-format is for --snapshot-every K, which was not given");
-  if (!a.given("--frames") || a.frames == 0)
-    for (const FrameOption& o : kFrameOptions)
-      if (const OptionRow& row = option_row(o.key); a.given(row.cli))
-        throw InputError(long_names(row) + " is for --frames K" +
-                         (a.given("--frames") ? " with K >= 1 (--frames 0 draws none)" : ", which was not given"));
+  // The frames options' values first (a bad one is named as such with or without --frames), then
+  // whether they have frames to draw.
   if (a.colour != "speed" && a.colour != "species" && a.colour != "plain" && a.colour != "rank")
     throw InputError(long_names(option_row("colour")) + " '" + a.colour + "': frames take plain, speed, species or rank");
   check_camera(a.view_radius, a.view_tilt, a.view_yaw);
   check_tree_cells(a.tree_cells);
   check_received_value(a);
+  if (!a.given("--frames") || a.frames == 0)
+    for (const FrameOption& o : kFrameOptions)
+      if (const OptionRow& row = option_row(o.key); a.given(row.cli))
+        throw InputError(long_names(row) + " is for --frames K" +
+                         (a.given("--frames") ? " with K >= 1 (--frames 0 draws none)" : ", which was not given"));
 #ifndef NBODY_HAVE_GL
   if (a.frames > 0) throw Unavailable("--frames renders through GL, which this build does not have");
 #endif

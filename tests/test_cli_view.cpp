@@ -151,6 +151,8 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --view-tilt nan", "--view-tilt nan: must be finite"},
       {"view --steps 10", "--steps"},
       {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour/--color is for --frames"},
+      {"run -p cpu32 -n 10 --steps 1 --colour bogus", "--colour/--color 'bogus': frames take plain, speed, species or rank"},
+      {"run -p cpu32 -n 10 --steps 1 --view-tilt nan", "--view-tilt nan: must be finite"},
       {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --colour divergence",
        "frames take plain, speed, species or rank"},
       {"run -p cpu32 -n 10 --steps 1 --frames 1 --out " + (scratch() / "f").string() + " --view-yaw inf",
