@@ -334,16 +334,21 @@ TEST(Mpi, EachRankTakesItsShareOfTheCores) {
   EXPECT_NE(given.out.find("fp64 engine: cpu64 (3 CPU threads"), std::string::npos) << given.out;
 }
 
-// Ctrl-C at mpirun: mpirun passes it to every rank, each finishes its batch, and one checkpoint
-// is written; rank 0 alone says so, with the command that resumes it under mpirun, and the
-// checkpoint resumes there.
+// Ctrl-C at mpirun (one SIGINT to mpirun, as a terminal sends it: the ranks are in process groups
+// of their own): mpirun passes it to every rank, each finishes its batch, and one checkpoint is
+// written; rank 0 alone says so, with the command that resumes it under mpirun, and the checkpoint
+// resumes there.
 TEST(Mpi, AnInterruptStopsEveryRankAndOneSaysSo) {
   REQUIRE_MPI();
   const fs::path d = scratch() / "mpi-interrupted", log = scratch() / "mpi-interrupted.log";
   fs::remove_all(d);
-  const std::string run = mpirun(2) + "'" + exe() + "' run -p cpu32 -n 128 --steps 100000000 --no-energy --force " +
-                          "--checkpoint-every 1000 --out '" + d.string() + "'";
-  // In the background (timeout passes the signal on to mpirun), interrupted once the first checkpoint is there.
+  // timeout --foreground passes the signal on to mpirun alone. Without it, timeout signals its child
+  // and then its process group, mpirun among it: a second SIGINT, on which mpirun kills the ranks
+  // at once (they had said nothing, and a checkpoint was left half written).
+  const std::string run = "timeout --foreground 300 mpirun --allow-run-as-root --oversubscribe -np 2 '" + exe() +
+                          "' run -p cpu32 -n 128 --steps 100000000 --no-energy --force --checkpoint-every 1000 --out '" +
+                          d.string() + "'";
+  // In the background, interrupted once the first checkpoint is there.
   const std::string script = "(exec " + run + ") >'" + log.string() + "' 2>&1 & p=$!; for i in $(seq 1 600); do " +
                              "[ -f '" + (d / "checkpoint.nbck").string() + "' ] && break; sleep 0.1; done; " +
                              "kill -INT $p; wait $p";
