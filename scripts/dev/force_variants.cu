@@ -18,20 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "dev_check.cuh"
 #include "mixed_kernels.cuh"
 #include "symmetric_kernels.cuh"
 #include "tuned_kernels.cuh"
 
 using namespace nbody::cuda;
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));          \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 // 1/sqrt(x) on the FMA pipe: the classic integer start (3.4% error), three Newton steps.
 __device__ __forceinline__ float rsqrt_newton(float x) {

@@ -18,20 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "dev_check.cuh"
 #include "tree_kernels.cuh"
 #include "tree_ranks_kernels.cuh"
 
 using namespace nbody::cuda;
 using namespace nbody::cuda::tree;
-
-#define CK(x)                                                                                  \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));         \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 namespace {
 
