@@ -512,8 +512,8 @@ TEST(TreeRanksKick, SumsTheBoxAndCensusOfWhatItLeaves) {
   }
 }
 
-// The sorted places (of n) where two sorts' keys or bodies differ.
-int places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
+// Where two sorts of n keys differ: how many sorted places hold another key or body, and the first.
+std::string places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
   std::vector<Key> k[2] = {std::vector<Key>(n), std::vector<Key>(n)};
   std::vector<int> o[2] = {std::vector<int>(n), std::vector<int>(n)};
   int t = 0;
@@ -522,9 +522,16 @@ int places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
     CUDA_CHECK(cudaMemcpy(o[t].data(), s->order(), n * sizeof(int), cudaMemcpyDeviceToHost));
     ++t;
   }
-  int differ = 0;
-  for (int i = 0; i < n; ++i) differ += k[0][i] != k[1][i] || o[0][i] != o[1][i];
-  return differ;
+  int differ = 0, first = -1;
+  for (int i = 0; i < n; ++i)
+    if (k[0][i] != k[1][i] || o[0][i] != o[1][i]) {
+      if (differ++ == 0) first = i;
+    }
+  if (differ == 0) return "";
+  std::ostringstream out;
+  out << differ << " sorted places differ, the first " << first << ": key " << k[0][first] << " of body " << o[0][first]
+      << " against key " << k[1][first] << " of body " << o[1][first];
+  return out.str();
 }
 
 // A move in place hands the build the keys its classification made: each body's key goes with it
@@ -598,9 +605,8 @@ TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
     from_positions.reserve(end, false);
     from_positions.set_box(cube);
     from_positions.sort(p.get(), end);
-    EXPECT_EQ(places_differing(from_positions, moved, end), 0)
-        << "sorted places whose key or body differ, " << arrived << " arrivals for " << left << " leavers (seed "
-        << seed << ")";
+    EXPECT_EQ(places_differing(from_positions, moved, end), "")
+        << arrived << " arrivals for " << left << " leavers (seed " << seed << ")";
   }
 }
 
