@@ -99,7 +99,7 @@ const std::vector<OptionRow> kOptions{
      "130, 143 or 129 (signals within a second of the first are the same interrupt; a later one stops at once, "
      "exit 4, without it)", "", "DIR"},
     {"frames", "--frames", "", "", V{0LL}, ">= 0",
-     "Write DIR/frame_NNNNNN.png every K steps, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
+     "Write DIR/frame_NNNNNN.png at step 0, every K steps and the last, labelled (rendered through GL, headless; a gl:* pipeline is drawn "
      "from its textures, any other read back first; 0: none)", "", "K"},
     {"colour", "--colour", "", "", V{std::string_view(d::colour)}, "plain | speed | species | rank",
      "Frames: plain | speed | species (a file's gas, dark, star) | rank (the rank that computes each body "

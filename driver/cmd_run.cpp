@@ -58,7 +58,7 @@ class RunCommand {
   Keeper keeper_;  // snapshots and checkpoints
   nlohmann::json phases_ = nlohmann::json::object();  // after the set-up's (the JSON's "phases_s")
   double setup_s_ = 0, sim_s_ = 0, frames_s_ = 0;
-  long long frames_written_ = 0;
+  long long frames_written_ = 0, framed_ = -1;  // framed_: the last frame's step (-1: none yet)
   std::vector<double> peak_mb_;  // every rank's peak resident memory at the end (MiB)
 #ifdef NBODY_HAVE_GL
   std::unique_ptr<viewer::FrameWriter> frames_;
@@ -73,6 +73,9 @@ void RunCommand::start() {
   const Config& cfg = run_->spec().cfg;
   keeper_.open(cfg.ic_is_file() ? file_crc32c(cfg.ic) : "");  // only now: a refused command leaves no folder
 #ifdef NBODY_HAVE_GL
+  if (a_.frames > 0 && a_.colour == "rank" && World::size() == 1)
+    terminal_.warn("--colour rank in one process: every body is rank 0's and drawn in its colour "
+                   "(mpirun -np P colours the P ranks' bodies)");
   if (a_.frames > 0) {  // the camera and scales from the state at the start (resumed: the checkpoint's)
     std::vector<Species> species = run_->species();
     // A resumed run's species: the checkpoint's --ic read again (its META gave ic, n, subset, seed).
@@ -122,11 +125,14 @@ void RunCommand::frame([[maybe_unused]] long long step) {
   write_output((std::filesystem::path(a_.out) / file).string(), png);
   frames_s_ += since(t0), ++frames_written_;
 #endif
+  framed_ = step;
 }
 
-// Frames fall on multiples of --frames in the run's global steps, before the snapshots and checkpoints.
+// Frames fall on multiples of --frames in the run's global steps and on the last step (as snapshots
+// do), before the snapshots and checkpoints.
 void RunCommand::observe(Stepper& stepper) {
   stepper.every(a_.frames, [this](long long step) { frame(step); });
+  if (a_.frames > 0) stepper.at({last_}, [this](long long step) { if (framed_ != step) frame(step); });
   keeper_.observe(stepper);
 }
 
@@ -173,7 +179,7 @@ void RunCommand::print(const std::optional<Energy>& e1, double wall_s) const {
     for (const double mb : peak_mb_) each += (each.empty() ? "" : " / ") + std::to_string(std::lround(mb));
     std::printf("memory: %s %s MiB\n", peak_mb_.size() > 1 ? "each rank's peak resident" : "peak resident", each.c_str());
   }
-  if (a_.frames > 0) std::printf("frames: %lld in %s (every %lld steps)\n", frames_written_, a_.out.c_str(), a_.frames);
+  if (a_.frames > 0) std::printf("frames: %lld in %s (every %lld steps and the last)\n", frames_written_, a_.out.c_str(), a_.frames);
   if (keeper_.snapshots_written() > 0)
     std::printf("snapshots: %lld in %s (the last %s)\n", keeper_.snapshots_written(), a_.out.c_str(),
                 keeper_.last_snapshot_path().c_str());

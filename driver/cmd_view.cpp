@@ -103,7 +103,7 @@ Command add_view(CLI::App& app) {
       "coloured by speed, species or their divergence (GLFW; needs a display)");
   add_common_options(*sub, a->cfg, a->json);
   for (const char* name : {"--steps", "--json"}) sub->remove_option(sub->get_option(name));
-  add_pipeline_options(*sub, a->cfg.pipeline);
+  add_pipeline_options(*sub, a->cfg.pipeline, Processes::one);
   add_row(*sub, "view_pipelines", a->pipelines);
   add_row(*sub, "steps_per_frame", a->steps_per_frame);
   add_row(*sub, "view_colour", a->colour);

@@ -195,9 +195,10 @@ void add_common_options(CLI::App& app, Config& c, std::string& json) {
   add_row(app, "force", c.force);
 }
 
-void add_pipeline_options(CLI::App& app, PipelineOptions& o) {
+void add_pipeline_options(CLI::App& app, PipelineOptions& o, Processes processes) {
   for (const PipelineField& f : pipeline_fields()) {
     if (option_row(f.key).cli.empty()) continue;  // the page's own
+    if (processes == Processes::one && f.key == "balance") continue;
     std::string help = rung_option_help(f.key);  // the row's, and what each rung that takes it accepts
     if (f.key == "cuda_q") help += " (block x q <= 1024)";
     CLI::Option* added = std::visit([&](auto member) { return add_row(app, f.key, o.*member, help); }, f.field);

@@ -93,8 +93,10 @@ void add_common_options(CLI::App& app, Config& c, std::string& json);
 // --seed alone (bench has no other initial-condition options).
 void add_seed_option(CLI::App& app, Config& c, const std::string& help = "");
 // Every rung option the CLI offers (pipeline_fields(): --gl-chunk ... --device, --balance), each
-// from its row, its help naming what each rung that takes it accepts.
-void add_pipeline_options(CLI::App& app, PipelineOptions& o);
+// from its row, its help naming what each rung that takes it accepts. A command that runs in one
+// process only (view) takes none of the options that are for mpirun (--balance).
+enum class Processes { any, one };
+void add_pipeline_options(CLI::App& app, PipelineOptions& o, Processes processes = Processes::any);
 
 void write_json(const std::string& path, const nlohmann::json& j);
 

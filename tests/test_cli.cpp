@@ -33,6 +33,9 @@ TEST(Cli, HelpIsTrueAndExitsZero) {
   for (const char* opt : {"--bodies", "--steps", "--dt", "--softening", "--ic", "--seed", "--json",
                           "--pipelines", "--every", "--csv", "--plot", "--fail-above"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  // --balance is for mpirun: view, which refuses mpirun, does not offer it.
+  for (const char* sub : {"run", "compare", "bench"}) EXPECT_NE(nbody(std::string(sub) + " --help").out.find("--balance"), std::string::npos) << sub;
+  EXPECT_EQ(nbody("view --help").out.find("--balance"), std::string::npos);
 }
 
 TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {

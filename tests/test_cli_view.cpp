@@ -150,6 +150,7 @@ TEST(View, BadInputIsRefusedBeforeAWindowOpens) {
       {"view --view-radius -1", "--view-radius -1: must be >= 0"},
       {"view --view-tilt nan", "--view-tilt nan: must be finite"},
       {"view --steps 10", "--steps"},
+      {"view --balance rate", "--balance is not an option of view"},
       {"run -p cpu32 -n 10 --steps 1 --colour speed", "--colour/--color is for --frames"},
       {"run -p cpu32 -n 10 --steps 1 --colour bogus", "--colour/--color 'bogus': frames take plain, speed, species or rank"},
       {"run -p cpu32 -n 10 --steps 1 --view-tilt nan", "--view-tilt nan: must be finite"},
@@ -327,7 +328,7 @@ std::array<int, 3> leading_channels(const Image& im, int top, int brighter) {
 
 // run --frames --colour rank: each body in the colour of the rank that computes it (under mpirun,
 // the tree's key ranges), so three ranks draw three colours, red, green and blue (the channel that
-// leads a bright pixel), and one process one; the legend names them.
+// leads a bright pixel), and one process one, with a warning that says why; the legend names them.
 TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
   REQUIRE_GL_CLI();
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "no mpirun on PATH";
@@ -340,6 +341,8 @@ TEST(RunFrames, ColourByRankShowsEachRanksBodies) {
                            ranks > 1 ? "timeout 300 mpirun --allow-run-as-root --oversubscribe -np 3 " : "");
     ASSERT_EQ(r.code, 0) << r.err;
     const std::array<int, 3> lead = leading(load(out / "frame_000002.png"));
+    const bool warned = r.err.find("warning: --colour rank in one process") != std::string::npos;
+    EXPECT_EQ(warned, ranks == 1) << r.err;  // one colour is all one process can show: it says so
     if (ranks == 1) {
       EXPECT_GT(lead[0], 500) << "one process: every body red";
       EXPECT_LT(lead[1] + lead[2], lead[0] / 20) << lead[1] << " green, " << lead[2] << " blue";
@@ -403,10 +406,11 @@ TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
 TEST(RunFrames, AnyPipelineLabelledAndTimedApart) {
   REQUIRE_GL_CLI();
   const fs::path out = scratch() / "frames-cpu32", json = scratch() / "frames.json";
-  const Result r = nbody("run -p cpu32 -n 256 --steps 4 --frames 2 --colour plain --view-tilt 0 --out '" + out.string() +
+  const Result r = nbody("run -p cpu32 -n 256 --steps 5 --frames 2 --colour plain --view-tilt 0 --out '" + out.string() +
                          "' --json '" + json.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* f : {"frame_000000.png", "frame_000002.png", "frame_000004.png"}) {
+  EXPECT_NE(r.out.find("frames: 4 in"), std::string::npos) << r.out;
+  for (const char* f : {"frame_000000.png", "frame_000002.png", "frame_000004.png", "frame_000005.png"}) {  // and the last
     const Image im = load(out / f);
     ASSERT_EQ(im.w, 512) << f;
     int text = 0;  // the label: white text in the top-left band
