@@ -41,7 +41,7 @@ void on_signal(int sig) {
   switch (on_interrupt(deferring, is_first, 1e-9 * static_cast<double>(now - first))) {
     case OnInterrupt::Defer:
       g_pending.store(sig);
-      if (g_speaks.load()) say("\nnbody: stopping after this batch of steps (to stop at once, interrupt again after a second)\n");
+      if (g_speaks.load()) say("\nnbody: stopping after this batch of steps (to stop at once, interrupt again after two seconds)\n");
       return;
     case OnInterrupt::Same:
       return;

@@ -4,17 +4,19 @@
 // A run that keeps its work (nbody run --out) defers interrupts while it steps: the first one lets
 // it finish its batch of steps, write its checkpoint and exit 128 + the signal's number. Signals
 // often come in bursts that mean one interrupt: `timeout` signals the child and then its process
-// group, a batch system's time limit sends SIGTERM to every process of the job while mpirun
-// forwards its own. Those that arrive within kInterruptBurst of the first are that same interrupt.
-// A later one is a person asking again: the process stops at once, exit kStoppedAtOnce.
+// group, and a batch system's time limit sends SIGTERM to every process of the job, mpirun among
+// them, which sends its ranks SIGTERM a second later (and SIGKILL a second after that: Open MPI's
+// odls_base_sigkill_timeout). Those that arrive within kInterruptBurst of the first are that same
+// interrupt. A later one is a person asking again: the process stops at once, exit kStoppedAtOnce.
 #pragma once
 #include <string>
 
 namespace nbody {
 
-// Wider than a burst's spread (microseconds for `timeout`, milliseconds for mpirun's forwarding),
-// narrower than a person pressing Ctrl-C a second time after reading the first one's message.
-inline constexpr double kInterruptBurst = 1.0;  // seconds
+// Wider than a burst's spread (microseconds for `timeout`, a second for mpirun's SIGTERM after the
+// batch system's), narrower than a person pressing Ctrl-C a second time after reading the first
+// one's message.
+inline constexpr double kInterruptBurst = 1.5;  // seconds
 
 // The exit code of a run stopped at once by a second interrupt: its checkpoint for this interrupt
 // was not written (the one before it, if any, is whole). Not 128 + a signal, which says "written".

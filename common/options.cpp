@@ -96,7 +96,7 @@ const std::vector<OptionRow> kOptions{
      "Folder for frames, snapshots and checkpoints: made when the run first writes there (none is left by a run "
      "that wrote nothing), refused when it cannot be written or holds another run's files (a --resume goes on in "
      "its checkpoint's folder); with it, Ctrl-C, SIGTERM or SIGHUP writes a checkpoint there before the run exits "
-     "130, 143 or 129 (signals within a second of the first are the same interrupt; a later one stops at once, "
+     "130, 143 or 129 (signals within 1.5 s of the first are the same interrupt; a later one stops at once, "
      "exit 4, without it)", "", "DIR"},
     {"frames", "--frames", "", "", V{0LL}, ">= 0",
      "Write DIR/frame_NNNNNN.png at step 0, every K steps and the last, labelled (rendered through GL, headless; a gl:* pipeline is drawn "

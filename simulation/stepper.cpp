@@ -11,6 +11,12 @@ namespace nbody {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// A batch grows while the slowest rank's took less than kGrowBelow and shrinks where it took more
+// than kShrinkAbove. An interrupt waits for the batch to end, and under mpirun the ranks have one
+// second for it and their checkpoint: Open MPI's mpirun, interrupted, sends them SIGTERM a second
+// later and SIGKILL a second after that (odls_base_sigkill_timeout, 1 s unless set).
+constexpr double kGrowBelow = 0.25, kShrinkAbove = 0.5;  // seconds
 }  // namespace
 
 Stepper::Stepper(std::vector<Pipeline*> pipelines, long long first, long long last)
@@ -54,7 +60,9 @@ int Stepper::run(Reporter& report, const std::string& label, bool force) {
     for (Pipeline* p : pipelines_) p->finish();
     done_ += k;
     if (after_batch_) after_batch_(done_);
-    if (World::max(since(t_batch)) < 1.0) batch = std::min(2 * batch, steps);  // every rank alike
+    const double took = World::max(since(t_batch));  // every rank alike
+    if (took < kGrowBelow) batch = std::min(2 * batch, steps);
+    else if (took > kShrinkAbove && batch > 1) batch /= 2;
     deadline.check(since(t0), done_ - first_);
     for (const Watch& w : watches_)
       if (w.due(done_)) w.f(done_);

@@ -335,7 +335,7 @@ TEST(Interrupt, ABurstOfSignalsIsOneInterrupt) {
 // A second interrupt well after the first is a person asking again: the run stops at once, even
 // in the middle of writing its checkpoint, and says by its exit code that it wrote none. The
 // checkpoint here is a FIFO that nobody reads, so its write never ends (a disk that hangs); the
-// second signal comes 1.5 s after the run said it was stopping.
+// second signal comes half a second past the burst after the run said it was stopping.
 TEST(Interrupt, ASecondInterruptLaterStopsAtOnce) {
   const fs::path d = dir("at-once"), log = scratch() / "at-once.log";
   const pid_t pid = start_stepping(d, log);

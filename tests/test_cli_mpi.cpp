@@ -364,6 +364,24 @@ TEST(Mpi, AnInterruptStopsEveryRankAndOneSaysSo) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// mpirun, interrupted, gives its ranks a second from its SIGTERM to its SIGKILL: the batch in
+// flight and the checkpoint fit in it, for steps of tens of milliseconds (the batches had grown to
+// seconds, and the ranks were killed in 3 runs of 5 with nothing written).
+TEST(Mpi, AnInterruptMidRunLeavesItsCheckpointInTime) {
+  REQUIRE_MPI();
+  const fs::path d = scratch() / "mpi-interrupted-tree", log = scratch() / "mpi-interrupted-tree.log";
+  fs::remove_all(d);
+  const std::string run = "timeout --foreground 300 mpirun --allow-run-as-root --oversubscribe -np 2 '" + exe() +
+                          "' run -p cpu:tree -n 20000 --steps 100000000 --no-energy --force --out '" + d.string() + "'";
+  const std::string script = "(exec " + run + ") >'" + log.string() + "' 2>&1 & p=$!; sleep 5; kill -INT $p; wait $p";
+  ASSERT_NE(std::system(script.c_str()), 0) << "the run was to be interrupted\n" << slurp(log);
+  const std::string said = slurp(log);
+  EXPECT_NE(said.find("checkpoint written to"), std::string::npos) << said;
+  ASSERT_TRUE(fs::exists(d / "checkpoint.nbck")) << said;
+  const Result r = nbody("run --resume '" + (d / "checkpoint.nbck").string() + "' --steps 2", mpirun(2));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST(Mpi, InfoListsEveryRank) {
   REQUIRE_MPI();
   const Result r = nbody("info", mpirun(2));

@@ -340,9 +340,9 @@ TEST(Interrupts, ABurstIsOneInterruptAndALaterOneStopsAtOnce) {
   EXPECT_EQ(on_interrupt(true, true, 0.0), OnInterrupt::Defer);
   for (double s : {0.0, 1e-6, 0.05, 0.5, nbody::kInterruptBurst})
     EXPECT_EQ(on_interrupt(true, false, s), OnInterrupt::Same) << s << " s after the first";
-  for (double s : {nbody::kInterruptBurst + 1e-3, 1.5, 60.0})
+  for (double s : {nbody::kInterruptBurst + 1e-3, 3.0, 60.0})
     EXPECT_EQ(on_interrupt(true, false, s), OnInterrupt::AtOnce) << s << " s after the first";
-  EXPECT_GE(nbody::kInterruptBurst, 0.5) << "mpirun forwards a signal milliseconds after the batch system's";
+  EXPECT_GT(nbody::kInterruptBurst, 1.2) << "mpirun signals its ranks a second after the batch system signalled it";
   EXPECT_LE(nbody::kInterruptBurst, 2.0) << "a person's second Ctrl-C must still stop the run";
   EXPECT_LT(nbody::kStoppedAtOnce, 128) << "128 + a signal says the checkpoint was written";
 }

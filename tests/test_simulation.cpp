@@ -627,6 +627,29 @@ TEST(Stepper, StopsAtTheLimitOnceTheStepsAreTimed) {
   EXPECT_EQ(forced.done(), 3);
 }
 
+// Batches stay short enough to stop on an interrupt in time: under mpirun the ranks have a second
+// from mpirun's SIGTERM to its SIGKILL. At 60 ms a step no batch takes much past half a second
+// (8 steps, 0.48 s, once the batches have grown): grown while under a second, they reached 32
+// steps, 1.9 s.
+TEST(Stepper, BatchesEndWithinHalfASecond) {
+  const Bodies b = test::random_bodies(32, 93);
+  Sleepy slow(std::chrono::milliseconds(60));
+  slow.load(b, kParams);
+  Stepper stepper({&slow}, 0, 60);
+  std::vector<double> took;
+  auto t = std::chrono::steady_clock::now();
+  stepper.after_batch([&](long long) {
+    const auto now = std::chrono::steady_clock::now();
+    took.push_back(std::chrono::duration<double>(now - t).count());
+    t = now;
+  });
+  Recorder report;
+  EXPECT_EQ(stepper.run(report, "test", false), 0);
+  EXPECT_EQ(stepper.done(), 60);
+  ASSERT_FALSE(took.empty());
+  EXPECT_LE(*std::max_element(took.begin(), took.end()), 0.5 + 0.1) << took.size() << " batches";
+}
+
 // A comparison from a front end: plain results, nothing on stdout, progress through its reporter.
 TEST(Comparison, PlainResultsAndNothingPrinted) {
   Comparison c;
