@@ -31,6 +31,16 @@ class TreeBuild {
   void sort_keyed(int n);
   Key* unsorted_keys() const { return keys_[0].get(); }
   int* unsorted_order() const { return index_[0].get(); }
+  // sort_keyed(end) in two parts, for a move in place that keeps most bodies where they are and
+  // fills the places its leavers left. sort_kept(), queued on `stream` after the default stream's
+  // work so far, sorts the keys the caller wrote at unsorted_keys() for the places [0, n) that keep
+  // their bodies (leaves[i] == 0 and i < end), the others after them, while the default stream goes
+  // on; it reads only those places' keys, so the move may meanwhile write the others. sort_merged()
+  // then sorts the keys of the places the move filled (the `left` holes below end, ascending in
+  // `holes`, and the places [n, end)) and merges the two sorts (the default stream waits for the
+  // kept one): the keys and order sort_keyed(end) gives, bit for bit.
+  void sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream);
+  void sort_merged(int n, int end, const int* holes, int left);
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
   // empty or some): the keys merged, the same order as sort()'s. Where one run holds all but an
   // eighth of them, the others are merged aside and then with it: one pass over the keys where the
@@ -59,6 +69,14 @@ class TreeBuild {
   DeviceBuffer<Key> run_keys_[2];  // sort_runs': the runs beside the longest, merged aside
   DeviceBuffer<int> run_index_[2];
   DeviceBuffer<unsigned char> sort_temp_;
+  // sort_kept()'s keys and places: one side the sort's other side (keys_[1], index_[1]: unused
+  // between a build and the next sort), the other these (made at capacity on its first use); its
+  // scratch, and where it ends (the side sorted, the event the merge waits for).
+  DeviceBuffer<Key> kept_keys_;
+  DeviceBuffer<int> kept_index_;
+  DeviceBuffer<unsigned char> kept_temp_;
+  int kept_side_ = 0, kept_n_ = -1;  // kept_n_: the n sort_kept() sorted (-1: none pending)
+  Event kept_ready_, kept_sorted_;
   DeviceBuffer<Body> sorted_;
   DeviceBuffer<Received> received_;  // the received entries in key order
   DeviceBuffer<int2> child_, range_;

@@ -245,6 +245,7 @@ void TreeRanks::check_moved() {
 
 void TreeRanks::common_cube() {
   keys_sorted_ = keyed_ = false;
+  kept_sort_.reset();
   classified_.clear();
   classes_.clear();
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole);
@@ -272,11 +273,13 @@ void TreeRanks::sort_in_cube() {
   // the host would wait for the move's kernels before the sort could be queued.)
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole), keyed_ = false;
   if (!runs_.empty()) local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
+  else if (keyed_ && kept_sort_) local_.sort_merged(kept_sort_->n, n_, holes_[0].get(), kept_sort_->left);
   else if (keyed_) local_.sort_keyed(n_);  // as the classification and the move wrote them
   else local_.sort(pos_[cur_].get(), n_);
   runs_.clear();
   keys_sorted_ = true;
   keyed_ = false;  // the sort's other side may have taken them
+  kept_sort_.reset();
 }
 
 void TreeRanks::classify_bodies() {
@@ -290,6 +293,7 @@ void TreeRanks::classify_bodies() {
     const std::vector<Key> f(first_.begin(), first_.end());
     first_keys_.upload(f);
     keyed_ = n <= local_.capacity();  // (common_cube() made room: always)
+    kept_sort_.reset();
     classify_places(pos_[cur_].get(), work_[held_].get(), n, local_.box(), first_keys_.get(), ranks, ex_.rank(),
                     leaves_.get(), class_sums_.get(), keyed_ ? local_.unsorted_keys() : nullptr,
                     keyed_ ? local_.unsorted_order() : nullptr);
@@ -384,6 +388,19 @@ void TreeRanks::move_in_place() {
   const int own = at[me + 1] - at[me], left = n - own;
   leaving_ = left;
   const kr::Census before = census_now_;  // (common_cube()'s)
+  // The bodies that stay keep their places and keys: their sort starts now, on a stream of its own
+  // beside the pack and the trade, and the build merges the filled places' keys into it
+  // (TreeBuild::sort_kept, sort_merged). Where nothing moves there is nothing beside it to hide it
+  // behind, and the one sort is shorter.
+  long long arriving = 0;  // (every rank's classification: what each sends this one)
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) arriving += static_cast<long long>(classes_[2 * static_cast<std::size_t>(q) * ranks + me]);
+  const long long expected_end = n - left + arriving;
+  kept_sort_.reset();
+  if (keyed_ && n > 0 && left + arriving > 0 && expected_end <= local_.capacity()) {
+    local_.sort_kept(n, static_cast<int>(expected_end), leaves_.get(), sort_stream_);
+    kept_sort_ = KeptSort{n, left};
+  }
   // The leavers' places, ascending (where the arrivals go), and grouped by the rank they go to (as
   // they travel: each other rank's to it, in rank order), in place order within each rank's: a
   // stable radix sort of their ranks' bits, one pass up to 256 ranks.
@@ -426,6 +443,9 @@ void TreeRanks::move_in_place() {
   // The arrivals into the leavers' places, then past the bodies held; where fewer arrived, the
   // bodies past the new end into the places left over. The build sorts them all.
   const int arrived = runs_.back() - own, end = n - left + arrived;
+  if (kept_sort_ && end != expected_end)
+    throw std::logic_error("cuda:tree: " + std::to_string(arrived) + " bodies arrived where the classification sent " +
+                           std::to_string(arriving));
   runs_.clear();
   grow_keeping(pos_[cur_], end, n);
   grow_keeping(vel_[held_], end, n);
@@ -493,6 +513,7 @@ void TreeRanks::move_sorted() {
   CUDA_CHECK(cudaGetLastError());
   cur_ = to, held_ = side, n_ = total;
   keyed_ = false;  // the build merges the runs' keys, made anew
+  kept_sort_.reset();
   unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
 

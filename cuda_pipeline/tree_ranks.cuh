@@ -270,6 +270,13 @@ class TreeRanks {
   // Every body's key in this cube and the identity order are in the build's unsorted keys (written
   // by the classification, moved with the bodies by a move in place): the sort takes them as they are.
   bool keyed_ = false;
+  // The kept bodies' sort, begun on sort_stream_ by a move in place (where keyed_): the bodies held
+  // before it and those that left; the build merges the places it filled into it.
+  struct KeptSort {
+    int n, left;
+  };
+  std::optional<KeptSort> kept_sort_;
+  Stream sort_stream_;
   // next_ was cut afresh from the sorted keys (split_state()): the move that takes it is
   // move_sorted(), as when the move cuts them itself, so a checkpoint leaves the state as it was.
   bool next_cut_ = false;

@@ -538,7 +538,9 @@ std::string places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
 // where it is moved (a body past the new end into a leaver's place) and each arrival is keyed where
 // it lands, so the build's sort of them (sort_keyed) is the order sort() finds from the positions
 // alone: more arrivals than leavers, fewer, none; equal keys among them (50 coincident bodies, and
-// arrivals there too).
+// arrivals there too). The same in two parts, as the move runs it: the kept bodies' sort on a
+// stream of its own from before the move fills the places (sort_kept), the filled places' merged
+// in after it (sort_merged).
 TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
   const int n = 20011, ranks = 3, me = 1;
@@ -569,44 +571,50 @@ TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
   const std::vector<Key> first{0, sorted[n / 10], sorted[9 * n / 10], Key{1} << 63};
   DeviceBuffer<Key> first_d(first.size());
   first_d.upload(first);
-  for (const double share : {1.3, 0.5, 0.0}) {  // arrivals per leaver
-    DeviceBuffer<Body> p(2 * n), v(2 * n);
-    DeviceBuffer<unsigned long long> id(2 * n);
-    DeviceBuffer<float> work(2 * n);
-    p.upload(pos);
-    CUDA_CHECK(cudaMemset(work.get(), 0, n * sizeof(float)));
-    DeviceBuffer<unsigned char> leaves(n);
-    DeviceBuffer<unsigned long long> sums(2 * ranks);
-    TreeBuild moved;
-    moved.reserve(2 * n, false);
-    classify_places(p.get(), work.get(), n, box.get(), first_d.get(), ranks, me, leaves.get(), sums.get(),
-                    moved.unsorted_keys(), moved.unsorted_order());
-    std::vector<unsigned char> leaving(n);
-    leaves.download(leaving.data(), 0, n);
-    std::vector<int> holes;
-    for (int i = 0; i < n; ++i)
-      if (leaving[i]) holes.push_back(i);
-    const int left = static_cast<int>(holes.size()), arrived = static_cast<int>(share * left);
-    ASSERT_GT(left, n / 10) << "the test needs leavers";
-    std::vector<key_ranges::Body> in(static_cast<std::size_t>(arrived));
-    for (int k = 0; k < arrived; ++k) {
-      const Body b = k % 10 == 0 ? Body{0.25f, 0.25f, 0.25f, 1} : a_body();
-      in[k] = {static_cast<std::uint64_t>(n + k), b.x, b.y, b.z, b.w, 0, 0, 0, 1};
+  Stream side;
+  for (const bool in_parts : {false, true}) {
+    for (const double share : {1.3, 0.5, 0.0}) {  // arrivals per leaver
+      DeviceBuffer<Body> p(2 * n), v(2 * n);
+      DeviceBuffer<unsigned long long> id(2 * n);
+      DeviceBuffer<float> work(2 * n);
+      p.upload(pos);
+      CUDA_CHECK(cudaMemset(work.get(), 0, n * sizeof(float)));
+      DeviceBuffer<unsigned char> leaves(n);
+      DeviceBuffer<unsigned long long> sums(2 * ranks);
+      TreeBuild moved;
+      moved.reserve(2 * n, false);
+      classify_places(p.get(), work.get(), n, box.get(), first_d.get(), ranks, me, leaves.get(), sums.get(),
+                      moved.unsorted_keys(), moved.unsorted_order());
+      std::vector<unsigned char> leaving(n);
+      leaves.download(leaving.data(), 0, n);
+      std::vector<int> holes;
+      for (int i = 0; i < n; ++i)
+        if (leaving[i]) holes.push_back(i);
+      const int left = static_cast<int>(holes.size()), arrived = static_cast<int>(share * left);
+      ASSERT_GT(left, n / 10) << "the test needs leavers";
+      std::vector<key_ranges::Body> in(static_cast<std::size_t>(arrived));
+      for (int k = 0; k < arrived; ++k) {
+        const Body b = k % 10 == 0 ? Body{0.25f, 0.25f, 0.25f, 1} : a_body();
+        in[k] = {static_cast<std::uint64_t>(n + k), b.x, b.y, b.z, b.w, 0, 0, 0, 1};
+      }
+      DeviceBuffer<key_ranges::Body> in_d(std::max(arrived, 1));
+      if (arrived > 0) in_d.upload(in);
+      DeviceBuffer<int> holes_d(left);
+      holes_d.upload(holes);
+      if (in_parts) moved.sort_kept(n, n - left + arrived, leaves.get(), side);
+      const int end = fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(), work.get(),
+                                  box.get(), moved.unsorted_keys(), moved.unsorted_order());
+      ASSERT_EQ(end, n - left + arrived);
+      if (in_parts) moved.sort_merged(n, end, holes_d.get(), left);
+      else moved.sort_keyed(end);
+      TreeBuild from_positions;
+      from_positions.reserve(end, false);
+      from_positions.set_box(cube);
+      from_positions.sort(p.get(), end);
+      EXPECT_EQ(places_differing(from_positions, moved, end), "")
+          << (in_parts ? "sort_kept and sort_merged: " : "sort_keyed: ") << arrived << " arrivals for " << left
+          << " leavers (seed " << seed << ")";
     }
-    DeviceBuffer<key_ranges::Body> in_d(std::max(arrived, 1));
-    if (arrived > 0) in_d.upload(in);
-    DeviceBuffer<int> holes_d(left);
-    holes_d.upload(holes);
-    const int end = fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(), work.get(),
-                                box.get(), moved.unsorted_keys(), moved.unsorted_order());
-    ASSERT_EQ(end, n - left + arrived);
-    moved.sort_keyed(end);
-    TreeBuild from_positions;
-    from_positions.reserve(end, false);
-    from_positions.set_box(cube);
-    from_positions.sort(p.get(), end);
-    EXPECT_EQ(places_differing(from_positions, moved, end), "")
-        << arrived << " arrivals for " << left << " leavers (seed " << seed << ")";
   }
 }
 

@@ -1,14 +1,21 @@
 // The passes a step of cuda:tree across ranks makes besides one GPU's step, timed side by side on
 // one device with CUDA events (the median of 9 rounds of 10 launches after a warm-up), in the
-// manner of force_variants: the kick-drift plain (integrate(), one GPU's) and with the box and
-// census sums (sum_state: batches of one body on at most 1024 blocks, the first form's loop and grid,
-// and batches of kSumBatch on the grid the device holds at once, as run); the sums alone; the classification of
-// every body's range, with and without writing the keys for the build, and the build's own keying
-// that those keys spare; the sort of a move's leavers (0.75% of the bodies) by their 63-bit keys
-// and by their ranks. Each kick's bits are checked against integrate()'s first. Built with the
-// CUDA pipeline (target move_passes; `scripts/gpu.sh move-passes` runs it on the GPU machine).
-// Usage: move_passes [N=16777216]
+// manner of force_variants:
+// - the kick-drift plain (integrate(), one GPU's) and with the box and census sums (sum_state:
+//   batches of one body on at most 1024 blocks, the first form's loop and grid, and batches of
+//   kSumBatch on the grid the device holds at once, as run); the sums alone;
+// - the classification of every body's range, with and without writing the keys for the build;
+// - the sort of a move's leavers (0.75% of the bodies) by their 63-bit keys and by their ranks;
+// - the build's sort from the positions and of the keys written (the difference: the keying those
+//   spare); after a move in place, the sort of every key (sort_keyed) against its two parts
+//   (sort_kept beside the move, sort_merged after it), and the move's pack beside sort_kept, on the
+//   default stream and on a stream of the greatest priority.
+// Each kick's bits are checked against integrate()'s, and the two parts' keys and order against
+// sort_keyed()'s. Built with the CUDA pipeline (target move_passes; `scripts/gpu.sh move-passes`
+// runs it on the GPU machine). Usage: move_passes [N=16777216]
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,7 +26,7 @@
 #include <vector>
 
 #include "dev_check.cuh"
-#include "tree_kernels.cuh"
+#include "tree_build.cuh"
 #include "tree_ranks_kernels.cuh"
 
 using namespace nbody::cuda;
@@ -139,7 +146,7 @@ int time_kicks(const State& s) {
 }
 
 // The classification on 4 ranks, this rank's range 99% of the keys (positions in the unit cube),
-// with and without the keys, and the build's keying those keys spare.
+// with and without the keys.
 void time_classification(const State& s) {
   const int n = s.n, blocks = (n + 255) / 256;
   const unsigned cube[6] = {ordered_bits(0), ordered_bits(0), ordered_bits(0),
@@ -165,8 +172,6 @@ void time_classification(const State& s) {
           classify<<<std::min(blocks, 1024), 256, shared>>>(s.pos, s.work, n, box, first_keys, 4, 0, leaves, class_sums,
                                                              keyed ? keys : nullptr, order);
         }));
-  row("the build's keys (morton_keys: spared by those written)",
-      median_us([&] { morton_keys<<<blocks, 256>>>(s.pos, n, box, keys, order); }));
 }
 
 // A move's leavers sorted by key and by rank: 0.75% of n bodies, to three other ranks.
@@ -199,6 +204,178 @@ void time_leaver_sorts(int n, std::mt19937& rng) {
       }));
 }
 
+// The median over 9 rounds of the time of `launch` (10 a round, each after `prepare`, which is not
+// timed), after 3 of warm-up.
+template <typename Prepare, typename Launch>
+double median_us_after(Prepare prepare, Launch launch) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<double> rounds;
+  for (int r = 0; r < 10; ++r) {
+    double us = 0;
+    for (int k = 0; k < 10; ++k) {
+      prepare();
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(a));
+      launch();
+      CK(cudaEventRecord(b));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      us += ms * 100.0;
+    }
+    if (r > 0) rounds.push_back(us);  // the first round warms up
+  }
+  CK(cudaGetLastError());
+  std::sort(rounds.begin(), rounds.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return rounds[rounds.size() / 2];
+}
+
+// The arrivals' keys where the leavers were (an in-place move of as many in as out).
+__global__ void key_arrivals(const int* holes, int left, Key* keys, int* order, unsigned seed) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= left) return;
+  const unsigned h = (static_cast<unsigned>(k) + seed) * 2654435761u;
+  keys[holes[k]] = (static_cast<Key>(h) << 31 ^ (h >> 3)) & ((Key{1} << 63) - 1);
+  order[holes[k]] = holes[k];
+}
+
+// The build's sorts: from the positions (sort(): the keys, then sort_keyed()) and of the keys the
+// classification wrote (sort_keyed(): the difference is the keying it spares); then, after a move in
+// place, sort_keyed() against its two parts, the kept bodies' sort beside the move and, after it,
+// the filled places' sort merged in. The classification on 4 ranks (this rank's range 99% of the
+// keys) gives the leavers, and as many arrive. The parts' keys and order are checked against
+// sort_keyed()'s first.
+int time_sorts(const State& s) {
+  const int n = s.n, blocks = (n + 255) / 256;
+  TreeBuild build;
+  build.reserve(n + n / 4, false);
+  const unsigned cube[6] = {ordered_bits(0), ordered_bits(0), ordered_bits(0),
+                            ordered_bits(1), ordered_bits(1), ordered_bits(1)};
+  build.set_box(cube);
+  const Key top = Key{1} << 63;
+  const Key firsts[5] = {0, static_cast<Key>(0.99 * top), static_cast<Key>(0.993 * top), static_cast<Key>(0.996 * top), top};
+  Key* first_keys;
+  unsigned long long* class_sums;
+  unsigned char* leaves;
+  int *holes, *count;
+  CK(cudaMalloc(&first_keys, sizeof firsts));
+  CK(cudaMalloc(&class_sums, 8 * sizeof(unsigned long long)));
+  CK(cudaMalloc(&leaves, n));
+  CK(cudaMalloc(&holes, n * sizeof(int)));
+  CK(cudaMalloc(&count, sizeof(int)));
+  CK(cudaMemcpy(first_keys, firsts, sizeof firsts, cudaMemcpyHostToDevice));
+  const auto classified = [&] {
+    classify<<<std::min(blocks, 1024), 256, 8 * sizeof(unsigned long long)>>>(
+        s.pos, s.work, n, build.box(), first_keys, 4, 0, leaves, class_sums, build.unsorted_keys(),
+        build.unsorted_order());
+  };
+  classified();
+  row("the build's sort from the positions (sort)", median_us([&] { build.sort(s.pos, n); }));
+  row("the build's sort of the keys written (sort_keyed)", median_us_after(classified, [&] { build.sort_keyed(n); }));
+  const thrust::counting_iterator<int> places(0);
+  std::size_t bytes = 0;
+  CK(cub::DeviceSelect::Flagged(nullptr, bytes, places, leaves, holes, count, n));
+  void* temp;
+  CK(cudaMalloc(&temp, bytes));
+  CK(cub::DeviceSelect::Flagged(temp, bytes, places, leaves, holes, count, n));
+  int left = 0;
+  CK(cudaMemcpy(&left, count, sizeof left, cudaMemcpyDeviceToHost));
+  // The state as the move leaves it: every body keyed, the arrivals' keys in the leavers' places.
+  const auto moved = [&] {
+    classified();
+    key_arrivals<<<(left + 255) / 256, 256>>>(holes, left, build.unsorted_keys(), build.unsorted_order(), 1);
+  };
+  moved();
+  build.sort_keyed(n);
+  std::vector<Key> want_keys(static_cast<std::size_t>(n)), got_keys(want_keys.size());
+  std::vector<int> want_order(want_keys.size()), got_order(want_keys.size());
+  CK(cudaMemcpy(want_keys.data(), build.keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(want_order.data(), build.order(), n * sizeof(int), cudaMemcpyDeviceToHost));
+  // The parts: the kept sort reads the keys before the arrivals come (here, the same keys).
+  moved();
+  build.sort_kept(n, n, leaves, nullptr);
+  build.sort_merged(n, n, holes, left);
+  CK(cudaMemcpy(got_keys.data(), build.keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(got_order.data(), build.order(), n * sizeof(int), cudaMemcpyDeviceToHost));
+  int bad = 0;
+  if (got_keys != want_keys || got_order != want_order) {
+    std::printf("FAILED: sort_kept and sort_merged are not sort_keyed's keys and order\n");
+    ++bad;
+  }
+  row("after a move in place: the sort of every key (sort_keyed)", median_us_after(moved, [&] { build.sort_keyed(n); }));
+  row("the kept bodies' sort alone (sort_kept)", median_us_after(moved, [&] { build.sort_kept(n, n, leaves, nullptr); }));
+  row("after the move: " + std::to_string(left) + " filled, sorted and merged",
+      median_us_after([&] { moved(), build.sort_kept(n, n, leaves, nullptr); },
+                      [&] { build.sort_merged(n, n, holes, left); }));
+  // The move's pack (the leavers found, grouped by a one-pass sort, packed) alone and beside the
+  // kept sort: on the default stream, and on a stream of the greatest priority.
+  int *ranks0, *ranks1, *grouped;
+  Traveller* travel;
+  CK(cudaMalloc(&ranks0, left * sizeof(int)));
+  CK(cudaMalloc(&ranks1, left * sizeof(int)));
+  CK(cudaMalloc(&grouped, left * sizeof(int)));
+  CK(cudaMalloc(&travel, left * sizeof(Traveller)));
+  CK(cudaMemset(ranks0, 1, left * sizeof(int)));
+  std::size_t pack_bytes = bytes;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, pack_bytes, ranks0, ranks1, holes, grouped, left, 0, 2));
+  void* pack_temp;
+  CK(cudaMalloc(&pack_temp, std::max(bytes, pack_bytes)));
+  const auto pack_on = [&](cudaStream_t st) {
+    std::size_t b = std::max(bytes, pack_bytes);
+    CK(cub::DeviceSelect::Flagged(pack_temp, b, places, leaves, holes, count, n, st));
+    b = std::max(bytes, pack_bytes);
+    CK(cub::DeviceRadixSort::SortPairs(pack_temp, b, ranks0, ranks1, holes, grouped, left, 0, 2, st));
+    pack<<<(left + 255) / 256, 256, 0, st>>>(s.pos, s.vel, s.id, s.work, grouped, left, travel);
+  };
+  int least = 0, greatest = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t plain, urgent, side;
+  CK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
+  CK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  cudaEvent_t start, packed, sorted;
+  for (cudaEvent_t* e : {&start, &packed, &sorted}) CK(cudaEventCreate(e));
+  // The pack's time from a common start, and both ends', over 9 rounds (medians).
+  const auto beside = [&](cudaStream_t pack_stream, bool with_sort, double* both) {
+    std::vector<double> p, b;
+    for (int r = 0; r < 10; ++r) {
+      moved();
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(start));
+      CK(cudaStreamWaitEvent(pack_stream, start));
+      if (with_sort) build.sort_kept(n, n, leaves, side);  // first, as the move queues it
+      pack_on(pack_stream);
+      CK(cudaEventRecord(packed, pack_stream));
+      CK(cudaEventRecord(sorted, side));
+      CK(cudaDeviceSynchronize());
+      float ms_pack = 0, ms_sort = 0;
+      CK(cudaEventElapsedTime(&ms_pack, start, packed));
+      CK(cudaEventElapsedTime(&ms_sort, start, sorted));
+      if (r > 0) p.push_back(ms_pack * 1e3), b.push_back(std::max(ms_pack, ms_sort) * 1e3);
+    }
+    if (with_sort) build.sort_merged(n, n, holes, left);  // (the pending kept sort's end)
+    std::sort(p.begin(), p.end());
+    std::sort(b.begin(), b.end());
+    if (both) *both = b[b.size() / 2];
+    return p[p.size() / 2];
+  };
+  row("the move's pack (" + std::to_string(left) + " leavers) alone", beside(plain, false, nullptr));
+  double both = 0;
+  row("  beside the kept sort, the same priority", beside(plain, true, &both));
+  row("    both ended", both);
+  row("  beside it, the pack's stream of the greatest priority", beside(urgent, true, &both));
+  row("    both ended", both);
+  for (cudaStream_t st : {plain, urgent, side}) CK(cudaStreamDestroy(st));
+  for (cudaEvent_t e : {start, packed, sorted}) CK(cudaEventDestroy(e));
+  const std::vector<void*> made{first_keys, class_sums, leaves, holes, count, temp, pack_temp, ranks0, ranks1, grouped, travel};
+  for (void* b : made) CK(cudaFree(b));
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -215,5 +392,6 @@ int main(int argc, char** argv) {
   const int bad = time_kicks(s);
   time_classification(s);
   time_leaver_sorts(n, rng);
-  return bad == 0 ? 0 : 1;
+  const int bad_sorts = time_sorts(s);
+  return bad + bad_sorts == 0 ? 0 : 1;
 }
