@@ -234,9 +234,11 @@ Bodies parse_csv(std::string_view all, const std::string& path) {
   };
   std::string_view line;
   std::string header;
-  if (next_line(line))
+  if (next_line(line)) {
+    if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a UTF-8 byte-order mark (spreadsheets write one)
     for (char ch : line)
       if (!std::isspace(static_cast<unsigned char>(ch))) header += ch;
+  }
   if (header != "x,y,z,vx,vy,vz,m")
     throw InputError("'" + path + "': the first line must be the header x,y,z,vx,vy,vz,m");
   Bodies b;

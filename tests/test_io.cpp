@@ -195,6 +195,11 @@ TEST(Csv, RoundTripAndErrors) {
   expect_input_error([&] { read_csv(csv("n.csv", "x,y,z,vx,vy,vz,m\n1,2,3,4,5,6,-1\n")); }, "negative mass");
   expect_input_error([&] { read_csv(csv("i.csv", "x,y,z,vx,vy,vz,m\ninf,2,3,4,5,6,1\n")); }, "non-finite");
   expect_input_error([&] { read_csv(csv("e.csv", "x,y,z,vx,vy,vz,m\n")); }, "no bodies");
+  // A spreadsheet's CSV: a UTF-8 byte-order mark before the header, lines ending in CR LF.
+  const Bodies s = read_csv(csv("bom.csv", "\xEF\xBB\xBFx,y,z,vx,vy,vz,m\r\n1,2,3,4,5,6,1\r\n"));
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s.pos[0].z, 3);
+  EXPECT_EQ(s.vel[0].x, 4);
 }
 
 TEST(InitialConditionsSpec, UnknownNameOrExtension) {
