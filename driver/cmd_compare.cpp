@@ -152,6 +152,8 @@ Threshold check_compare_args(CompareArgs& a) {
   Threshold threshold;
   if (!a.fail_above.empty()) {
     threshold = parse_threshold(a.fail_above);
+    if (a.cfg.steps == 0)
+      throw InputError("--fail-above '" + a.fail_above + "': a run of --steps 0 has no step to check (steps 1..N)");
     if (threshold.step < 1 || threshold.step > a.cfg.steps)
       throw InputError("--fail-above '" + a.fail_above + "': step " + std::to_string(threshold.step) +
                        " is outside the run (1.." + std::to_string(a.cfg.steps) + ")");

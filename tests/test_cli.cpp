@@ -81,6 +81,7 @@ TEST(Cli, BadInputExitsTwoWithOneLineAndNoFile) {
       {"--every 0", "--every 0"},
       {"--fail-above 1e-3", "DISTANCE@STEP"},
       {"--fail-above 1e-3@500", "outside the run"},
+      {"--steps 0 --fail-above 1e-9@0", "a run of --steps 0 has no step to check"},
       {"--cuda-block 2000", "--cuda-block 2000"},
       {"--cuda-bodies 3", "--cuda-bodies 3"},
       {"--cuda-split -1", "--cuda-split -1"},
