@@ -9,8 +9,11 @@
 #include <cstdio>
 #include <cstring>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cli_helpers.hpp"
+#include "shared_data.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -398,6 +401,26 @@ TEST(RunFrames, ReceivedCellsInTheirSendersColours) {
     const Result r = nbody(args, prefix);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(says), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+// run --frames --colour species draws one colour where the bodies are of one kind, and says so:
+// a generator's bodies, a file's first n of one kind; a file's gas, dark and stars drawn apart.
+TEST(RunFrames, SpeciesColourSaysWhenTheBodiesAreOfOneKind) {
+  REQUIRE_GL_CLI();
+  REQUIRE_GALAXY();
+  const std::string galaxy = (fs::path(NBODY_SHARED_DATA) / "galaxy_20K.bin").string();
+  const std::string frames = " --steps 1 --frames 1 --colour species --out '";
+  for (const auto& [args, one_kind] : std::vector<std::pair<std::string, bool>>{
+           {"run -p cpu32 -n 64", true},
+           {"run -p cpu32 --ic '" + galaxy + "' -n 2000", true},  // the file's first 2000: dark
+           {"run -p cpu32 --ic '" + galaxy + "' -n 2000 --subset random", false}}) {
+    const fs::path out = scratch() / ("frames-species-" + std::to_string(one_kind) + std::to_string(args.size()));
+    fs::remove_all(out);
+    const Result r = nbody(args + frames + out.string() + "'");
+    ASSERT_EQ(r.code, 0) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.find("warning: --colour species: the bodies are of one kind") != std::string::npos, one_kind)
+        << args << "\n" << r.err;
   }
 }
 
