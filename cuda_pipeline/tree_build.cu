@@ -103,6 +103,7 @@ void TreeBuild::reserve(int n, bool quadrupole) {
 }
 
 void TreeBuild::release() {
+  settle_kept();
   for (auto* k : {&keys_[0], &keys_[1], &run_keys_[0], &run_keys_[1], &kept_keys_}) *k = {};
   for (auto* b : {&index_[0], &index_[1], &run_index_[0], &run_index_[1], &kept_index_, &arrived_, &parent_, &groups_})
     *b = {};
@@ -141,7 +142,14 @@ void TreeBuild::sort(const Body* pos, int n) {
   sort_keyed(n);
 }
 
+void TreeBuild::settle_kept() {
+  if (kept_n_ < 0) return;
+  CUDA_CHECK(cudaStreamWaitEvent(nullptr, kept_sorted_));
+  kept_n_ = -1;
+}
+
 void TreeBuild::sort_keyed(int n) {
+  settle_kept();
   if (n == 0) return;
   cub::DoubleBuffer<Key> keys(keys_[0].get(), keys_[1].get());
   cub::DoubleBuffer<int> order(index_[0].get(), index_[1].get());
@@ -151,7 +159,7 @@ void TreeBuild::sort_keyed(int n) {
 }
 
 void TreeBuild::sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream) {
-  kept_n_ = -1;
+  settle_kept();
   if (n == 0) return;
   if (kept_keys_.size() < static_cast<std::size_t>(capacity_)) kept_keys_ = DeviceBuffer<Key>(capacity_);
   if (kept_index_.size() < static_cast<std::size_t>(capacity_)) kept_index_ = DeviceBuffer<int>(capacity_);
@@ -209,8 +217,12 @@ int merge_pairwise(DeviceBuffer<Key> (&keys)[2], DeviceBuffer<int> (&index)[2], 
 void TreeBuild::sort_merged(int n, int end, const int* holes, int left) {
   if (kept_n_ != n) throw std::logic_error("TreeBuild::sort_merged: no sort_kept() of " + std::to_string(n) + " places");
   kept_n_ = -1;
-  // The kept places, less the left ones past them (n - left: those below end and any past it), and
-  // the filled places: max(n, end) keys merged, the first end of them every place's below end.
+  // The kept run's first n - left keys and the filled run's left + max(0, end - n): max(n, end)
+  // merged, the first end of them every place's below end. Where fewer arrived than left (end < n),
+  // the hb holes below end took the arrivals and the hb - arrived bodies that stood past end: those
+  // bodies' old places are past every key in the kept run (n - left = the end - hb kept keys and
+  // hb - arrived past them), and their keys are in the filled run at their holes, whose left - hb
+  // at or past end are past every key there.
   const int kept = n - left, filled = left + std::max(0, end - n);
   for (int side = 0; side < 2; ++side) {
     if (run_keys_[side].size() < static_cast<std::size_t>(filled)) run_keys_[side] = DeviceBuffer<Key>(filled);
@@ -242,6 +254,7 @@ void TreeBuild::sort_merged(int n, int end, const int* holes, int left) {
 }
 
 void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) {
+  settle_kept();
   if (n == 0) return;
   morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
   CUDA_CHECK(cudaGetLastError());

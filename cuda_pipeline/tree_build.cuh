@@ -36,9 +36,10 @@ class TreeBuild {
   // work so far, sorts the keys the caller wrote at unsorted_keys() for the places [0, n) that keep
   // their bodies (leaves[i] == 0 and i < end), the others after them, while the default stream goes
   // on; it reads only those places' keys, so the move may meanwhile write the others. sort_merged()
-  // then sorts the keys of the places the move filled (the `left` holes below end, ascending in
-  // `holes`, and the places [n, end)) and merges the two sorts (the default stream waits for the
-  // kept one): the keys and order sort_keyed(end) gives, bit for bit.
+  // then sorts the keys of the places the move filled (of the `left` holes, ascending in `holes`,
+  // those below end; and the places [n, end)) and merges the two sorts (the default stream waits
+  // for the kept one): the keys and order sort_keyed(end) gives, bit for bit. Any other sort waits
+  // for a kept sort left pending (it shares keys_[1]).
   void sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream);
   void sort_merged(int n, int end, const int* holes, int left);
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
@@ -62,6 +63,7 @@ class TreeBuild {
   int capacity() const { return capacity_; }
 
  private:
+  void settle_kept();  // the default stream waits for a kept sort left pending, which is dropped
   int capacity_ = 0, sorted_keys_ = 0;
   bool quadrupole_ = false;
   DeviceBuffer<Key> keys_[2];

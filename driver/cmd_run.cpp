@@ -81,8 +81,9 @@ void RunCommand::start() {
     // A resumed run's species: the checkpoint's --ic read again (its META gave ic, n, subset, seed).
     if (run_->resumed() && cfg.ic_is_file()) initial_bodies(cfg, &species);
     if (a_.colour == "species" && species.size() <= 1)
-      terminal_.warn("--colour species: the bodies are of one kind (" + (species.empty() ? std::string("bodies") : species[0].name) +
-                     ") and drawn in one colour (a Tipsy or HDF5 file's gas, dark and star particles each have theirs)");
+      terminal_.warn("--colour species: the bodies are of one kind" +
+                     (species.empty() || species[0].name == "bodies" ? std::string() : " (" + species[0].name + ")") +
+                     ", drawn in one colour (a Tipsy or HDF5 file's gas, dark and star particles each have theirs)");
     frames_ = std::make_unique<viewer::FrameWriter>(
         viewer::make_scene(run_->state(), species, {a_.view_radius, a_.view_tilt, a_.view_yaw}),
         viewer::parse_colour(a_.colour), 512, tree_cells());

@@ -60,8 +60,9 @@ int Stepper::run(Reporter& report, const std::string& label, bool force) {
     for (Pipeline* p : pipelines_) p->finish();
     done_ += k;
     if (after_batch_) after_batch_(done_);
-    const double took = World::max(since(t_batch));  // every rank alike
-    if (took < kGrowBelow) batch = std::min(2 * batch, steps);
+    // Grown only from a whole batch (one an observer cut short says little of the next), every rank alike.
+    const double took = World::max(since(t_batch));
+    if (took < kGrowBelow && k == batch) batch = std::min(2 * batch, steps);
     else if (took > kShrinkAbove && batch > 1) batch /= 2;
     deadline.check(since(t0), done_ - first_);
     for (const Watch& w : watches_)

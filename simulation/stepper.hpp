@@ -1,7 +1,8 @@
 // One stepper for every front end: pipelines stepped in lock step from step `first` to `last`, in
-// batches that double while a batch takes under a second (the same on every rank), so that
-// read-backs and progress cost little against the steps (N = 2^20 on the H100: 4 read-backs in 10
-// steps). Observers that need the state at given steps end batches there: energy samples, compared
+// batches that double while a whole batch takes under a quarter second and halve past half a
+// second (the same on every rank: an interrupt is taken between batches, and under mpirun the
+// ranks have a second for it), so that read-backs and progress cost little against the steps
+// (N = 2^20 on the H100: 4 read-backs in 10 steps). Observers that need the state at given steps end batches there: energy samples, compared
 // read-backs, frames, snapshots, checkpoints. The time limit (estimate.hpp) is checked after each
 // batch at the rate the steps actually go, and the reporter may stop the run between batches.
 #pragma once

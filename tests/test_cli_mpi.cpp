@@ -373,7 +373,10 @@ TEST(Mpi, AnInterruptMidRunLeavesItsCheckpointInTime) {
   fs::remove_all(d);
   const std::string run = "timeout --foreground 300 mpirun --allow-run-as-root --oversubscribe -np 2 '" + exe() +
                           "' run -p cpu:tree -n 20000 --steps 100000000 --no-energy --force --out '" + d.string() + "'";
-  const std::string script = "(exec " + run + ") >'" + log.string() + "' 2>&1 & p=$!; sleep 5; kill -INT $p; wait $p";
+  // Interrupted 2 s after the steps' first progress line (at 2 s of steps: the batches have grown).
+  const std::string script = "(exec " + run + ") >'" + log.string() + "' 2>&1 & p=$!; for i in $(seq 1 1200); do " +
+                             "grep -q 'run cpu:tree:' '" + log.string() + "' && break; sleep 0.1; done; sleep 2; " +
+                             "kill -INT $p; wait $p";
   ASSERT_NE(std::system(script.c_str()), 0) << "the run was to be interrupted\n" << slurp(log);
   const std::string said = slurp(log);
   EXPECT_NE(said.find("checkpoint written to"), std::string::npos) << said;

@@ -609,7 +609,7 @@ TEST(Stepper, StopsAtTheLimitOnceTheStepsAreTimed) {
   slow.load(b, kParams);
   Stepper stepper({&slow}, 0, 2000000);
   Recorder report;
-  report.stop_after = 10;  // a backstop (2047 steps) should the limit not stop it
+  report.stop_after = 10;  // a backstop (some hundreds of steps) should the limit not stop it
   try {
     stepper.run(report, "test", false);
     ADD_FAILURE() << "2,000,000 steps at 5 ms or more each were not stopped";
@@ -628,12 +628,13 @@ TEST(Stepper, StopsAtTheLimitOnceTheStepsAreTimed) {
 }
 
 // Batches stay short enough to stop on an interrupt in time: under mpirun the ranks have a second
-// from mpirun's SIGTERM to its SIGKILL. At 60 ms a step no batch takes much past half a second
-// (8 steps, 0.48 s, once the batches have grown): grown while under a second, they reached 32
-// steps, 1.9 s.
+// from mpirun's SIGTERM to its SIGKILL. At 50 ms a step no batch takes much past half a second
+// (8 steps, 0.4 s, once the batches have grown), also after an observer cut one short (every 19
+// steps here): grown while under a second they reached 16 steps, 0.8 s, and so they did grown from
+// a batch cut to 4 steps.
 TEST(Stepper, BatchesEndWithinHalfASecond) {
   const Bodies b = test::random_bodies(32, 93);
-  Sleepy slow(std::chrono::milliseconds(60));
+  Sleepy slow(std::chrono::milliseconds(50));
   slow.load(b, kParams);
   Stepper stepper({&slow}, 0, 60);
   std::vector<double> took;
@@ -643,9 +644,12 @@ TEST(Stepper, BatchesEndWithinHalfASecond) {
     took.push_back(std::chrono::duration<double>(now - t).count());
     t = now;
   });
+  long long observed = 0;
+  stepper.every(19, [&](long long) { ++observed; });
   Recorder report;
   EXPECT_EQ(stepper.run(report, "test", false), 0);
   EXPECT_EQ(stepper.done(), 60);
+  EXPECT_EQ(observed, 3);
   ASSERT_FALSE(took.empty());
   EXPECT_LE(*std::max_element(took.begin(), took.end()), 0.5 + 0.1) << took.size() << " batches";
 }

@@ -205,7 +205,7 @@ void time_leaver_sorts(int n, std::mt19937& rng) {
 }
 
 // The median over 9 rounds of the time of `launch` (10 a round, each after `prepare`, which is not
-// timed), after 3 of warm-up.
+// timed), after a round of warm-up.
 template <typename Prepare, typename Launch>
 double median_us_after(Prepare prepare, Launch launch) {
   cudaEvent_t a, b;
