@@ -42,25 +42,11 @@ struct KeyThenIndex {
 // Past every key (63 bits): where a place's body moves, its key sorts after the kept ones.
 constexpr Key kPastKeys = ~Key{0};
 
-// sort_kept()'s keys: places [0, n) that keep their bodies (below end, not leaving) their own, the
-// others past every key; each its place.
-__global__ void kept_keys(const Key* __restrict__ keys, const unsigned char* __restrict__ leaves, int n, int end,
-                          Key* out, int* order) {
+// sort_kept()'s keys, in place: those of the places [0, n) whose bodies move (they leave, or stand
+// at or past end) past every key.
+__global__ void mark_moving(Key* keys, const unsigned char* __restrict__ leaves, int n, int end) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  out[i] = i < end && !leaves[i] ? keys[i] : kPastKeys;
-  order[i] = i;
-}
-
-// sort_merged()'s: the holes (those below end) and the places [n, end), `count` in all, each with
-// its key, or past every key where the hole is past the end.
-__global__ void filled_keys(const Key* __restrict__ keys, const int* __restrict__ holes, int left, int n, int end,
-                            int count, Key* out, int* order) {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= count) return;
-  const int p = k < left ? holes[k] : n + (k - left);
-  out[k] = p < end ? keys[p] : kPastKeys;
-  order[k] = p;
+  if (i < n && (i >= end || leaves[i])) keys[i] = kPastKeys;
 }
 
 __global__ void gather_received(const Received* __restrict__ in, const int* __restrict__ order, int n, Received* out) {
@@ -104,9 +90,8 @@ void TreeBuild::reserve(int n, bool quadrupole) {
 
 void TreeBuild::release() {
   settle_kept();
-  for (auto* k : {&keys_[0], &keys_[1], &run_keys_[0], &run_keys_[1], &kept_keys_}) *k = {};
-  for (auto* b : {&index_[0], &index_[1], &run_index_[0], &run_index_[1], &kept_index_, &arrived_, &parent_, &groups_})
-    *b = {};
+  for (auto* k : {&keys_[0], &keys_[1], &run_keys_[0], &run_keys_[1]}) *k = {};
+  for (auto* b : {&index_[0], &index_[1], &run_index_[0], &run_index_[1], &arrived_, &parent_, &groups_}) *b = {};
   kept_temp_ = {};
   kept_n_ = -1;
   for (auto* b : {&child_, &range_}) *b = {};
@@ -161,22 +146,29 @@ void TreeBuild::sort_keyed(int n) {
 void TreeBuild::sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream) {
   settle_kept();
   if (n == 0) return;
-  if (kept_keys_.size() < static_cast<std::size_t>(capacity_)) kept_keys_ = DeviceBuffer<Key>(capacity_);
-  if (kept_index_.size() < static_cast<std::size_t>(capacity_)) kept_index_ = DeviceBuffer<int>(capacity_);
   std::size_t bytes = 0;
-  cub::DoubleBuffer<Key> keys(keys_[1].get(), kept_keys_.get());
-  cub::DoubleBuffer<int> order(index_[1].get(), kept_index_.get());
+  cub::DoubleBuffer<Key> keys(keys_[0].get(), keys_[1].get());
+  cub::DoubleBuffer<int> order(index_[0].get(), index_[1].get());
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, order, n, 0, 64, stream));
   if (kept_temp_.size() < bytes) kept_temp_ = DeviceBuffer<unsigned char>(bytes);
   kept_ready_.record();  // the keys written
   CUDA_CHECK(cudaStreamWaitEvent(stream, kept_ready_));
-  kept_keys<<<blocks(n), kBlock, 0, stream>>>(keys_[0].get(), leaves, n, end, keys.Current(), order.Current());
+  mark_moving<<<blocks(n), kBlock, 0, stream>>>(keys_[0].get(), leaves, n, end);
   CUDA_CHECK(cudaGetLastError());
   bytes = kept_temp_.size();
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(kept_temp_.get(), bytes, keys, order, n, 0, 64, stream));
   kept_sorted_.record(stream);
-  kept_side_ = keys.selector;  // 0: keys_[1], 1: kept_keys_
+  kept_side_ = keys.selector;
   kept_n_ = n;
+}
+
+TreeBuild::Filled TreeBuild::filled(int count) {
+  for (int side = 0; side < 2; ++side) {
+    if (run_keys_[side].size() < static_cast<std::size_t>(count)) run_keys_[side] = DeviceBuffer<Key>(count);
+    if (run_index_[side].size() < static_cast<std::size_t>(count)) run_index_[side] = DeviceBuffer<int>(count);
+  }
+  if (count > 0) CUDA_CHECK(cudaMemsetAsync(run_keys_[0].get(), 0xff, count * sizeof(Key)));  // past every key
+  return {run_keys_[0].get(), run_index_[0].get()};
 }
 
 namespace {
@@ -214,26 +206,19 @@ int merge_pairwise(DeviceBuffer<Key> (&keys)[2], DeviceBuffer<int> (&index)[2], 
 
 }  // namespace
 
-void TreeBuild::sort_merged(int n, int end, const int* holes, int left) {
+void TreeBuild::sort_merged(int n, int end, int left) {
   if (kept_n_ != n) throw std::logic_error("TreeBuild::sort_merged: no sort_kept() of " + std::to_string(n) + " places");
   kept_n_ = -1;
-  // The kept run's first n - left keys and the filled run's left + max(0, end - n): max(n, end)
+  // The kept run's first n - left keys and the filled list's max(left, end - n + left): max(n, end)
   // merged, the first end of them every place's below end. Where fewer arrived than left (end < n),
   // the hb holes below end took the arrivals and the hb - arrived bodies that stood past end: those
   // bodies' old places are past every key in the kept run (n - left = the end - hb kept keys and
-  // hb - arrived past them), and their keys are in the filled run at their holes, whose left - hb
-  // at or past end are past every key there.
+  // hb - arrived past them), their keys are listed at their holes, and the list's last left - hb
+  // entries are past every key.
   const int kept = n - left, filled = left + std::max(0, end - n);
-  for (int side = 0; side < 2; ++side) {
-    if (run_keys_[side].size() < static_cast<std::size_t>(filled)) run_keys_[side] = DeviceBuffer<Key>(filled);
-    if (run_index_[side].size() < static_cast<std::size_t>(filled)) run_index_[side] = DeviceBuffer<int>(filled);
-  }
   cub::DoubleBuffer<Key> keys(run_keys_[0].get(), run_keys_[1].get());
   cub::DoubleBuffer<int> order(run_index_[0].get(), run_index_[1].get());
   if (filled > 0) {
-    filled_keys<<<blocks(filled), kBlock>>>(keys_[0].get(), holes, left, n, end, filled, run_keys_[0].get(),
-                                            run_index_[0].get());
-    CUDA_CHECK(cudaGetLastError());
     std::size_t bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, order, filled, 0, 64));
     if (bytes > sort_temp_.size()) sort_temp_ = DeviceBuffer<unsigned char>(bytes);
@@ -241,16 +226,16 @@ void TreeBuild::sort_merged(int n, int end, const int* holes, int left) {
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, keys, order, filled, 0, 64));
   }
   CUDA_CHECK(cudaStreamWaitEvent(nullptr, kept_sorted_));
-  const auto kept_run = kept_side_ == 0 ? thrust::make_zip_iterator(keys_[1].get(), index_[1].get())
-                                        : thrust::make_zip_iterator(kept_keys_.get(), kept_index_.get());
+  const int side = kept_side_;
+  const auto kept_run = thrust::make_zip_iterator(keys_[side].get(), index_[side].get());
   const auto filled_run = thrust::make_zip_iterator(keys.Current(), order.Current());
-  const auto out = thrust::make_zip_iterator(keys_[0].get(), index_[0].get());
+  const auto out = thrust::make_zip_iterator(keys_[1 - side].get(), index_[1 - side].get());
   std::size_t bytes = 0;
   CUDA_CHECK(cub::DeviceMerge::MergeKeys(nullptr, bytes, kept_run, kept, filled_run, filled, out, KeyThenIndex{}));
   if (bytes > sort_temp_.size()) sort_temp_ = DeviceBuffer<unsigned char>(bytes);
   bytes = sort_temp_.size();
   CUDA_CHECK(cub::DeviceMerge::MergeKeys(sort_temp_.get(), bytes, kept_run, kept, filled_run, filled, out, KeyThenIndex{}));
-  sorted_keys_ = 0;
+  sorted_keys_ = 1 - side;
 }
 
 void TreeBuild::sort_runs(const Body* pos, int n, const std::vector<int>& runs) {

@@ -33,15 +33,19 @@ class TreeBuild {
   int* unsorted_order() const { return index_[0].get(); }
   // sort_keyed(end) in two parts, for a move in place that keeps most bodies where they are and
   // fills the places its leavers left. sort_kept(), queued on `stream` after the default stream's
-  // work so far, sorts the keys the caller wrote at unsorted_keys() for the places [0, n) that keep
-  // their bodies (leaves[i] == 0 and i < end), the others after them, while the default stream goes
-  // on; it reads only those places' keys, so the move may meanwhile write the others. sort_merged()
-  // then sorts the keys of the places the move filled (of the `left` holes, ascending in `holes`,
-  // those below end; and the places [n, end)) and merges the two sorts (the default stream waits
-  // for the kept one): the keys and order sort_keyed(end) gives, bit for bit. Any other sort waits
-  // for a kept sort left pending (it shares keys_[1]).
+  // work so far, sorts in place the keys the caller wrote at unsorted_keys() of the n places, those
+  // whose bodies move (leaves[i], or i >= end) after every other, while the default stream goes on:
+  // the move then keys the places it fills into filled(count) (count: those places, and as many more
+  // as the holes past end: TreeRanks' fill_places, listed), not at the places. sort_merged() sorts those and merges the two sorts (the default stream waits for the
+  // kept one): the keys and order sort_keyed(end) gives, bit for bit. Any other sort waits for a kept
+  // sort left pending.
   void sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream);
-  void sort_merged(int n, int end, const int* holes, int left);
+  struct Filled {
+    Key* keys;
+    int* order;
+  };
+  Filled filled(int count);  // room for count keys and places, each key past every key till written
+  void sort_merged(int n, int end, int left);
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
   // empty or some): the keys merged, the same order as sort()'s. Where one run holds all but an
   // eighth of them, the others are merged aside and then with it: one pass over the keys where the
@@ -68,14 +72,11 @@ class TreeBuild {
   bool quadrupole_ = false;
   DeviceBuffer<Key> keys_[2];
   DeviceBuffer<int> index_[2];
-  DeviceBuffer<Key> run_keys_[2];  // sort_runs': the runs beside the longest, merged aside
+  DeviceBuffer<Key> run_keys_[2];  // sort_runs': the runs beside the longest, merged aside; sort_merged's filled places
   DeviceBuffer<int> run_index_[2];
   DeviceBuffer<unsigned char> sort_temp_;
-  // sort_kept()'s keys and places: one side the sort's other side (keys_[1], index_[1]: unused
-  // between a build and the next sort), the other these (made at capacity on its first use); its
-  // scratch, and where it ends (the side sorted, the event the merge waits for).
-  DeviceBuffer<Key> kept_keys_;
-  DeviceBuffer<int> kept_index_;
+  // sort_kept()'s scratch, and where it ends (the side sorted, the event the merge waits for); its
+  // keys are the unsorted ones and the sort's other side, and the filled places' list the runs'.
   DeviceBuffer<unsigned char> kept_temp_;
   int kept_side_ = 0, kept_n_ = -1;  // kept_n_: the n sort_kept() sorted (-1: none pending)
   Event kept_ready_, kept_sorted_;

@@ -273,7 +273,7 @@ void TreeRanks::sort_in_cube() {
   // the host would wait for the move's kernels before the sort could be queued.)
   if (n_ > local_.capacity()) local_.reserve(n_ + n_ / 4, walk_.quadrupole), keyed_ = false;
   if (!runs_.empty()) local_.sort_runs(pos_[cur_].get(), n_, runs_);  // as the move left them
-  else if (keyed_ && kept_sort_) local_.sort_merged(kept_sort_->n, n_, holes_[0].get(), kept_sort_->left);
+  else if (keyed_ && kept_sort_) local_.sort_merged(kept_sort_->n, n_, kept_sort_->left);
   else if (keyed_) local_.sort_keyed(n_);  // as the classification and the move wrote them
   else local_.sort(pos_[cur_].get(), n_);
   runs_.clear();
@@ -451,11 +451,18 @@ void TreeRanks::move_in_place() {
   grow_keeping(vel_[held_], end, n);
   grow_keeping(id_[held_], end, n);
   grow_keeping(work_[held_], end, n);
-  // The classification's keys move with the bodies where the build has room for them.
+  // The classification's keys move with the bodies where the build has room for them; beside the
+  // kept sort, the filled places' keys are listed for the build to merge in.
   keyed_ = keyed_ && end <= local_.capacity();
-  fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
-              id_[held_].get(), work_[held_].get(), local_.box(), keyed_ ? local_.unsorted_keys() : nullptr,
-              local_.unsorted_order());
+  if (kept_sort_) {
+    const TreeBuild::Filled list = local_.filled(std::max(left, arrived));
+    fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
+                id_[held_].get(), work_[held_].get(), local_.box(), list.keys, list.order, Keyed::Listed);
+  } else {
+    fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
+                id_[held_].get(), work_[held_].get(), local_.box(), keyed_ ? local_.unsorted_keys() : nullptr,
+                local_.unsorted_order());
+  }
   n_ = end;
   unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }
@@ -1064,11 +1071,13 @@ void classify_places(const Body* pos, const float* work, int n, const unsigned* 
 }
 
 int fill_places(const Traveller* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
-                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order) {
+                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order, Keyed how) {
   const int end = n - left + arrived;
+  const bool listed = how == Keyed::Listed;
   if (arrived > 0)
-    arrive<<<blocks(arrived), kBlock>>>(in, arrived, holes, left, n, pos, vel, id, work, box, keys, order);
-  if (arrived < left) close_up<<<blocks(n - end), kBlock>>>(holes, left, arrived, end, n, pos, vel, id, work, keys);
+    arrive<<<blocks(arrived), kBlock>>>(in, arrived, holes, left, n, pos, vel, id, work, box, keys, order, listed);
+  if (arrived < left)
+    close_up<<<blocks(n - end), kBlock>>>(holes, left, arrived, end, n, pos, vel, id, work, box, keys, order, listed);
   CUDA_CHECK(cudaGetLastError());
   return end;
 }

@@ -104,12 +104,19 @@ void classify_places(const Body* pos, const float* work, int n, const unsigned* 
                      unsigned char* leaves, unsigned long long* sums, Key* keys, int* order);
 // The move in place's arrivals (`arrived` records) into the places the leavers left (`holes`:
 // ascending, `left` of them), the rest past the n bodies held; where fewer arrived than left, the
-// bodies past the new end into the holes below it. Where `keys` is not null, the keys
-// classify_places() wrote go with the bodies moved, and each arrival is keyed in the cube of `box`,
-// its place into order[] (not null then; a place's order stays its own). Returns the bodies held
-// now: n - left + arrived. The state arrays hold that many. On the default stream.
+// bodies past the new end into the holes below it. Returns the bodies held now: end = n - left +
+// arrived. The state arrays hold that many. On the default stream. Where `keys` is not null, the
+// filled places are keyed (in the cube of `box`; `order` not null then):
+// - AtPlaces: the keys classify_places() wrote go with the bodies moved and each arrival is keyed
+//   at its place, its place into order[] (a place's order stays its own);
+// - Listed: the k-th filled place's key and place at keys[k] and order[k], the arrivals first, then
+//   the bodies moved from past the new end (max(left, arrived) entries; where fewer arrived, the
+//   last left - (holes below end) of them are not written: TreeBuild::filled_keys() made them past
+//   every key). classify_places()'s keys are neither read nor written.
+enum class Keyed { AtPlaces, Listed };
 int fill_places(const key_ranges::Body* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
-                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order);
+                unsigned long long* id, float* work, const unsigned* box, Key* keys, int* order,
+                Keyed how = Keyed::AtPlaces);
 
 // An essential tree on the way: its counts (sent ahead), then its cells (a monopole tree's leave
 // their moments behind), then its bodies (16 bytes each).

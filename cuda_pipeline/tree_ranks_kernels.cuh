@@ -195,10 +195,11 @@ __global__ void ranks_at(const Body* __restrict__ pos, const int* __restrict__ a
 
 // The arrivals into the places the leavers left (`holes`: ascending, `left` of them), the rest after
 // the n bodies held: arrival k to holes[k] where k < left, else to n + k - left. Where `keys` is not
-// null, each one's key in the cube of `box` too (and its place into order[], classify()'s).
+// null, each one's key in the cube of `box` too, and its place into order[]: at its place (classify()'s
+// keys), or `listed` at k.
 __global__ void arrive(const Traveller* __restrict__ in, int count, const int* __restrict__ holes, int left, int n,
                        Body* pos, Body* vel, unsigned long long* id, float* work, const unsigned* __restrict__ box,
-                       Key* keys, int* order) {
+                       Key* keys, int* order, bool listed) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const int i = k < left ? holes[k] : n + k - left;
@@ -208,7 +209,10 @@ __global__ void arrive(const Traveller* __restrict__ in, int count, const int* _
   vel[i] = {t.vx, t.vy, t.vz, 0};
   id[i] = t.id;
   work[i] = t.work;
-  if (keys) keys[i] = key_in(cube_of(box), p), order[i] = i;
+  if (keys) {
+    const int at = listed ? k : i;
+    keys[at] = key_in(cube_of(box), p), order[at] = i;
+  }
 }
 
 // The number of holes (ascending, `left` of them) below place p.
@@ -224,20 +228,25 @@ __device__ __forceinline__ int holes_below(const int* __restrict__ holes, int le
 
 // Where fewer arrived than left: the bodies that stay at places [end, n) (end: the count held after
 // the move), in place order, into the holes below end that the arrivals did not fill: the j-th of
-// them to holes[arrived + j]; their keys too where `keys` is not null.
+// them to holes[arrived + j]. Where `keys` is not null, their keys too: moved with them (classify()'s
+// keys), or `listed`, keyed anew in the cube of `box` (the same key) at arrived + j with the place
+// into order[].
 __global__ void close_up(const int* __restrict__ holes, int left, int arrived, int end, int n, Body* pos, Body* vel,
-                         unsigned long long* id, float* work, Key* keys) {
+                         unsigned long long* id, float* work, const unsigned* __restrict__ box, Key* keys, int* order,
+                         bool listed) {
   const int p = end + blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= n) return;
   const int below = holes_below(holes, left, p);
   if (below < left && holes[below] == p) return;  // a leaver's place
   const int j = (p - end) - (below - holes_below(holes, left, end));
   const int i = holes[arrived + j];
-  pos[i] = pos[p];
+  const Body b = pos[p];
+  pos[i] = b;
   vel[i] = vel[p];
   id[i] = id[p];
   work[i] = work[p];
-  if (keys) keys[i] = keys[p];
+  if (keys && listed) keys[arrived + j] = key_in(cube_of(box), b), order[arrived + j] = i;
+  else if (keys) keys[i] = keys[p];
 }
 
 // ---- the ranges cut from the sorted keys ------------------------------------------------------------

@@ -539,8 +539,8 @@ std::string places_differing(const TreeBuild& a, const TreeBuild& b, int n) {
 // it lands, so the build's sort of them (sort_keyed) is the order sort() finds from the positions
 // alone: more arrivals than leavers, fewer, none; equal keys among them (50 coincident bodies, and
 // arrivals there too). The same in two parts, as the move runs it: the kept bodies' sort on a
-// stream of its own from before the move fills the places (sort_kept), the filled places' merged
-// in after it (sort_merged).
+// stream of its own from before the move fills the places (sort_kept), the filled places' keys
+// listed by the move and merged in after it (sort_merged).
 TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
   NBODY_SKIP_UNLESS_AVAILABLE(unavailable());
   const int n = 20011, ranks = 3, me = 1;
@@ -602,10 +602,13 @@ TEST(TreeRanksMove, TheClassificationsKeysGoWithTheBodies) {
       DeviceBuffer<int> holes_d(left);
       holes_d.upload(holes);
       if (in_parts) moved.sort_kept(n, n - left + arrived, leaves.get(), side);
-      const int end = fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(), work.get(),
-                                  box.get(), moved.unsorted_keys(), moved.unsorted_order());
+      const TreeBuild::Filled list = in_parts ? moved.filled(std::max(left, arrived)) : TreeBuild::Filled{};
+      const int end = in_parts ? fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(),
+                                             work.get(), box.get(), list.keys, list.order, Keyed::Listed)
+                               : fill_places(in_d.get(), arrived, holes_d.get(), left, n, p.get(), v.get(), id.get(),
+                                             work.get(), box.get(), moved.unsorted_keys(), moved.unsorted_order());
       ASSERT_EQ(end, n - left + arrived);
-      if (in_parts) moved.sort_merged(n, end, holes_d.get(), left);
+      if (in_parts) moved.sort_merged(n, end, left);
       else moved.sort_keyed(end);
       TreeBuild from_positions;
       from_positions.reserve(end, false);

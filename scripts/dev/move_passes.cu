@@ -234,13 +234,15 @@ double median_us_after(Prepare prepare, Launch launch) {
   return rounds[rounds.size() / 2];
 }
 
-// The arrivals' keys where the leavers were (an in-place move of as many in as out).
-__global__ void key_arrivals(const int* holes, int left, Key* keys, int* order, unsigned seed) {
+// The arrivals' keys where the leavers were (an in-place move of as many in as out): at their
+// places, or `listed` (the k-th at k, its place into order[k]).
+__global__ void key_arrivals(const int* holes, int left, Key* keys, int* order, unsigned seed, bool listed) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= left) return;
   const unsigned h = (static_cast<unsigned>(k) + seed) * 2654435761u;
-  keys[holes[k]] = (static_cast<Key>(h) << 31 ^ (h >> 3)) & ((Key{1} << 63) - 1);
-  order[holes[k]] = holes[k];
+  const int at = listed ? k : holes[k];
+  keys[at] = (static_cast<Key>(h) << 31 ^ (h >> 3)) & ((Key{1} << 63) - 1);
+  order[at] = holes[k];
 }
 
 // The build's sorts: from the positions (sort(): the keys, then sort_keyed()) and of the keys the
@@ -287,7 +289,12 @@ int time_sorts(const State& s) {
   // The state as the move leaves it: every body keyed, the arrivals' keys in the leavers' places.
   const auto moved = [&] {
     classified();
-    key_arrivals<<<(left + 255) / 256, 256>>>(holes, left, build.unsorted_keys(), build.unsorted_order(), 1);
+    key_arrivals<<<(left + 255) / 256, 256>>>(holes, left, build.unsorted_keys(), build.unsorted_order(), 1, false);
+  };
+  // The move beside the kept sort lists the arrivals' keys, leaving the unsorted ones to that sort.
+  const auto listed = [&] {
+    const TreeBuild::Filled list = build.filled(left);
+    key_arrivals<<<(left + 255) / 256, 256>>>(holes, left, list.keys, list.order, 1, true);
   };
   moved();
   build.sort_keyed(n);
@@ -295,10 +302,11 @@ int time_sorts(const State& s) {
   std::vector<int> want_order(want_keys.size()), got_order(want_keys.size());
   CK(cudaMemcpy(want_keys.data(), build.keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(want_order.data(), build.order(), n * sizeof(int), cudaMemcpyDeviceToHost));
-  // The parts: the kept sort reads the keys before the arrivals come (here, the same keys).
-  moved();
+  // The parts: the kept sort from the classification's keys, the arrivals' listed.
+  classified();
   build.sort_kept(n, n, leaves, nullptr);
-  build.sort_merged(n, n, holes, left);
+  listed();
+  build.sort_merged(n, n, left);
   CK(cudaMemcpy(got_keys.data(), build.keys(), n * sizeof(Key), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(got_order.data(), build.order(), n * sizeof(int), cudaMemcpyDeviceToHost));
   int bad = 0;
@@ -307,10 +315,10 @@ int time_sorts(const State& s) {
     ++bad;
   }
   row("after a move in place: the sort of every key (sort_keyed)", median_us_after(moved, [&] { build.sort_keyed(n); }));
-  row("the kept bodies' sort alone (sort_kept)", median_us_after(moved, [&] { build.sort_kept(n, n, leaves, nullptr); }));
+  row("the kept bodies' sort alone (sort_kept)", median_us_after(classified, [&] { build.sort_kept(n, n, leaves, nullptr); }));
   row("after the move: " + std::to_string(left) + " filled, sorted and merged",
-      median_us_after([&] { moved(), build.sort_kept(n, n, leaves, nullptr); },
-                      [&] { build.sort_merged(n, n, holes, left); }));
+      median_us_after([&] { classified(), build.sort_kept(n, n, leaves, nullptr), listed(); },
+                      [&] { build.sort_merged(n, n, left); }));
   // The move's pack (the leavers found, grouped by a one-pass sort, packed) alone and beside the
   // kept sort: on the default stream, and on a stream of the greatest priority.
   int *ranks0, *ranks1, *grouped;
@@ -343,7 +351,7 @@ int time_sorts(const State& s) {
   const auto beside = [&](cudaStream_t pack_stream, bool with_sort, double* both) {
     std::vector<double> p, b;
     for (int r = 0; r < 10; ++r) {
-      moved();
+      classified();
       CK(cudaDeviceSynchronize());
       CK(cudaEventRecord(start));
       CK(cudaStreamWaitEvent(pack_stream, start));
@@ -357,7 +365,7 @@ int time_sorts(const State& s) {
       CK(cudaEventElapsedTime(&ms_sort, start, sorted));
       if (r > 0) p.push_back(ms_pack * 1e3), b.push_back(std::max(ms_pack, ms_sort) * 1e3);
     }
-    if (with_sort) build.sort_merged(n, n, holes, left);  // (the pending kept sort's end)
+    if (with_sort) listed(), build.sort_merged(n, n, left);  // (the pending kept sort's end)
     std::sort(p.begin(), p.end());
     std::sort(b.begin(), b.end());
     if (both) *both = b[b.size() / 2];
