@@ -4,6 +4,7 @@
 #include <thrust/iterator/zip_iterator.h>
 
 #include <algorithm>
+#include <climits>
 #include <array>
 #include <cstddef>
 #include <stdexcept>
@@ -47,6 +48,12 @@ constexpr Key kPastKeys = ~Key{0};
 __global__ void mark_moving(Key* keys, const unsigned char* __restrict__ leaves, int n, int end) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && (i >= end || leaves[i])) keys[i] = kPastKeys;
+}
+
+// filled()'s list before the move writes it: keys past every key, places negative and ascending.
+__global__ void unfilled(Key* keys, int* order, int count) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < count) keys[k] = kPastKeys, order[k] = INT_MIN + k;
 }
 
 __global__ void gather_received(const Received* __restrict__ in, const int* __restrict__ order, int n, Received* out) {
@@ -121,6 +128,7 @@ void TreeBuild::set_box(const unsigned ordered[6]) {
 }
 
 void TreeBuild::sort(const Body* pos, int n) {
+  settle_kept();
   if (n == 0) return;
   morton_keys<<<blocks(n), kBlock>>>(pos, n, box_.get(), keys_[0].get(), index_[0].get());
   CUDA_CHECK(cudaGetLastError());
@@ -167,7 +175,8 @@ TreeBuild::Filled TreeBuild::filled(int count) {
     if (run_keys_[side].size() < static_cast<std::size_t>(count)) run_keys_[side] = DeviceBuffer<Key>(count);
     if (run_index_[side].size() < static_cast<std::size_t>(count)) run_index_[side] = DeviceBuffer<int>(count);
   }
-  if (count > 0) CUDA_CHECK(cudaMemsetAsync(run_keys_[0].get(), 0xff, count * sizeof(Key)));  // past every key
+  if (count > 0) unfilled<<<blocks(count), kBlock>>>(run_keys_[0].get(), run_index_[0].get(), count);
+  CUDA_CHECK(cudaGetLastError());
   return {run_keys_[0].get(), run_index_[0].get()};
 }
 

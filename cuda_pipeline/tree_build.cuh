@@ -29,8 +29,9 @@ class TreeBuild {
   // unsorted_order() (room for capacity() bodies): a pass over the bodies less. The sort may take
   // both for its other side: they are written anew for each.
   void sort_keyed(int n);
-  Key* unsorted_keys() const { return keys_[0].get(); }
-  int* unsorted_order() const { return index_[0].get(); }
+  // (Each waits first for a kept sort left pending, which works on them.)
+  Key* unsorted_keys() { return settle_kept(), keys_[0].get(); }
+  int* unsorted_order() { return settle_kept(), index_[0].get(); }
   // sort_keyed(end) in two parts, for a move in place that keeps most bodies where they are and
   // fills the places its leavers left. sort_kept(), queued on `stream` after the default stream's
   // work so far, sorts in place the keys the caller wrote at unsorted_keys() of the n places, those
@@ -44,7 +45,9 @@ class TreeBuild {
     Key* keys;
     int* order;
   };
-  Filled filled(int count);  // room for count keys and places, each key past every key till written
+  // Room for count keys and places, those not written past every key (their places negative,
+  // ascending: the list stays in (key, place) order).
+  Filled filled(int count);
   void sort_merged(int n, int end, int left);
   // sort() for bodies already in sorted runs (run r: [runs[r - 1], runs[r]), from 0 to n; none
   // empty or some): the keys merged, the same order as sort()'s. Where one run holds all but an

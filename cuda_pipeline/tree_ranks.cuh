@@ -111,7 +111,7 @@ void classify_places(const Body* pos, const float* work, int n, const unsigned* 
 //   at its place, its place into order[] (a place's order stays its own);
 // - Listed: the k-th filled place's key and place at keys[k] and order[k], the arrivals first, then
 //   the bodies moved from past the new end (max(left, arrived) entries; where fewer arrived, the
-//   last left - (holes below end) of them are not written: TreeBuild::filled_keys() made them past
+//   last left - (holes below end) of them are not written: TreeBuild::filled() made them past
 //   every key). classify_places()'s keys are neither read nor written.
 enum class Keyed { AtPlaces, Listed };
 int fill_places(const key_ranges::Body* in, int arrived, const int* holes, int left, int n, Body* pos, Body* vel,
@@ -276,6 +276,7 @@ class TreeRanks {
   bool keys_sorted_ = false;                    // the keys sorted (sort_in_cube()) since common_cube()
   // Every body's key in this cube and the identity order are in the build's unsorted keys (written
   // by the classification, moved with the bodies by a move in place): the sort takes them as they are.
+  // Where kept_sort_ is pending, the kept sort has them, and the move's keys are listed apart.
   bool keyed_ = false;
   // The kept bodies' sort, begun on sort_stream_ by a move in place (where keyed_): the bodies held
   // before it and those that left; the build merges the places it filled into it.
