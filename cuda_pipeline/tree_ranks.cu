@@ -380,6 +380,49 @@ void TreeRanks::move() {
   exchange_time_.total += seconds_since(t0);  // nothing computes meanwhile: none of it hidden
 }
 
+long long TreeRanks::start_kept_sort(int left) {
+  const int ranks = ex_.ranks(), me = ex_.rank(), n = n_;
+  long long arriving = 0;  // (every rank's classification: what each sends this one)
+  for (int q = 0; q < ranks; ++q)
+    if (q != me) arriving += static_cast<long long>(classes_[2 * static_cast<std::size_t>(q) * ranks + me]);
+  const long long end = n - left + arriving;
+  kept_sort_.reset();
+  if (keyed_ && n > 0 && left + arriving > 0 && end <= local_.capacity()) {
+    local_.sort_kept(n, static_cast<int>(end), leaves_.get(), sort_stream_);
+    kept_sort_ = KeptSort{n, left};
+  }
+  return end;
+}
+
+void TreeRanks::pack_leavers(int left) {
+  if (left == 0) return;
+  const int ranks = ex_.ranks(), n = n_;
+  for (auto* b : {&holes_[0], &holes_[1]}) fit(*b, left);
+  for (auto* b : {&leaver_ranks_[0], &leaver_ranks_[1]}) fit(*b, left);
+  const thrust::counting_iterator<int> places(0);
+  std::size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
+  ensure(sort_temp_, bytes);
+  bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceSelect::Flagged(sort_temp_.get(), bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
+  ranks_at<<<blocks(left), kBlock>>>(pos_[cur_].get(), holes_[0].get(), left, local_.box(), first_keys_.get(), ranks,
+                                     leaver_ranks_[0].get());
+  CUDA_CHECK(cudaGetLastError());
+  int rank_bits = 1;  // the bits the sort looks at
+  while ((1LL << rank_bits) < ranks) ++rank_bits;
+  bytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
+                                             holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
+  ensure(sort_temp_, bytes);
+  bytes = sort_temp_.size();
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
+                                             holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
+  fit(travel_[0], left);
+  pack<<<blocks(left), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
+                                 holes_[1].get(), left, travel_[0].get());
+  CUDA_CHECK(cudaGetLastError());
+}
+
 void TreeRanks::move_in_place() {
   const int ranks = ex_.ranks(), me = ex_.rank(), n = n_;
   if (classified_.empty()) classify_bodies();
@@ -388,48 +431,8 @@ void TreeRanks::move_in_place() {
   const int own = at[me + 1] - at[me], left = n - own;
   leaving_ = left;
   const kr::Census before = census_now_;  // (common_cube()'s)
-  // The bodies that stay keep their places and keys: their sort starts now, on a stream of its own
-  // beside the pack and the trade, and the build merges the filled places' keys into it
-  // (TreeBuild::sort_kept, sort_merged). Where nothing moves there is nothing beside it to hide it
-  // behind, and the one sort is shorter.
-  long long arriving = 0;  // (every rank's classification: what each sends this one)
-  for (int q = 0; q < ranks; ++q)
-    if (q != me) arriving += static_cast<long long>(classes_[2 * static_cast<std::size_t>(q) * ranks + me]);
-  const long long expected_end = n - left + arriving;
-  kept_sort_.reset();
-  if (keyed_ && n > 0 && left + arriving > 0 && expected_end <= local_.capacity()) {
-    local_.sort_kept(n, static_cast<int>(expected_end), leaves_.get(), sort_stream_);
-    kept_sort_ = KeptSort{n, left};
-  }
-  // The leavers' places, ascending (where the arrivals go), and grouped by the rank they go to (as
-  // they travel: each other rank's to it, in rank order), in place order within each rank's: a
-  // stable radix sort of their ranks' bits, one pass up to 256 ranks.
-  if (left > 0) {
-    for (auto* b : {&holes_[0], &holes_[1]}) fit(*b, left);
-    for (auto* b : {&leaver_ranks_[0], &leaver_ranks_[1]}) fit(*b, left);
-    const thrust::counting_iterator<int> places(0);
-    std::size_t bytes = 0;
-    CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
-    ensure(sort_temp_, bytes);
-    bytes = sort_temp_.size();
-    CUDA_CHECK(cub::DeviceSelect::Flagged(sort_temp_.get(), bytes, places, leaves_.get(), holes_[0].get(), selected_count_.get(), n));
-    ranks_at<<<blocks(left), kBlock>>>(pos_[cur_].get(), holes_[0].get(), left, local_.box(), first_keys_.get(), ranks,
-                                       leaver_ranks_[0].get());
-    CUDA_CHECK(cudaGetLastError());
-    int rank_bits = 1;  // the bits the sort looks at
-    while ((1LL << rank_bits) < ranks) ++rank_bits;
-    bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
-                                               holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
-    ensure(sort_temp_, bytes);
-    bytes = sort_temp_.size();
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_temp_.get(), bytes, leaver_ranks_[0].get(), leaver_ranks_[1].get(),
-                                               holes_[0].get(), holes_[1].get(), left, 0, rank_bits));
-    fit(travel_[0], left);
-    pack<<<blocks(left), kBlock>>>(pos_[cur_].get(), vel_[held_].get(), id_[held_].get(), work_[held_].get(),
-                                   holes_[1].get(), left, travel_[0].get());
-    CUDA_CHECK(cudaGetLastError());
-  }
+  const long long expected_end = start_kept_sort(left);
+  pack_leavers(left);
   mark(3);
   if (nccl_) {
     std::vector<long long> every(static_cast<std::size_t>(ranks) * ranks);  // what rank q sends rank r
@@ -443,9 +446,9 @@ void TreeRanks::move_in_place() {
   // The arrivals into the leavers' places, then past the bodies held; where fewer arrived, the
   // bodies past the new end into the places left over. The build sorts them all.
   const int arrived = runs_.back() - own, end = n - left + arrived;
-  if (kept_sort_ && end != expected_end)
-    throw std::logic_error("cuda:tree: " + std::to_string(arrived) + " bodies arrived where the classification sent " +
-                           std::to_string(arriving));
+  if (end != expected_end)
+    throw std::logic_error("cuda:tree: " + std::to_string(end - (n - left)) + " bodies arrived where the classification sent " +
+                           std::to_string(expected_end - (n - left)));
   runs_.clear();
   grow_keeping(pos_[cur_], end, n);
   grow_keeping(vel_[held_], end, n);
@@ -454,15 +457,11 @@ void TreeRanks::move_in_place() {
   // The classification's keys move with the bodies where the build has room for them; beside the
   // kept sort, the filled places' keys are listed for the build to merge in.
   keyed_ = keyed_ && end <= local_.capacity();
-  if (kept_sort_) {
-    const TreeBuild::Filled list = local_.filled(std::max(left, arrived));
-    fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
-                id_[held_].get(), work_[held_].get(), local_.box(), list.keys, list.order, Keyed::Listed);
-  } else {
-    fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(),
-                id_[held_].get(), work_[held_].get(), local_.box(), keyed_ ? local_.unsorted_keys() : nullptr,
-                local_.unsorted_order());
-  }
+  const TreeBuild::Filled list = kept_sort_ ? local_.filled(std::max(left, arrived))
+                                            : TreeBuild::Filled{keyed_ ? local_.unsorted_keys() : nullptr,
+                                                                local_.unsorted_order()};
+  fill_places(travel_[1].get(), arrived, holes_[0].get(), left, n, pos_[cur_].get(), vel_[held_].get(), id_[held_].get(),
+              work_[held_].get(), local_.box(), list.keys, list.order, kept_sort_ ? Keyed::Listed : Keyed::AtPlaces);
   n_ = end;
   unchecked_ = before, summed_ = false;  // checked at the next cube (or check_moved())
 }

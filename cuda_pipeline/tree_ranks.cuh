@@ -179,6 +179,17 @@ class TreeRanks {
   // The move where its ranges were not cut from sorted keys: the leavers out, the arrivals into
   // their places, the rest where they are.
   void move_in_place();
+  // The bodies that stay keep their places and keys: their sort starts at once, on sort_stream_
+  // beside the pack and the trade, and the build merges the filled places' keys into it
+  // (TreeBuild::sort_kept, sort_merged; kept_sort_), where the keys are the classification's
+  // (keyed_) and something moves (else nothing beside it would hide it, and the one sort is
+  // shorter). Returns the bodies held after the move (every rank's classification says).
+  long long start_kept_sort(int left);
+  // The `left` leavers' places, ascending (holes_[0]: where the arrivals go), and grouped by the rank
+  // they go to (holes_[1], as they travel: each other rank's to it, in rank order, in place order
+  // within each rank's: a stable radix sort of their ranks' bits, one pass up to 256 ranks), packed
+  // into travel_[0].
+  void pack_leavers(int left);
   // The move where they were (the keys sorted): the own range gathered in key order into the
   // state's other side, between the arrivals from lower and from higher ranks (the runs the build
   // merges).

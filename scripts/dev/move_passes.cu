@@ -245,6 +245,76 @@ __global__ void key_arrivals(const int* holes, int left, Key* keys, int* order, 
   order[at] = holes[k];
 }
 
+// The move's pack (the leavers found, grouped by a one-pass sort, packed) alone and beside the
+// kept sort: on the default stream, and on a stream of the greatest priority. `classified` writes
+// the classification's keys and leavers, `listed` the arrivals' keys for sort_merged.
+template <typename Classify, typename List>
+void time_pack_beside(const State& s, TreeBuild& build, const unsigned char* leaves, int* holes, int* count, int left,
+                      std::size_t select_bytes, Classify classified, List listed) {
+  const int n = s.n;
+  const thrust::counting_iterator<int> places(0);
+  int *ranks0, *ranks1, *grouped;
+  Traveller* travel;
+  CK(cudaMalloc(&ranks0, left * sizeof(int)));
+  CK(cudaMalloc(&ranks1, left * sizeof(int)));
+  CK(cudaMalloc(&grouped, left * sizeof(int)));
+  CK(cudaMalloc(&travel, left * sizeof(Traveller)));
+  CK(cudaMemset(ranks0, 1, left * sizeof(int)));
+  std::size_t pack_bytes = select_bytes;
+  CK(cub::DeviceRadixSort::SortPairs(nullptr, pack_bytes, ranks0, ranks1, holes, grouped, left, 0, 2));
+  void* pack_temp;
+  CK(cudaMalloc(&pack_temp, std::max(select_bytes, pack_bytes)));
+  const auto pack_on = [&](cudaStream_t st) {
+    std::size_t b = std::max(select_bytes, pack_bytes);
+    CK(cub::DeviceSelect::Flagged(pack_temp, b, places, leaves, holes, count, n, st));
+    b = std::max(select_bytes, pack_bytes);
+    CK(cub::DeviceRadixSort::SortPairs(pack_temp, b, ranks0, ranks1, holes, grouped, left, 0, 2, st));
+    pack<<<(left + 255) / 256, 256, 0, st>>>(s.pos, s.vel, s.id, s.work, grouped, left, travel);
+  };
+  int least = 0, greatest = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t plain, urgent, side;
+  CK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
+  CK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  cudaEvent_t start, packed, sorted;
+  for (cudaEvent_t* e : {&start, &packed, &sorted}) CK(cudaEventCreate(e));
+  // The pack's time from a common start, and both ends', over 9 rounds (medians).
+  const auto beside = [&](cudaStream_t pack_stream, bool with_sort, double* both) {
+    std::vector<double> p, b;
+    for (int r = 0; r < 10; ++r) {
+      classified();
+      CK(cudaDeviceSynchronize());
+      CK(cudaEventRecord(start));
+      CK(cudaStreamWaitEvent(pack_stream, start));
+      if (with_sort) build.sort_kept(n, n, leaves, side);  // first, as the move queues it
+      pack_on(pack_stream);
+      CK(cudaEventRecord(packed, pack_stream));
+      CK(cudaEventRecord(sorted, side));
+      CK(cudaDeviceSynchronize());
+      float ms_pack = 0, ms_sort = 0;
+      CK(cudaEventElapsedTime(&ms_pack, start, packed));
+      CK(cudaEventElapsedTime(&ms_sort, start, sorted));
+      if (r > 0) p.push_back(ms_pack * 1e3), b.push_back(std::max(ms_pack, ms_sort) * 1e3);
+    }
+    if (with_sort) listed(), build.sort_merged(n, n, left);  // (the pending kept sort's end)
+    std::sort(p.begin(), p.end());
+    std::sort(b.begin(), b.end());
+    if (both) *both = b[b.size() / 2];
+    return p[p.size() / 2];
+  };
+  row("the move's pack (" + std::to_string(left) + " leavers) alone", beside(plain, false, nullptr));
+  double both = 0;
+  row("  beside the kept sort, the same priority", beside(plain, true, &both));
+  row("    both ended", both);
+  row("  beside it, the pack's stream of the greatest priority", beside(urgent, true, &both));
+  row("    both ended", both);
+  for (cudaStream_t st : {plain, urgent, side}) CK(cudaStreamDestroy(st));
+  for (cudaEvent_t e : {start, packed, sorted}) CK(cudaEventDestroy(e));
+  const std::vector<void*> made{pack_temp, ranks0, ranks1, grouped, travel};
+  for (void* m : made) CK(cudaFree(m));
+}
+
 // The build's sorts: from the positions (sort(): the keys, then sort_keyed()) and of the keys the
 // classification wrote (sort_keyed(): the difference is the keying it spares); then, after a move in
 // place, sort_keyed() against its two parts, the kept bodies' sort beside the move and, after it,
@@ -319,67 +389,8 @@ int time_sorts(const State& s) {
   row("after the move: " + std::to_string(left) + " filled, sorted and merged",
       median_us_after([&] { classified(), build.sort_kept(n, n, leaves, nullptr), listed(); },
                       [&] { build.sort_merged(n, n, left); }));
-  // The move's pack (the leavers found, grouped by a one-pass sort, packed) alone and beside the
-  // kept sort: on the default stream, and on a stream of the greatest priority.
-  int *ranks0, *ranks1, *grouped;
-  Traveller* travel;
-  CK(cudaMalloc(&ranks0, left * sizeof(int)));
-  CK(cudaMalloc(&ranks1, left * sizeof(int)));
-  CK(cudaMalloc(&grouped, left * sizeof(int)));
-  CK(cudaMalloc(&travel, left * sizeof(Traveller)));
-  CK(cudaMemset(ranks0, 1, left * sizeof(int)));
-  std::size_t pack_bytes = bytes;
-  CK(cub::DeviceRadixSort::SortPairs(nullptr, pack_bytes, ranks0, ranks1, holes, grouped, left, 0, 2));
-  void* pack_temp;
-  CK(cudaMalloc(&pack_temp, std::max(bytes, pack_bytes)));
-  const auto pack_on = [&](cudaStream_t st) {
-    std::size_t b = std::max(bytes, pack_bytes);
-    CK(cub::DeviceSelect::Flagged(pack_temp, b, places, leaves, holes, count, n, st));
-    b = std::max(bytes, pack_bytes);
-    CK(cub::DeviceRadixSort::SortPairs(pack_temp, b, ranks0, ranks1, holes, grouped, left, 0, 2, st));
-    pack<<<(left + 255) / 256, 256, 0, st>>>(s.pos, s.vel, s.id, s.work, grouped, left, travel);
-  };
-  int least = 0, greatest = 0;
-  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-  cudaStream_t plain, urgent, side;
-  CK(cudaStreamCreateWithFlags(&plain, cudaStreamNonBlocking));
-  CK(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
-  CK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-  cudaEvent_t start, packed, sorted;
-  for (cudaEvent_t* e : {&start, &packed, &sorted}) CK(cudaEventCreate(e));
-  // The pack's time from a common start, and both ends', over 9 rounds (medians).
-  const auto beside = [&](cudaStream_t pack_stream, bool with_sort, double* both) {
-    std::vector<double> p, b;
-    for (int r = 0; r < 10; ++r) {
-      classified();
-      CK(cudaDeviceSynchronize());
-      CK(cudaEventRecord(start));
-      CK(cudaStreamWaitEvent(pack_stream, start));
-      if (with_sort) build.sort_kept(n, n, leaves, side);  // first, as the move queues it
-      pack_on(pack_stream);
-      CK(cudaEventRecord(packed, pack_stream));
-      CK(cudaEventRecord(sorted, side));
-      CK(cudaDeviceSynchronize());
-      float ms_pack = 0, ms_sort = 0;
-      CK(cudaEventElapsedTime(&ms_pack, start, packed));
-      CK(cudaEventElapsedTime(&ms_sort, start, sorted));
-      if (r > 0) p.push_back(ms_pack * 1e3), b.push_back(std::max(ms_pack, ms_sort) * 1e3);
-    }
-    if (with_sort) listed(), build.sort_merged(n, n, left);  // (the pending kept sort's end)
-    std::sort(p.begin(), p.end());
-    std::sort(b.begin(), b.end());
-    if (both) *both = b[b.size() / 2];
-    return p[p.size() / 2];
-  };
-  row("the move's pack (" + std::to_string(left) + " leavers) alone", beside(plain, false, nullptr));
-  double both = 0;
-  row("  beside the kept sort, the same priority", beside(plain, true, &both));
-  row("    both ended", both);
-  row("  beside it, the pack's stream of the greatest priority", beside(urgent, true, &both));
-  row("    both ended", both);
-  for (cudaStream_t st : {plain, urgent, side}) CK(cudaStreamDestroy(st));
-  for (cudaEvent_t e : {start, packed, sorted}) CK(cudaEventDestroy(e));
-  const std::vector<void*> made{first_keys, class_sums, leaves, holes, count, temp, pack_temp, ranks0, ranks1, grouped, travel};
+  time_pack_beside(s, build, leaves, holes, count, left, bytes, classified, listed);
+  const std::vector<void*> made{first_keys, class_sums, leaves, holes, count, temp};
   for (void* b : made) CK(cudaFree(b));
   return bad;
 }
