@@ -4,8 +4,8 @@
 #include <thrust/iterator/zip_iterator.h>
 
 #include <algorithm>
-#include <climits>
 #include <array>
+#include <climits>
 #include <cstddef>
 #include <stdexcept>
 #include <string>

@@ -37,9 +37,9 @@ class TreeBuild {
   // work so far, sorts in place the keys the caller wrote at unsorted_keys() of the n places, those
   // whose bodies move (leaves[i], or i >= end) after every other, while the default stream goes on:
   // the move then keys the places it fills into filled(count) (count: those places, and as many more
-  // as the holes past end: TreeRanks' fill_places, listed), not at the places. sort_merged() sorts those and merges the two sorts (the default stream waits for the
-  // kept one): the keys and order sort_keyed(end) gives, bit for bit. Any other sort waits for a kept
-  // sort left pending.
+  // as the holes past end: TreeRanks' fill_places, listed), not at the places. sort_merged() sorts
+  // those and merges the two sorts (the default stream waits for the kept one): the keys and order
+  // sort_keyed(end) gives, bit for bit. Any other sort waits for a kept sort left pending.
   void sort_kept(int n, int end, const unsigned char* leaves, cudaStream_t stream);
   struct Filled {
     Key* keys;
