@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -20,14 +21,33 @@ std::atomic<std::int64_t> g_first_ns{0};  // when the first deferred interrupt a
 std::atomic<bool> g_handled{false};
 std::atomic<bool> g_speaks{true};
 static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free &&
-              std::atomic<std::int64_t>::is_always_lock_free);
+              std::atomic<std::int64_t>::is_always_lock_free && std::atomic<std::size_t>::is_always_lock_free);
 // The temporary file being written: a run stopped by Ctrl-C or a kill leaves no hidden file behind.
 char g_tmp[4096] = "";
+// The folders made for the run's outputs (track_made_folders): the deepest, and the length of the
+// highest (0: none).
+char g_made[4096] = "";
+std::atomic<std::size_t> g_made_highest{0};
 
 std::int64_t now_ns() {  // clock_gettime is async-signal-safe
   timespec t{};
   ::clock_gettime(CLOCK_MONOTONIC, &t);
   return std::int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+}
+
+// rmdir (async-signal-safe) from the deepest made folder up to the highest, stopping at the first
+// that is not empty (or gone).
+void remove_made_folders() {
+  const std::size_t highest = g_made_highest.load();
+  if (highest == 0) return;
+  char path[sizeof g_made];
+  std::memcpy(path, g_made, sizeof path);
+  std::size_t len = std::strlen(path);
+  while (len >= highest && ::rmdir(path) == 0) {
+    while (len > 0 && path[len - 1] != '/') --len;  // the last name cut off, then its '/'
+    if (len <= 1) return;                           // the root is never one of them
+    path[--len] = '\0';
+  }
 }
 
 void say(const char* text) { [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, text, std::strlen(text)); }
@@ -41,12 +61,13 @@ void on_signal(int sig) {
   switch (on_interrupt(deferring, is_first, 1e-9 * static_cast<double>(now - first))) {
     case OnInterrupt::Defer:
       g_pending.store(sig);
-      if (g_speaks.load()) say("\nnbody: stopping after this batch of steps (to stop at once, interrupt again after two seconds)\n");
+      if (g_speaks.load()) say(kStoppingAfterBatch);
       return;
     case OnInterrupt::Same:
       return;
     case OnInterrupt::AtOnce:
       if (g_tmp[0]) ::unlink(g_tmp);
+      remove_made_folders();
       if (g_handled.load()) ::_exit(128 + g_pending.load());
       say("\nnbody: stopped at once: no checkpoint written for this interrupt\n");
       ::_exit(kStoppedAtOnce);
@@ -54,6 +75,7 @@ void on_signal(int sig) {
       break;
   }
   if (g_tmp[0]) ::unlink(g_tmp);
+  remove_made_folders();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -92,5 +114,14 @@ void track_temporary(const std::string& path) {
 }
 
 void untrack_temporary() { g_tmp[0] = '\0'; }
+
+void track_made_folders(const std::string& deepest, const std::string& highest) {
+  g_made_highest.store(0);
+  if (deepest.size() >= sizeof g_made || highest.empty() || highest.size() > deepest.size()) return;
+  std::memcpy(g_made, deepest.c_str(), deepest.size() + 1);
+  g_made_highest.store(highest.size());
+}
+
+void untrack_made_folders() { g_made_highest.store(0); }
 
 }  // namespace nbody

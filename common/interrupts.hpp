@@ -18,6 +18,11 @@ namespace nbody {
 // one's message.
 inline constexpr double kInterruptBurst = 1.5;  // seconds
 
+// What the first deferred interrupt says (rank 0 alone under mpirun): how to stop at once, in
+// kInterruptBurst's own figure.
+inline constexpr char kStoppingAfterBatch[] =
+    "\nnbody: stopping after this batch of steps (to stop at once, interrupt again more than 1.5 s from now)\n";
+
 // The exit code of a run stopped at once by a second interrupt: its checkpoint for this interrupt
 // was not written (the one before it, if any, is whole). Not 128 + a signal, which says "written".
 inline constexpr int kStoppedAtOnce = 4;
@@ -52,5 +57,12 @@ void interrupt_handled();
 // The temporary file an Output is writing, for the handlers to remove (Output calls these).
 void track_temporary(const std::string& path);
 void untrack_temporary();
+
+// The folders a run made for its outputs: `deepest` and the folders above it up to `highest` (one
+// of them, an absolute path). A stop at once and an end by the signal remove those left empty, the
+// deepest first, as a run that ends otherwise does (the Keeper that made them). Absolute, normal
+// paths without a trailing '/'.
+void track_made_folders(const std::string& deepest, const std::string& highest);
+void untrack_made_folders();
 
 }  // namespace nbody

@@ -35,7 +35,10 @@ class RunCommand {
  public:
   RunCommand(RunArgs& a, std::unique_ptr<Run> run)
       : a_(a), run_(std::move(run)), last_(run_->first() + a.spec.cfg.steps),
-        keeper_(*run_, {a.out, a.snapshot_every, a.snapshot_format, a.checkpoint_every}, last_) {}
+        keeper_(*run_,
+                {a.out, a.snapshot_every, a.snapshot_format, a.checkpoint_every,
+                 World::min(resumes_in_its_folder(a) ? 1.0 : 0.0) > 0},  // every rank writes the checkpoint or none
+                last_) {}
   int go();
 
  private:

@@ -127,8 +127,7 @@ void check_out_folder(const RunArgs& a) {
   }
   if (!fs::is_directory(a.out, ec)) throw InputError("--out '" + a.out + "' exists and is not a folder");
   check_writable(a.out, a.out);
-  const fs::path resumed_from = fs::path(a.resume).parent_path().empty() ? "." : fs::path(a.resume).parent_path();
-  if (!a.resume.empty() && fs::equivalent(resumed_from, a.out, ec)) return;  // the run goes on in its own folder
+  if (resumes_in_its_folder(a)) return;
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(a.out, ec))
     if (written_by_run(entry.path().filename().string())) found.push_back(entry.path().filename().string());
@@ -207,6 +206,14 @@ void check_received_cells(const RunArgs& a, const std::string& name) {
   if (a.received_cells >= World::size())
     throw InputError("--received-cells " + std::to_string(a.received_cells) + ": expected a rank, 0.." +
                      std::to_string(World::size() - 1) + " (-1: none)");
+}
+
+bool resumes_in_its_folder(const RunArgs& a) {
+  namespace fs = std::filesystem;
+  if (a.resume.empty() || a.out.empty()) return false;
+  std::error_code ec;
+  const fs::path resumed_from = fs::path(a.resume).parent_path().empty() ? "." : fs::path(a.resume).parent_path();
+  return fs::equivalent(resumed_from, a.out, ec);
 }
 
 std::string resume_outputs(const RunArgs& a) {

@@ -38,6 +38,8 @@ void check_outputs(RunArgs& a);
 // --received-cells for the rung `name` (before the run is made): a split by key ranges under
 // mpirun, R one of its ranks; throws InputError where not.
 void check_received_cells(const RunArgs& a, const std::string& name);
+// A resume whose --out is its own checkpoint's folder (the run goes on there), as this rank sees it.
+bool resumes_in_its_folder(const RunArgs& a);
 // The checkpoint and the outputs this run was asked for: what the resume command repeats.
 std::string resume_outputs(const RunArgs& a);
 // The run (cmd_run.cpp): returns the exit code.

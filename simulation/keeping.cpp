@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "error.hpp"
+#include "interrupts.hpp"
 #include "snapshots.hpp"
 #include "world.hpp"
 
@@ -11,6 +12,7 @@ namespace nbody {
 Keeper::Keeper(Run& run, Keeping how, long long last) : run_(run), how_(std::move(how)), last_(last) {}
 
 Keeper::~Keeper() {
+  untrack_made_folders();
   std::error_code ec;
   for (const auto& d : made_) {  // the deepest first; a folder with anything in it stays
     if (!std::filesystem::is_empty(d, ec)) break;
@@ -27,11 +29,13 @@ void Keeper::open(const std::string& ic_crc) {
   ic_crc_ = ic_crc;
   if (how_.dir.empty() || !World::writer()) return;
   std::error_code ec;
-  for (std::filesystem::path d = std::filesystem::absolute(how_.dir, ec); !d.empty() && !std::filesystem::exists(d, ec);
-       d = d.parent_path())
+  std::filesystem::path deepest = std::filesystem::absolute(how_.dir, ec).lexically_normal();
+  if (!deepest.has_filename()) deepest = deepest.parent_path();  // "out/"
+  for (std::filesystem::path d = deepest; d.has_relative_path() && !std::filesystem::exists(d, ec); d = d.parent_path())
     made_.push_back(d);
   std::filesystem::create_directories(how_.dir, ec);
   if (ec) throw InputError(option("out") + " '" + how_.dir + "': cannot create the folder: " + ec.message());
+  if (!made_.empty()) track_made_folders(made_.front().string(), made_.back().string());
 }
 
 void Keeper::start() {
@@ -42,13 +46,13 @@ void Keeper::observe(Stepper& stepper) {
   stepper.every(how_.snapshot_every, [this](long long step) { snapshot(step); });
   if (how_.snapshot_every > 0) stepper.at({last_}, [this](long long step) { if (snapshotted_ != step) snapshot(step); });
   stepper.every(how_.checkpoint_every, [this](long long step) { checkpoint(step); });
-  if (how_.checkpoint_every > 0)
+  if (how_.checkpoint_every > 0 || how_.goes_on)
     stepper.at({last_}, [this](long long step) { if (checkpointed_ != step) checkpoint(step); });
 }
 
 void Keeper::finish() {
   if (how_.snapshot_every > 0 && snapshotted_ != last_) snapshot(last_);
-  if (how_.checkpoint_every > 0 && checkpointed_ != last_) checkpoint(last_);
+  if ((how_.checkpoint_every > 0 || how_.goes_on) && checkpointed_ != last_) checkpoint(last_);
 }
 
 bool Keeper::interrupted() {

@@ -1,7 +1,8 @@
 // What a run keeps on disk as it goes: snapshots and checkpoints in one folder, at the multiples of
 // their cadence in the run's global steps and at its last step, and a checkpoint when it is
-// interrupted. The folder is made only once the run is about to write there, and a run that ends
-// before anything was written leaves none of the folders it made behind.
+// interrupted (and at the last step where a resume goes on in its checkpoint's folder). The folder
+// is made only once the run is about to write there, and a run that ends before anything was
+// written leaves none of the folders it made behind, also where a signal ends it.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -18,6 +19,9 @@ struct Keeping {
   long long snapshot_every = 0;  // 0: none
   std::string snapshot_format = defaults::snapshot_format;
   long long checkpoint_every = 0;  // 0: none (an interrupt still writes one where dir is given)
+  // A resume going on in its own checkpoint's folder (the same on every rank): that checkpoint is
+  // written at the last step too, so that the folder's checkpoint is always its latest state.
+  bool goes_on = false;
 };
 
 class Keeper {
@@ -56,7 +60,7 @@ class Keeper {
   const Keeping how_;
   const long long last_;
   std::string ic_crc_;
-  std::vector<std::filesystem::path> made_;  // the folders start() made, the deepest first
+  std::vector<std::filesystem::path> made_;  // the folders open() made, the deepest first
   long long snapshotted_ = -1, snapshots_written_ = 0, checkpointed_ = -1;
 };
 

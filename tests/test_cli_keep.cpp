@@ -617,6 +617,29 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
   EXPECT_EQ(r.code, 0) << "a resume writes on in its own folder: " << r.err;
 }
 
+// A resume that goes on in its checkpoint's folder keeps that checkpoint its latest state: it is
+// written at the resume's last step without --checkpoint-every (where an interrupt had written the
+// only one, a later resume would otherwise start again from there). A resume into another folder
+// writes none there unless asked.
+TEST(Out, AResumeInItsFolderKeepsItsCheckpointCurrent) {
+  const fs::path d = dir("goes-on"), elsewhere = dir("goes-elsewhere");
+  const std::string ck = (d / "checkpoint.nbck").string();
+  Result r = cli_test::nbody("run -p cpu32 -n 50 --steps 3 --checkpoint-every 3 --out '" + d.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = cli_test::nbody("run --resume '" + ck + "' --steps 4 --snapshot-every 2 --snapshot-format csv --out '" +
+                      d.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7);
+  EXPECT_NE(r.out.find("checkpoint: " + ck + " (step 7)"), std::string::npos) << r.out;
+  EXPECT_EQ(json::parse(nbody::read_checkpoint(ck + ".prev").meta)["step"].get<long long>(), 3);
+  r = cli_test::nbody("run --resume '" + ck + "' --steps 2 --snapshot-every 2 --snapshot-format csv --out '" +
+                      elsewhere.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(elsewhere / "snapshot_000009.csv"));
+  EXPECT_FALSE(fs::exists(elsewhere / "checkpoint.nbck")) << "none asked for there";
+  EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7) << "the first folder's is untouched";
+}
+
 // A folder that cannot be made is bad input found before any work; a run that fails before it
 // writes anything leaves none of the folders it made.
 TEST(Out, NothingMadeOrLeftByARunThatCannotWrite) {

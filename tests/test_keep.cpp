@@ -7,12 +7,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "checkpoint.hpp"
 #include "error.hpp"
@@ -345,6 +348,53 @@ TEST(Interrupts, ABurstIsOneInterruptAndALaterOneStopsAtOnce) {
   EXPECT_GT(nbody::kInterruptBurst, 1.2) << "mpirun signals its ranks a second after the batch system signalled it";
   EXPECT_LE(nbody::kInterruptBurst, 2.0) << "a person's second Ctrl-C must still stop the run";
   EXPECT_LT(nbody::kStoppedAtOnce, 128) << "128 + a signal says the checkpoint was written";
+  // The message a person reads after the first names the interval the handler applies.
+  char figure[32];
+  std::snprintf(figure, sizeof figure, "more than %g s", nbody::kInterruptBurst);
+  EXPECT_NE(std::string(nbody::kStoppingAfterBatch).find(figure), std::string::npos) << nbody::kStoppingAfterBatch;
+}
+
+// A run stopped at once by a second interrupt, or ended by a signal where nothing was deferred,
+// leaves none of the folders it made for its outputs that are still empty: from the deepest up to
+// the highest it made, and none past a folder that holds a file. A child process takes the signals.
+TEST(Interrupts, AStopBySignalRemovesTheEmptyFoldersTheRunMade) {
+  namespace fs = std::filesystem;
+  const fs::path top = fs::absolute(tmp("made-by-run")).lexically_normal();
+  const fs::path deepest = top / "a" / "b";
+  struct Case {
+    bool deferred;   // a run stepping: the second signal, past the burst, stops it at once
+    bool file_in_a;  // something the run wrote in the middle folder
+  };
+  for (const Case c : {Case{true, false}, Case{false, false}, Case{true, true}}) {
+    const std::string tag = std::string(c.deferred ? "at once" : "by the signal") + (c.file_in_a ? ", a file kept" : "");
+    fs::remove_all(top);
+    fs::create_directories(deepest);
+    fs::create_directories(top.parent_path() / "made-by-run-beside");  // not the run's: untouched
+    if (c.file_in_a) std::ofstream(top / "a" / "checkpoint.nbck") << "x";
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      alarm(20);
+      nbody::handle_signals(false);
+      nbody::track_made_folders(deepest.string(), top.string());
+      nbody::defer_interrupts(c.deferred);
+      ::raise(SIGTERM);
+      std::this_thread::sleep_for(std::chrono::duration<double>(nbody::kInterruptBurst + 0.3));
+      ::raise(SIGTERM);
+      _exit(99);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid) << tag;
+    if (c.deferred) {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == nbody::kStoppedAtOnce) << tag << ": status " << status;
+    } else {
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << tag << ": status " << status;
+    }
+    EXPECT_FALSE(fs::exists(deepest)) << tag;
+    EXPECT_EQ(fs::exists(top / "a"), c.file_in_a) << tag;
+    EXPECT_EQ(fs::exists(top), c.file_in_a) << tag;
+    EXPECT_TRUE(fs::exists(top.parent_path() / "made-by-run-beside")) << tag;
+  }
 }
 
 }  // namespace nbody
