@@ -81,10 +81,11 @@ Check judge(const std::string& name, double distance, const Threshold& t) {
 std::string junit_xml(const CheckReport& r) {
   int failures = 0;
   for (const Check& c : r.checks) failures += c.passed ? 0 : 1;
-  const std::string tests = std::to_string(r.checks.size() + r.skipped.size());
-  const std::string counts = " tests=\"" + tests + "\" failures=\"" + std::to_string(failures) +
-                             "\" errors=\"0\" skipped=\"" + std::to_string(r.skipped.size()) + "\" time=\"" +
-                             seconds_text(r.seconds) + "\"";
+  const int errors = r.error.empty() ? 0 : 1;
+  const std::string tests = std::to_string(r.checks.size() + r.skipped.size() + static_cast<std::size_t>(errors));
+  const std::string counts = " tests=\"" + tests + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" +
+                             std::to_string(errors) + "\" skipped=\"" + std::to_string(r.skipped.size()) +
+                             "\" time=\"" + seconds_text(r.seconds) + "\"";
   const std::string suite = escape(r.suite);
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x += "<testsuites name=\"" + suite + "\"" + counts + ">\n";
@@ -104,6 +105,9 @@ std::string junit_xml(const CheckReport& r) {
   for (const auto& [name, why] : r.skipped)
     x += "    <testcase classname=\"" + suite + "\" name=\"" + escape(name) + "\">\n      <skipped message=\"" +
          escape(why) + "\"/>\n    </testcase>\n";
+  if (errors)
+    x += "    <testcase classname=\"" + suite + "\" name=\"set-up\">\n      <error message=\"" + escape(r.error) +
+         "\" type=\"unavailable\">" + escape(r.error) + "</error>\n    </testcase>\n";
   x += "  </testsuite>\n</testsuites>\n";
   return x;
 }

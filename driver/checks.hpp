@@ -31,11 +31,14 @@ struct CheckReport {
   std::string properties;                     // the configuration, one line (n, steps, dt, ...)
   std::vector<Check> checks;
   std::map<std::string, std::string> skipped; // pipelines that could not run: name -> reason
+  std::string error;                          // the command ended before its checks: why ("": it did not)
   double seconds = 0;
 };
 
 // JUnit XML: <testsuites> holding one <testsuite> with a <testcase> per check (a <failure> whose
-// text is the FAIL line) and one <skipped> test case per pipeline that could not run.
+// text is the FAIL line), one <skipped> test case per pipeline that could not run, and where the
+// command ended before its checks (a pipeline it was told to run cannot run here), one test case
+// "set-up" with that <error>.
 std::string junit_xml(const CheckReport& report);
 
 }  // namespace nbody

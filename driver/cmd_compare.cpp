@@ -290,7 +290,15 @@ int run_compare_once(CompareArgs& a) {
     end_progress_line();  // (the estimate's bar, when it took over a second)
     echo_config(a, *engine);
   };
-  const CompareResult r = compare(c, *engine, terminal);
+  CompareResult r;
+  try {
+    r = compare(c, *engine, terminal);
+  } catch (const Unavailable& e) {  // a pipeline named to run cannot: the report says so, as a CI reporter reads it
+    CheckReport report;
+    report.error = e.what();
+    write_junit(a, std::move(report), began);
+    throw;
+  }
   print_summary(r, a.reference, a.cfg.dt);
 
   nlohmann::json j = to_json(c, r, engine->name());

@@ -97,17 +97,20 @@ int report_checks(const CompareArgs& a, CheckReport report, const std::string& p
     failed = failed || !c.passed;
   }
   if (!failed) std::printf("%s\n", pass_line.c_str());
-  if (!a.junit.empty()) {
-    report.suite = "nbody compare";
-    char config[512];
-    std::snprintf(config, sizeof config, "n=%lld steps=%lld dt=%g softening=%g ic=%s seed=%llu fail-above=%s",
-                  static_cast<long long>(a.cfg.n), static_cast<long long>(a.cfg.steps), a.cfg.dt, a.cfg.softening,
-                  a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.fail_above.c_str());
-    report.properties = config;
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-    write_output(a.junit, junit_xml(report));
-  }
+  write_junit(a, std::move(report), began);
   return failed ? 1 : 0;
+}
+
+void write_junit(const CompareArgs& a, CheckReport report, std::chrono::steady_clock::time_point began) {
+  if (a.junit.empty()) return;
+  report.suite = "nbody compare";
+  char config[512];
+  std::snprintf(config, sizeof config, "n=%lld steps=%lld dt=%g softening=%g ic=%s seed=%llu fail-above=%s",
+                static_cast<long long>(a.cfg.n), static_cast<long long>(a.cfg.steps), a.cfg.dt, a.cfg.softening,
+                a.cfg.ic.c_str(), static_cast<unsigned long long>(a.cfg.seed), a.fail_above.c_str());
+  report.properties = config;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  write_output(a.junit, junit_xml(report));
 }
 
 }  // namespace nbody

@@ -45,6 +45,9 @@ void check_junit(const CompareArgs& a);
 // same checks. Returns the exit code (1: a check failed).
 int report_checks(const CompareArgs& a, CheckReport report, const std::string& pass_line,
                   std::chrono::steady_clock::time_point began);
+// The JUnit report of `report` to --junit, where given (the suite's name, configuration and time
+// filled in here).
+void write_junit(const CompareArgs& a, CheckReport report, std::chrono::steady_clock::time_point began);
 
 // Prints the summary table to stdout.
 void print_summary(const CompareResult& r, const std::string& reference, double dt);

@@ -123,6 +123,21 @@ TEST(CliBinary, JunitListsTheRungsThatCouldNotRunAsSkipped) {
   EXPECT_EQ(slurp(xml).find("time=\"0\""), std::string::npos);
 }
 
+// A pipeline named to run that cannot run here ends the command (exit 3) before any check; the
+// report still comes, as one error, so that a CI reporter shows why rather than a missing file.
+TEST(CliBinary, JunitReportsANamedPipelineThatCannotRunAsAnError) {
+  const fs::path xml = scratch() / "error.xml";
+  const Result r = nbody("compare --pipelines cpu64,webgpu:tuned -n 64 --steps 2 --fail-above 1@2 --junit '" +
+                         xml.string() + "'");
+  EXPECT_EQ(r.code, 3) << r.err;
+  const Result shape = junit_shape(xml);
+  ASSERT_EQ(shape.code, 0) << shape.out << slurp(xml);
+  EXPECT_EQ(shape.out, "tests=1 failures=0 errors=1 skipped=0\n");
+  EXPECT_NE(slurp(xml).find("name=\"set-up\">\n      <error message=\"webgpu:tuned cannot run here: browser only"),
+            std::string::npos)
+      << slurp(xml);
+}
+
 TEST(CliBinary, JunitShapeCheckRejectsAMiscountedReport) {
   const fs::path xml = scratch() / "bad.xml";
   write_file(xml, "<testsuites><testsuite name=\"s\" tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"0\">"
