@@ -74,7 +74,8 @@ const std::vector<OptionRow> kOptions{
     {"reference", "--reference", "reference", "", V{std::string_view(d::reference)}, "a float64 pipeline",
      "The float64 pipeline every other is measured against", "", "NAME"},
     {"every", "--every", "every", "", V{d::every}, ">= 1",
-     "Read back and compare every K steps (and at the --energy-every steps, the --fail-above step and the last)", "", "K"},
+     "Read back and compare every K steps (and at the steps the energy is measured: --energy-every's, or --plot's "
+     "samples; the --fail-above step and the last)", "", "K"},
     {"energy_every", "--energy-every", "energy_every", "", V{d::energy_every}, ">= 0",
      "Also measure the energy every K steps (0: at the start and the end only)", "", "K"},
     {"no_energy", "--no-energy", "", "", V{0LL}, "",
@@ -133,7 +134,7 @@ const std::vector<OptionRow> kOptions{
     // compare's own
     {"pipelines", "--pipelines", "pipelines", "pipeline", V{std::string_view("")}, "",
      "Comma-separated pipelines; each must be able to run here (exit 3 otherwise). Default: every pipeline, those "
-     "that cannot run here reported as skipped. The reference is always added", "", "LIST"},
+     "that cannot run here reported as skipped. The reference is always added", "-p", "LIST"},
     {"csv", "--csv", "", "", V{std::string_view("")}, "", "Write step,pair,max,rms rows to FILE (- for stdout)", "", "FILE"},
     {"plot", "--plot", "", "", V{std::string_view("")}, "",
      "Draw the divergence (the pairs with the reference) and the energy (the reference's drift, each rung's "
@@ -170,7 +171,7 @@ const std::vector<OptionRow> kOptions{
 
     // bench's and ladder's own
     {"bench_pipelines", "--pipelines", "pipelines", "", V{std::string_view(d::bench_pipelines)}, "",
-     "Comma-separated pipelines", "", "LIST"},
+     "Comma-separated pipelines", "-p", "LIST"},
     {"bench_n", "--bodies", "n", "", V{std::string_view(d::bench_n)}, "", "Comma-separated body counts", "-n", "LIST"},
     {"ladder_n", "--bodies", "n", "", V{d::n}, "1..2147483647", "Body count", "-n", "INT"},
     {"bench_steps", "--steps", "steps", "", V{d::bench_steps}, ">= 1", "Steps per timed repetition"},

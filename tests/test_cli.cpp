@@ -164,7 +164,7 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
       {"run -p cpu32 --bogus --", "nbody run: --bogus is not an option of run"},
       {"run --energy-every 2.5", "nbody run: --energy-every '2.5': not a whole number"},
       {"run --bogus", "nbody run: --bogus is not an option of run (see --help)"},
-      {"compare -p cpu32 -n 10", "nbody compare: -p is not an option of compare (see --help)"},
+      {"compare -q cpu32 -n 10", "nbody compare: -q is not an option of compare (see --help)"},
       {"run -p cpu32 extra", "nbody run: 'extra' follows no option: a value comes after its option, --name VALUE (see"},
       {"run -p cpu32 a b", "nbody run: 'a', 'b' follow no option"},
       // a command's option before its name, and an option whose value is missing before another option
@@ -209,6 +209,18 @@ TEST(Cli, ParseErrorsSayWhatIsWrong) {
       EXPECT_TRUE(std::regex_match((*m)[1].str(), std::regex("[A-Z0-9@]+"))) << command << ": " << m->str();
     EXPECT_GE(values, 1) << command << "'s options with a value: none read\n" << help;
   }
+}
+
+// -p names the pipelines wherever a command takes them: run's one, compare's, bench's and view's list.
+TEST(Cli, DashPNamesThePipelinesOfEveryCommand) {
+  const Result compare = nbody("compare -p cpu64,cpu32 -n 64 --steps 2");
+  EXPECT_EQ(compare.code, 0) << compare.err;
+  EXPECT_NE(compare.out.find("cpu64|cpu32"), std::string::npos) << compare.out;
+  const Result bench = nbody("bench -p cpu32 -n 256 --steps 2 --reps 1");
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("cpu32"), std::string::npos) << bench.out;
+  for (const char* command : {"run", "compare", "bench", "view"})
+    EXPECT_NE(nbody(std::string(command) + " --help").out.find("\n  -p,--pipeline"), std::string::npos) << command;
 }
 
 // Every option of every command is a row of the library's option table, and info --json names the
