@@ -29,19 +29,21 @@ inline constexpr int kStoppedAtOnce = 4;
 
 // What one SIGINT, SIGTERM or SIGHUP does, as the handler decides it.
 enum class OnInterrupt {
-  End,     // nothing deferred: remove the temporary file being written and end by the signal
+  End,     // nothing deferred: remove the temporary file being written (and the empty folders the
+           // run made) and end by the signal
   Defer,   // the first: recorded for pending_interrupt(); the run stops after its batch
   Same,    // within kInterruptBurst of the first: part of the same interrupt, nothing more to do
-  AtOnce,  // later: remove the temporary file and exit kStoppedAtOnce (128 + the pending signal
-           // once interrupt_handled())
+  AtOnce,  // later: remove the temporary file (and the empty folders the run made) and exit
+           // kStoppedAtOnce (128 + the pending signal once interrupt_handled())
 };
 // `deferring`: defer_interrupts(true) is in force; `first`: no interrupt recorded yet;
 // `since_first`: seconds since the recorded one (ignored when `first`).
 OnInterrupt on_interrupt(bool deferring, bool first, double since_first);
 
 // Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those not ignored, so that a
-// background job started with SIGINT ignored keeps ignoring it): a signal removes the temporary
-// file being written (track_temporary), then acts as on_interrupt() says (SIGPIPE: End). Once.
+// background job started with SIGINT ignored keeps ignoring it): a signal acts as on_interrupt()
+// says (SIGPIPE: End), where it ends the process removing the temporary file being written
+// (track_temporary) and the empty folders made for the outputs (track_made_folders). Once.
 // `speaks`: this process says that it is stopping after the batch (under mpirun every rank is
 // signalled and stops, and rank 0 alone says so).
 void handle_signals(bool speaks = true);

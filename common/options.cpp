@@ -123,7 +123,7 @@ const std::vector<OptionRow> kOptions{
      "hdf5 | tipsy | csv", "hdf5 (GADGET-4/SWIFT layout, PartType1) | tipsy (standard big-endian, floats) | csv", "", "FORMAT"},
     {"checkpoint_every", "--checkpoint-every", "", "", V{0LL}, ">= 0",
      "Write DIR/checkpoint.nbck every K steps and at the last (the one before kept as .prev; 0: only on Ctrl-C, "
-     "SIGTERM or SIGHUP)", "", "K"},
+     "SIGTERM or SIGHUP, and at the last step of a --resume of DIR/checkpoint.nbck itself)", "", "K"},
     {"resume", "--resume", "", "", V{std::string_view("")}, "",
      "Continue the run a checkpoint holds, bit for bit (a tree rung split by key ranges: on as many ranks, for "
      "the same shares; it warns where not): --steps M more (default: what remains of its --steps); outputs, "

@@ -493,7 +493,8 @@ NBODY_WIDE_CLONES void Octree::sum(const Node& leaf, const List& l, float eps2, 
 }
 
 template <typename Visit>
-double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const {
+double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit,
+                         const std::function<void(std::size_t, std::size_t)>* progress) const {
   // The groups: the largest cells of at most kGroupLeaves x B bodies (fewer where there would not be
   // 16 a thread to share out), and the larger leaves. A leaf's list is the same in any group.
   const std::size_t per_thread = sx_.size() / (16 * static_cast<std::size_t>(cpu_threads()));
@@ -506,12 +507,27 @@ double Octree::each_leaf(float theta, std::size_t begin, std::size_t end, Visit 
     else ++i;
   }
   double count = 0;  // a whole number below 2^53: the same in any order of addition
+  const auto all = static_cast<std::ptrdiff_t>(groups.size());
+  const std::ptrdiff_t rounds = progress ? kProgressRounds : 1;
+  for (std::ptrdiff_t r = 0; r < rounds; ++r) {
+    const std::ptrdiff_t first = all * r / rounds, last = all * (r + 1) / rounds;
+    count += walk_groups(theta, begin, end, visit, groups, first, last);
+    if (progress) (*progress)(last == all ? sx_.size() : nodes_[groups[static_cast<std::size_t>(last)]].begin, sx_.size());
+  }
+  return count;
+}
+
+// each_leaf's groups [first, last), in parallel.
+template <typename Visit>
+double Octree::walk_groups(float theta, std::size_t begin, std::size_t end, Visit& visit,
+                           const std::vector<std::uint32_t>& groups, std::ptrdiff_t first, std::ptrdiff_t last) const {
+  double count = 0;
 #pragma omp parallel reduction(+ : count)
   {
     List l;
     GroupWalk walked;
 #pragma omp for schedule(dynamic, 1)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(groups.size()); ++k) {
+    for (std::ptrdiff_t k = first; k < last; ++k) {
       const Node& group = nodes_[groups[static_cast<std::size_t>(k)]];
       bool group_walked = false;
       for (std::uint32_t j = groups[static_cast<std::size_t>(k)]; j < group.skip; ++j) {
@@ -579,8 +595,10 @@ NBODY_WIDE_CLONES void Octree::sum_potential(const Node& leaf, const List& l, fl
   }
 }
 
-void Octree::potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const {
-  each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) { sum_potential(leaf, l, eps2, begin, end, acc, phi); });
+void Octree::potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi,
+                        const std::function<void(std::size_t, std::size_t)>& progress) const {
+  each_leaf(theta, begin, end, [&](const Node& leaf, const List& l) { sum_potential(leaf, l, eps2, begin, end, acc, phi); },
+            progress ? &progress : nullptr);
 }
 
 // ---- the rung -------------------------------------------------------------------------------
@@ -603,8 +621,14 @@ class CpuTreeEngine final : public Fp64Engine {
       x[i] = static_cast<float>(pos[i].x), y[i] = static_cast<float>(pos[i].y), z[i] = static_cast<float>(pos[i].z),
       m[i] = static_cast<float>(pos[i].w);
     tree_.build(x, y, z, m, leaf_size_, far_);
-    tree_.potentials(theta_, static_cast<float>(eps2), begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr);
-    if (on_progress) on_progress(end - begin, end - begin);
+    // The tree's bodies walked, as a share of the rows asked for (the rows are the tree's bodies in
+    // the order given, spread over every group).
+    const std::size_t rows = end - begin;
+    const auto walked = [&](std::size_t done, std::size_t all) {
+      on_progress(static_cast<std::size_t>(static_cast<double>(rows) * static_cast<double>(done) / static_cast<double>(all)), rows);
+    };
+    tree_.potentials(theta_, static_cast<float>(eps2), begin, end, acc ? acc->data() : nullptr, phi ? phi->data() : nullptr,
+                     on_progress ? std::function<void(std::size_t, std::size_t)>(walked) : nullptr);
   }
   std::string name() const override {
     char buf[80];

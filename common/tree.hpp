@@ -7,6 +7,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "bodies.hpp"
@@ -50,7 +51,11 @@ class Octree {
   // the list (when not null), summed in float beside the acceleration, body i's own term left out.
   // A cell holding body i is never taken whole for theta <= 1 (the distance from its centre of mass
   // to the leaf is at most its bmax), so i meets itself only among the leaf bodies.
-  void potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi) const;
+  // `progress` (where given): progress(done, n), the tree's bodies whose groups are walked so far,
+  // called from the calling thread kProgressRounds times over the pass.
+  void potentials(float theta, float eps2, std::size_t begin, std::size_t end, Vec3* acc, double* phi,
+                  const std::function<void(std::size_t, std::size_t)>& progress = {}) const;
+  static constexpr int kProgressRounds = 16;
 
   // Across ranks (key_ranges.hpp), each rank's tree over its own bodies. essential(): the part of this
   // tree that bodies anywhere in the box [lo, hi] need at `theta` (the locally essential tree of
@@ -115,9 +120,14 @@ class Octree {
   void sum_potential(const Node& target, const List& l, float eps2, std::size_t begin, std::size_t end, Vec3* acc,
                      double* phi) const;
   // Calls visit(leaf node, list) for each leaf holding a body of [begin, end), in parallel; returns
-  // the terms summed for those bodies.
+  // the terms summed for those bodies. With `progress`, the groups go in kProgressRounds rounds in
+  // their key order, each round's end reported (the same lists and sums: only the rounds' joins).
   template <typename Visit>
-  double each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit) const;
+  double each_leaf(float theta, std::size_t begin, std::size_t end, Visit visit,
+                   const std::function<void(std::size_t, std::size_t)>* progress = nullptr) const;
+  template <typename Visit>
+  double walk_groups(float theta, std::size_t begin, std::size_t end, Visit& visit,
+                     const std::vector<std::uint32_t>& groups, std::ptrdiff_t first, std::ptrdiff_t last) const;
 
   // Leaves walked as one group (each_leaf): cells of at most this many leaves' bodies.
   static constexpr int kGroupLeaves = 32;

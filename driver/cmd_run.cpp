@@ -37,7 +37,7 @@ class RunCommand {
       : a_(a), run_(std::move(run)), last_(run_->first() + a.spec.cfg.steps),
         keeper_(*run_,
                 {a.out, a.snapshot_every, a.snapshot_format, a.checkpoint_every,
-                 World::min(resumes_in_its_folder(a) ? 1.0 : 0.0) > 0},  // every rank writes the checkpoint or none
+                 World::min(resumes_the_latest(a) ? 1.0 : 0.0) > 0},  // every rank writes the checkpoint or none
                 last_) {}
   int go();
 

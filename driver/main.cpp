@@ -79,7 +79,7 @@ std::string option_for_value_text(const CLI::App& app, int argc, char** argv) {
 }
 
 // CLI11's words for a bad command line, said as the rest of nbody says them: "--json needs a value:
-// FILE", "-p is not an option of compare", "'extra' follows no option", "--dt 'abc': not a number".
+// FILE", "--bogus is not an option of run", "'extra' follows no option", "--dt 'abc': not a number".
 std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, const Words& line) {
   const std::string what = e.what();
   const std::string twice = ": At Most 1 required but received ";  // an option given again (config.hpp)

@@ -216,6 +216,12 @@ bool resumes_in_its_folder(const RunArgs& a) {
   return fs::equivalent(resumed_from, a.out, ec);
 }
 
+bool resumes_the_latest(const RunArgs& a) {
+  if (a.resume.empty() || a.out.empty()) return false;
+  std::error_code ec;
+  return std::filesystem::equivalent(a.resume, checkpoint_path(a.out), ec);
+}
+
 std::string resume_outputs(const RunArgs& a) {
   std::string s = shell_quoted(checkpoint_path(a.out)) + " --out " + shell_quoted(a.out);
   if (a.checkpoint_every > 0) s += " --checkpoint-every " + std::to_string(a.checkpoint_every);

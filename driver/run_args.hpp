@@ -40,6 +40,9 @@ void check_outputs(RunArgs& a);
 void check_received_cells(const RunArgs& a, const std::string& name);
 // A resume whose --out is its own checkpoint's folder (the run goes on there), as this rank sees it.
 bool resumes_in_its_folder(const RunArgs& a);
+// A resume of the checkpoint its --out keeps (DIR/checkpoint.nbck, not its .prev): the run goes on
+// from that folder's latest state, and keeps it so.
+bool resumes_the_latest(const RunArgs& a);
 // The checkpoint and the outputs this run was asked for: what the resume command repeats.
 std::string resume_outputs(const RunArgs& a);
 // The run (cmd_run.cpp): returns the exit code.

@@ -29,11 +29,12 @@ void Keeper::open(const std::string& ic_crc) {
   ic_crc_ = ic_crc;
   if (how_.dir.empty() || !World::writer()) return;
   std::error_code ec;
-  std::filesystem::path deepest = std::filesystem::absolute(how_.dir, ec).lexically_normal();
+  // The folder as the file system resolves it (links in the part that exists followed, then "..").
+  std::filesystem::path deepest = std::filesystem::weakly_canonical(std::filesystem::absolute(how_.dir, ec), ec);
   if (!deepest.has_filename()) deepest = deepest.parent_path();  // "out/"
   for (std::filesystem::path d = deepest; d.has_relative_path() && !std::filesystem::exists(d, ec); d = d.parent_path())
     made_.push_back(d);
-  std::filesystem::create_directories(how_.dir, ec);
+  std::filesystem::create_directories(deepest, ec);
   if (ec) throw InputError(option("out") + " '" + how_.dir + "': cannot create the folder: " + ec.message());
   if (!made_.empty()) track_made_folders(made_.front().string(), made_.back().string());
 }
@@ -46,13 +47,17 @@ void Keeper::observe(Stepper& stepper) {
   stepper.every(how_.snapshot_every, [this](long long step) { snapshot(step); });
   if (how_.snapshot_every > 0) stepper.at({last_}, [this](long long step) { if (snapshotted_ != step) snapshot(step); });
   stepper.every(how_.checkpoint_every, [this](long long step) { checkpoint(step); });
-  if (how_.checkpoint_every > 0 || how_.goes_on)
+  if (checkpoints_last())
     stepper.at({last_}, [this](long long step) { if (checkpointed_ != step) checkpoint(step); });
 }
 
 void Keeper::finish() {
   if (how_.snapshot_every > 0 && snapshotted_ != last_) snapshot(last_);
-  if ((how_.checkpoint_every > 0 || how_.goes_on) && checkpointed_ != last_) checkpoint(last_);
+  if (checkpoints_last() && checkpointed_ != last_) checkpoint(last_);
+}
+
+bool Keeper::checkpoints_last() const {
+  return how_.checkpoint_every > 0 || (how_.goes_on && last_ > run_.first());  // --steps 0: the state it read
 }
 
 bool Keeper::interrupted() {

@@ -19,8 +19,8 @@ struct Keeping {
   long long snapshot_every = 0;  // 0: none
   std::string snapshot_format = defaults::snapshot_format;
   long long checkpoint_every = 0;  // 0: none (an interrupt still writes one where dir is given)
-  // A resume going on in its own checkpoint's folder (the same on every rank): that checkpoint is
-  // written at the last step too, so that the folder's checkpoint is always its latest state.
+  // A resume of dir's own checkpoint (the same on every rank): that checkpoint is written at the
+  // run's last step too, so that the folder's checkpoint stays its latest state.
   bool goes_on = false;
 };
 
@@ -55,6 +55,7 @@ class Keeper {
  private:
   void snapshot(long long step);
   void checkpoint(long long step);
+  bool checkpoints_last() const;  // a checkpoint at the last step
 
   Run& run_;
   const Keeping how_;

@@ -538,6 +538,13 @@ TEST(Against, AStoredSnapshotIsABaseline) {
   EXPECT_EQ(r.code, 1) << r.err << r.out;
   EXPECT_NE(r.out.find("cpu64"), std::string::npos);
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  // A pipeline named to repeat it that cannot run here: exit 3, and the JUnit report says why.
+  const std::string xml = (d / "against.xml").string();
+  r = cli_test::nbody("compare --against '" + snap + "' --pipelines cpu32,webgpu:tuned --fail-above 0 --junit '" + xml + "'");
+  EXPECT_EQ(r.code, 3) << r.err << r.out;
+  EXPECT_NE(cli_test::slurp(xml).find("errors=\"1\""), std::string::npos) << cli_test::slurp(xml);
+  EXPECT_NE(cli_test::slurp(xml).find("<error message=\"webgpu:tuned cannot run here"), std::string::npos)
+      << cli_test::slurp(xml);
   // A file --ic is checked by its CRC-32C: other bytes are other bodies.
   cli_test::write_file(d / "ic.csv", "x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,1\n1,0,0,0,0.5,0,1\n");
   r = cli_test::nbody("run -p cpu64 --ic '" + (d / "ic.csv").string() + "' --steps 2 --snapshot-every 2 --out '" +
@@ -617,10 +624,10 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
   EXPECT_EQ(r.code, 0) << "a resume writes on in its own folder: " << r.err;
 }
 
-// A resume that goes on in its checkpoint's folder keeps that checkpoint its latest state: it is
-// written at the resume's last step without --checkpoint-every (where an interrupt had written the
-// only one, a later resume would otherwise start again from there). A resume into another folder
-// writes none there unless asked.
+// A resume of a folder's checkpoint that goes on in that folder keeps the checkpoint its latest
+// state: it is written at the resume's last step without --checkpoint-every (where an interrupt had
+// written the only one, a later resume would otherwise start again from there). A resume of its
+// .prev, or into another folder, writes none unless asked.
 TEST(Out, AResumeInItsFolderKeepsItsCheckpointCurrent) {
   const fs::path d = dir("goes-on"), elsewhere = dir("goes-elsewhere");
   const std::string ck = (d / "checkpoint.nbck").string();
@@ -632,6 +639,11 @@ TEST(Out, AResumeInItsFolderKeepsItsCheckpointCurrent) {
   EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7);
   EXPECT_NE(r.out.find("checkpoint: " + ck + " (step 7)"), std::string::npos) << r.out;
   EXPECT_EQ(json::parse(nbody::read_checkpoint(ck + ".prev").meta)["step"].get<long long>(), 3);
+  // Its .prev resumed there is an older state: the folder's latest stays as it was.
+  r = cli_test::nbody("run --resume '" + ck + ".prev' --steps 2 --snapshot-every 2 --snapshot-format csv --out '" +
+                      d.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7);
   r = cli_test::nbody("run --resume '" + ck + "' --steps 2 --snapshot-every 2 --snapshot-format csv --out '" +
                       elsewhere.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -636,6 +636,30 @@ TEST(CpuTree, TheNextStepKicksWithAdoptedAccelerations) {
   EXPECT_FALSE(tree->adopt_accelerations(std::vector<Vec3>(b.size() - 1))) << "not one per body";
 }
 
+// The CPU tree's pass (the check, --diagnostics tree) says how far it got as it goes, in the rows
+// asked for: more than once, never back, ending at all of them; and reporting changes no bit.
+TEST(TreeEngine, TheCpuPassReportsProgressAsItGoes) {
+  const Bodies b = plummer(20000, test::test_seed());
+  for (const auto& [begin, end] : {std::pair<std::size_t, std::size_t>{0, 20000}, {5000, 12001}}) {
+    auto quiet = make_cpu_tree_engine(0.5, 4, Multipole::Monopole), told = make_cpu_tree_engine(0.5, 4, Multipole::Monopole);
+    std::vector<std::pair<std::size_t, std::size_t>> said;
+    told->on_progress = [&](std::size_t done, std::size_t all) { said.emplace_back(done, all); };
+    std::vector<Vec3> a, a_told;
+    std::vector<double> phi, phi_told;
+    quiet->evaluate_rows(b.pos, kEps * kEps, begin, end, &a, &phi);
+    told->evaluate_rows(b.pos, kEps * kEps, begin, end, &a_told, &phi_told);
+    ASSERT_GE(said.size(), 4u) << "rows " << begin << ".." << end;
+    for (std::size_t k = 0; k < said.size(); ++k) {
+      EXPECT_EQ(said[k].second, end - begin);
+      if (k > 0) EXPECT_GE(said[k].first, said[k - 1].first) << k;
+    }
+    EXPECT_LT(said.front().first, end - begin) << "the first report comes before the end";
+    EXPECT_EQ(said.back().first, end - begin);
+    EXPECT_EQ(0, std::memcmp(a.data(), a_told.data(), a.size() * sizeof(Vec3)));
+    EXPECT_EQ(0, std::memcmp(phi.data(), phi_told.data(), phi.size() * sizeof(double)));
+  }
+}
+
 // The engine is the tree's: the all-pairs engines are not, and an all-pairs rung has none.
 TEST(TreeEngine, OnlyTreeRungsHaveOne) {
   EXPECT_TRUE(make_cpu64_engine()->all_pairs());
