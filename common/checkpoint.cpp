@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "error.hpp"
@@ -225,6 +226,33 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& name) {
   }
   validate_bodies(c.state, "checkpoint '" + name + "'");
   return c;
+}
+
+std::optional<std::string> read_checkpoint_meta(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  // The magic and version, SHAPE (its 16 bytes), then META's tag and length.
+  constexpr std::size_t kShape = kBlockHead + 16 + kCrc, kHead = sizeof kMagic + 4;
+  std::string bytes(kHead + kShape + kBlockHead, '\0');
+  if (!f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return std::nullopt;
+  const auto block = [&](std::size_t at, const char* tag) {
+    char t[kTag] = {};
+    std::memcpy(t, tag, std::strlen(tag));
+    return std::memcmp(bytes.data() + at, t, kTag) == 0;
+  };
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
+      get<std::uint32_t>(bytes.data() + sizeof kMagic) != kCheckpointVersion || !block(kHead, "SHAPE") ||
+      get<std::uint64_t>(bytes.data() + kHead + kTag) != 16 ||
+      get<std::uint32_t>(bytes.data() + kHead + kBlockHead + 16) != crc32c(bytes.data() + kHead, kBlockHead + 16) ||
+      !block(kHead + kShape, "META"))
+    return std::nullopt;
+  const auto length = get<std::uint64_t>(bytes.data() + kHead + kShape + kTag);
+  if (length > (std::uint64_t{1} << 30)) return std::nullopt;
+  const std::size_t at = bytes.size();
+  bytes.resize(at + length + kCrc);
+  if (!f.read(bytes.data() + at, static_cast<std::streamsize>(length + kCrc))) return std::nullopt;
+  if (get<std::uint32_t>(bytes.data() + at + length) != crc32c(bytes.data() + kHead + kShape, kBlockHead + length))
+    return std::nullopt;
+  return bytes.substr(at, length);
 }
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,8 @@ Checkpoint decode_checkpoint(std::string_view bytes, const std::string& name);
 // already at `path` is kept as `path`.prev first (a hard link, renamed into place).
 void write_checkpoint(const std::string& path, const Checkpoint& c);
 Checkpoint read_checkpoint(const std::string& path);
+// The META block alone, read from the file's start without the state (its header, SHAPE and META
+// checked, CRCs included); nullopt where the file does not start as a checkpoint does.
+std::optional<std::string> read_checkpoint_meta(const std::string& path);
 
 }  // namespace nbody

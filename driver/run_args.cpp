@@ -6,8 +6,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <unistd.h>
 
+#include "checkpoint.hpp"
 #include "commands.hpp"
 #include "config.hpp"
 #include "diagnostics.hpp"
@@ -111,6 +114,28 @@ void check_writable(const std::filesystem::path& dir, const std::string& what) {
   std::filesystem::remove(probe, ec);
 }
 
+// A checkpoint's step, read from its META alone; -1 where it cannot be read.
+long long checkpoint_step(const std::string& path) {
+  const std::optional<std::string> meta = read_checkpoint_meta(path);
+  if (!meta) return -1;
+  const nlohmann::json j = nlohmann::json::parse(*meta, nullptr, false);
+  return j.is_object() && j.contains("step") && j["step"].is_number_integer() ? j["step"].get<long long>() : -1;
+}
+
+// A resume of another checkpoint in --out's folder (its .prev, a copy) goes on there only from a
+// state no older than the folder's own checkpoint, which its checkpoints would replace (an
+// unreadable one is no state to keep: resuming an older one is the way back from it).
+void check_not_going_back(const RunArgs& a) {
+  if (resumes_the_latest(a)) return;
+  const std::string latest = checkpoint_path(a.out);
+  const long long kept = checkpoint_step(latest), resumed = checkpoint_step(a.resume);
+  if (kept < 0 || resumed < 0 || resumed >= kept) return;
+  throw InputError("--resume '" + a.resume + "' is at step " + std::to_string(resumed) + ", and --out '" + a.out +
+                   "' keeps this run's checkpoint at step " + std::to_string(kept) +
+                   ": the checkpoints it writes would replace that later state (give a new --out, or --resume " +
+                   latest + ")");
+}
+
 void check_out_folder(const RunArgs& a) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -127,7 +152,10 @@ void check_out_folder(const RunArgs& a) {
   }
   if (!fs::is_directory(a.out, ec)) throw InputError("--out '" + a.out + "' exists and is not a folder");
   check_writable(a.out, a.out);
-  if (resumes_in_its_folder(a)) return;
+  if (resumes_in_its_folder(a)) {  // the run goes on in its own folder
+    check_not_going_back(a);
+    return;
+  }
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(a.out, ec))
     if (written_by_run(entry.path().filename().string())) found.push_back(entry.path().filename().string());

@@ -627,7 +627,7 @@ TEST(Out, FolderOfAnotherRunIsRefused) {
 // A resume of a folder's checkpoint that goes on in that folder keeps the checkpoint its latest
 // state: it is written at the resume's last step without --checkpoint-every (where an interrupt had
 // written the only one, a later resume would otherwise start again from there). A resume of its
-// .prev, or into another folder, writes none unless asked.
+// older .prev there is refused; into another folder it writes none unless asked.
 TEST(Out, AResumeInItsFolderKeepsItsCheckpointCurrent) {
   const fs::path d = dir("goes-on"), elsewhere = dir("goes-elsewhere");
   const std::string ck = (d / "checkpoint.nbck").string();
@@ -639,11 +639,17 @@ TEST(Out, AResumeInItsFolderKeepsItsCheckpointCurrent) {
   EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7);
   EXPECT_NE(r.out.find("checkpoint: " + ck + " (step 7)"), std::string::npos) << r.out;
   EXPECT_EQ(json::parse(nbody::read_checkpoint(ck + ".prev").meta)["step"].get<long long>(), 3);
-  // Its .prev resumed there is an older state: the folder's latest stays as it was.
-  r = cli_test::nbody("run --resume '" + ck + ".prev' --steps 2 --snapshot-every 2 --snapshot-format csv --out '" +
-                      d.string() + "'");
-  ASSERT_EQ(r.code, 0) << r.err;
+  // Its .prev resumed there is an older state, whose checkpoints (an interrupt's, --checkpoint-every's)
+  // would replace the folder's latest: refused, and the folder is as it was. Elsewhere it resumes.
+  for (const char* asked : {"", " --checkpoint-every 1"}) {
+    r = cli_test::nbody("run --resume '" + ck + ".prev' --steps 2 --out '" + d.string() + "'" + asked);
+    EXPECT_EQ(r.code, 2) << asked << "\n" << r.err;
+    EXPECT_NE(r.err.find("is at step 3, and --out '" + d.string() + "' keeps this run's checkpoint at step 7"),
+              std::string::npos) << r.err;
+  }
   EXPECT_EQ(json::parse(nbody::read_checkpoint(ck).meta)["step"].get<long long>(), 7);
+  EXPECT_EQ(json::parse(nbody::read_checkpoint(ck + ".prev").meta)["step"].get<long long>(), 3);
+  EXPECT_EQ(cli_test::nbody("run --resume '" + ck + ".prev' --steps 2 --out '" + dir("from-prev").string() + "'").code, 0);
   r = cli_test::nbody("run --resume '" + ck + "' --steps 2 --snapshot-every 2 --snapshot-format csv --out '" +
                       elsewhere.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;

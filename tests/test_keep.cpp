@@ -138,8 +138,35 @@ TEST(Checkpoint, MessagesNameTheBlockAndTheCheck) {
   EXPECT_NE(message(v).find("not an nbody checkpoint"), std::string::npos) << message(v);
 }
 
+// The META block alone, read without the state: the meta written; nothing from a file that does
+// not start as a checkpoint does (truncated inside META, a bit flipped in SHAPE or META, no file).
+TEST(Checkpoint, ItsMetaIsReadWithoutTheState) {
+  Checkpoint c = some_checkpoint(1000, 64);
+  c.meta = R"({"format":"test","step":12})";
+  const std::vector<char> good = encode_checkpoint(c);
+  fs::create_directories(tmp("meta"));
+  const fs::path p = tmp("meta") / "c.nbck";
+  const auto with = [&](const std::vector<char>& bytes) {
+    std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return read_checkpoint_meta(p.string());
+  };
+  EXPECT_EQ(with(good), c.meta);
+  const std::size_t meta_end = 12 + 36 + 16 + c.meta.size() + 4;  // header, SHAPE, META
+  EXPECT_EQ(with(std::vector<char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(meta_end))), c.meta)
+      << "the state is not read";
+  for (const std::size_t len : {std::size_t{0}, std::size_t{30}, meta_end - 1})
+    EXPECT_FALSE(with(std::vector<char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len)))) << len;
+  for (const std::size_t at : {std::size_t{0}, std::size_t{8}, std::size_t{30}, std::size_t{12 + 36 + 3}, meta_end - 10}) {
+    std::vector<char> bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 4);
+    EXPECT_FALSE(with(bad)) << "byte " << at;
+  }
+  EXPECT_FALSE(read_checkpoint_meta(tmp("none.nbck").string()));
+}
+
 TEST(Checkpoint, WritingKeepsThePreviousOneWhole) {
-  const fs::path p = tmp("c.nbck");
+  fs::create_directories(tmp("prev"));  // a folder of its own: nothing else is listed there
+  const fs::path p = tmp("prev") / "c.nbck";
   Checkpoint c = some_checkpoint(10, 64);
   write_checkpoint(p.string(), c);
   EXPECT_FALSE(fs::exists(p.string() + ".prev"));

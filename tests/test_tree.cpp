@@ -651,7 +651,9 @@ TEST(TreeEngine, TheCpuPassReportsProgressAsItGoes) {
     ASSERT_GE(said.size(), 4u) << "rows " << begin << ".." << end;
     for (std::size_t k = 0; k < said.size(); ++k) {
       EXPECT_EQ(said[k].second, end - begin);
-      if (k > 0) EXPECT_GE(said[k].first, said[k - 1].first) << k;
+      if (k > 0) {
+        EXPECT_GE(said[k].first, said[k - 1].first) << k;
+      }
     }
     EXPECT_LT(said.front().first, end - begin) << "the first report comes before the end";
     EXPECT_EQ(said.back().first, end - begin);
